@@ -1,0 +1,31 @@
+import { z } from 'zod'
+
+/** Search radius for the nearest data point; the seed data keep every no-data zone this far from any site. */
+export const DEFAULT_SEARCH_RADIUS_KM = 10
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATABASE_URL: z.string().url().optional(),
+  REDIS_URL: z.string().url().optional(),
+  SEARCH_RADIUS_KM: z.coerce.number().positive().max(100).default(DEFAULT_SEARCH_RADIUS_KM),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+})
+
+export type Config = z.infer<typeof EnvSchema>
+
+/** Reads and validates configuration from the environment; empty strings count as unset. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  )
+  const parsed = EnvSchema.safeParse(cleaned)
+  if (!parsed.success) {
+    const problems = parsed.error.issues
+      .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+      .join('; ')
+    throw new Error(`Invalid configuration: ${problems}`)
+  }
+  return parsed.data
+}

@@ -1,0 +1,48 @@
+import postgres from 'postgres'
+import type { Config } from '../config/config.ts'
+import { startEmbeddedPostgres } from './embedded.ts'
+
+export type Sql = postgres.Sql
+export type DatabaseMode = 'postgres' | 'embedded'
+
+export interface Database {
+  sql: Sql
+  mode: DatabaseMode
+  close(): Promise<void>
+}
+
+const CLIENT_OPTIONS = {
+  // Column names map snake_case <-> camelCase so rows fit domain types; JSON values are left alone.
+  transform: { column: { from: postgres.toCamel, to: postgres.fromCamel } },
+  onnotice: () => {},
+  connection: { application_name: 'survival-api' },
+} satisfies postgres.Options<Record<string, postgres.PostgresType>>
+
+/**
+ * Opens the data store: the PostgreSQL at DATABASE_URL, or, when it is unset, an in-process PGlite
+ * reached over a loopback socket so the same postgres.js queries run against both.
+ */
+export async function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_POOL_MAX'>): Promise<Database> {
+  if (config.DATABASE_URL) {
+    const sql = postgres(config.DATABASE_URL, { ...CLIENT_OPTIONS, max: config.DB_POOL_MAX })
+    return { sql, mode: 'postgres', close: () => sql.end({ timeout: 5 }) }
+  }
+  const embedded = await startEmbeddedPostgres()
+  // PGlite is a single backend: one connection keeps transactions from interleaving.
+  const sql = postgres({
+    ...CLIENT_OPTIONS,
+    host: embedded.host,
+    port: embedded.port,
+    database: 'postgres',
+    username: 'postgres',
+    max: 1,
+  })
+  return {
+    sql,
+    mode: 'embedded',
+    close: async () => {
+      await sql.end({ timeout: 5 })
+      await embedded.stop()
+    },
+  }
+}

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestDatabase, openEmbeddedDatabase, type TestDatabase } from '../../test/support/database.ts'
+import { type Database, openDatabase } from './connect.ts'
+import { migrate, readMigrations } from './migrate.ts'
+
+describe('migrations on PostgreSQL', () => {
+  let db: TestDatabase
+  beforeAll(async () => {
+    db = await createTestDatabase()
+  })
+  afterAll(() => db.drop())
+
+  it('applies every numbered file once, recorded in schema_migrations, even from two instances at once', async () => {
+    const second = await openDatabase({ DATABASE_URL: db.url, DB_POOL_MAX: 2 })
+    try {
+      const [a, b] = await Promise.all([migrate(db.sql), migrate(second.sql)])
+      const files = (await readMigrations()).map((m) => m.name)
+      expect([...a, ...b].sort()).toEqual(files)
+      const rows = await db.sql<{ name: string }[]>`SELECT name FROM schema_migrations ORDER BY version`
+      expect(rows.map((r) => r.name)).toEqual(files)
+    } finally {
+      await second.close()
+    }
+  })
+
+  it('is idempotent', async () => {
+    expect(await migrate(db.sql)).toEqual([])
+  })
+
+  it('seeds the three tiers', async () => {
+    const tiers =
+      await db.sql`SELECT name, daily_request_limit, batch_size_limit FROM tiers ORDER BY batch_size_limit`
+    expect(tiers).toEqual([
+      { name: 'spore', dailyRequestLimit: 100, batchSizeLimit: 10 },
+      { name: 'mycel', dailyRequestLimit: 10000, batchSizeLimit: 100 },
+      { name: 'hypha', dailyRequestLimit: null, batchSizeLimit: 500 },
+    ])
+  })
+
+  it('rolls back a failing migration as a whole', async () => {
+    const broken = [
+      { version: 900, name: '900_broken.sql', statements: 'CREATE TABLE half_done (id int); SELECT 1/0;' },
+    ]
+    await expect(migrate(db.sql, broken)).rejects.toThrow(/division by zero/)
+    const [table] = await db.sql`SELECT to_regclass('half_done') AS t`
+    expect(table?.t).toBeNull()
+    const [recorded] = await db.sql`SELECT count(*)::int AS n FROM schema_migrations WHERE version = 900`
+    expect(recorded?.n).toBe(0)
+  })
+})
+
+describe('migrations on embedded PGlite', () => {
+  let db: Database
+  beforeAll(async () => {
+    db = await openEmbeddedDatabase()
+  })
+  afterAll(() => db.close())
+
+  it('runs the same files and is idempotent', async () => {
+    const files = (await readMigrations()).map((m) => m.name)
+    expect(await migrate(db.sql)).toEqual(files)
+    expect(await migrate(db.sql)).toEqual([])
+    const [count] = await db.sql`SELECT count(*)::int AS n FROM tiers`
+    expect(count?.n).toBe(3)
+  })
+})

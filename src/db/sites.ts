@@ -1,0 +1,58 @@
+import type { Site } from '../domain/site.ts'
+import type { Sql } from './connect.ts'
+
+export interface Coordinates {
+  latitude: number
+  longitude: number
+}
+
+export interface NearestSite {
+  site: Site
+  /** Great-circle distance on the earthdistance sphere, km. */
+  distanceKm: number
+}
+
+type NearestRow = Site & { ord: number; distanceKm: number | null }
+
+/**
+ * Nearest site for each point, in ONE statement: the points are unnested in order and each does an
+ * index-backed KNN (`<->` on the GiST-indexed earth_point). An answer is null when no site lies within
+ * radiusKm. Results are in the order of `points`.
+ */
+export async function findNearestSites(
+  sql: Sql,
+  points: readonly Coordinates[],
+  radiusKm: number,
+): Promise<(NearestSite | null)[]> {
+  if (points.length === 0) return []
+  const latitudes = points.map((point) => point.latitude)
+  const longitudes = points.map((point) => point.longitude)
+  const rows = await sql<NearestRow[]>`
+    SELECT q.ord::integer AS ord, nearest.*
+    FROM unnest(${latitudes}::float8[], ${longitudes}::float8[]) WITH ORDINALITY AS q (lat, lon, ord)
+    LEFT JOIN LATERAL (
+      SELECT s.id, s.latitude, s.longitude, s.region_id, s.zone, s.elevation_m, s.slope_deg, s.aspect_deg,
+             s.heat_load_index, s.soil_depth_cm, s.rock_fraction_pct, s.vegetation_cover_pct,
+             s.annual_precip_mm, s.summer_water_deficit_mm, s.growing_season_frost_days,
+             s.browse_pressure_index,
+             earth_distance(s.earth_point::earth, ll_to_earth(q.lat, q.lon)) / 1000 AS distance_km
+      FROM sites s
+      ORDER BY s.earth_point <-> ll_to_earth(q.lat, q.lon)
+      LIMIT 1
+    ) nearest ON true
+    ORDER BY q.ord`
+  return rows.map((row) => {
+    if (row.distanceKm === null || row.distanceKm > radiusKm) return null
+    const { ord: _ord, distanceKm, ...site } = row
+    return { site, distanceKm }
+  })
+}
+
+export async function findNearestSite(
+  sql: Sql,
+  point: Coordinates,
+  radiusKm: number,
+): Promise<NearestSite | null> {
+  const [nearest] = await findNearestSites(sql, [point], radiusKm)
+  return nearest ?? null
+}

@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto'
+import postgres from 'postgres'
+import { type Database, openDatabase } from '../../src/db/connect.ts'
+
+/** Admin connection for creating throwaway databases; CI and this machine use trust auth on loopback. */
+export const ADMIN_DATABASE_URL =
+  process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+
+export interface TestDatabase extends Database {
+  url: string
+  drop(): Promise<void>
+}
+
+/** Creates a fresh PostgreSQL database for one test file; drop() closes the pool and removes it. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `survival_test_${randomBytes(6).toString('hex')}`
+  const admin = postgres(ADMIN_DATABASE_URL, { max: 1, onnotice: () => {} })
+  try {
+    await admin.unsafe(`CREATE DATABASE ${name}`)
+  } finally {
+    await admin.end()
+  }
+  const url = new URL(ADMIN_DATABASE_URL)
+  url.pathname = `/${name}`
+  const database = await openDatabase({ DATABASE_URL: url.toString(), DB_POOL_MAX: 4 })
+  return {
+    ...database,
+    url: url.toString(),
+    drop: async () => {
+      await database.close()
+      const cleanup = postgres(ADMIN_DATABASE_URL, { max: 1, onnotice: () => {} })
+      try {
+        await cleanup.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      } finally {
+        await cleanup.end()
+      }
+    },
+  }
+}
+
+/** The embedded PGlite path, exactly as the server opens it when DATABASE_URL is unset. */
+export function openEmbeddedDatabase(): Promise<Database> {
+  return openDatabase({ DATABASE_URL: undefined, DB_POOL_MAX: 1 })
+}
