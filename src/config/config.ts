@@ -11,6 +11,10 @@ const EnvSchema = z.object({
   SEARCH_RADIUS_KM: z.coerce.number().positive().max(100).default(DEFAULT_SEARCH_RADIUS_KM),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  GRAPHIQL: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .transform((value) => value === 'true' || value === '1'),
 })
 
 export type Config = z.infer<typeof EnvSchema>

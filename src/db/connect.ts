@@ -22,15 +22,20 @@ const CLIENT_OPTIONS = {
  * Opens the data store: the PostgreSQL at DATABASE_URL, or, when it is unset, an in-process PGlite
  * reached over a loopback socket so the same postgres.js queries run against both.
  */
-export async function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_POOL_MAX'>): Promise<Database> {
+export async function openDatabase(
+  config: Pick<Config, 'DATABASE_URL' | 'DB_POOL_MAX'>,
+  options: { onQuery?: (query: string) => void } = {},
+): Promise<Database> {
+  const debug = options.onQuery ? (_connection: number, query: string) => options.onQuery?.(query) : false
   if (config.DATABASE_URL) {
-    const sql = postgres(config.DATABASE_URL, { ...CLIENT_OPTIONS, max: config.DB_POOL_MAX })
+    const sql = postgres(config.DATABASE_URL, { ...CLIENT_OPTIONS, debug, max: config.DB_POOL_MAX })
     return { sql, mode: 'postgres', close: () => sql.end({ timeout: 5 }) }
   }
   const embedded = await startEmbeddedPostgres()
   // PGlite is a single backend: one connection keeps transactions from interleaving.
   const sql = postgres({
     ...CLIENT_OPTIONS,
+    debug,
     host: embedded.host,
     port: embedded.port,
     database: 'postgres',

@@ -102,7 +102,10 @@ export function listKeys(sql: Sql): Promise<ApiKeyRecord[]> {
 /** Finds the record for a presented key by its hash; malformed input never reaches the database. */
 export async function findKeyByPlaintext(sql: Sql, presented: string): Promise<ApiKeyRecord | null> {
   if (!isWellFormedApiKey(presented)) return null
-  const hash = hashApiKey(presented)
+  return findKeyByHash(sql, hashApiKey(presented))
+}
+
+export async function findKeyByHash(sql: Sql, hash: string): Promise<ApiKeyRecord | null> {
   const [row] = await sql<(ApiKeyRecord & { keyHash: string })[]>`
     SELECT ${sql.unsafe(RECORD_COLUMNS)}, key_hash FROM api_keys WHERE key_hash = ${hash}`
   if (!row || !hashesMatch(row.keyHash, hash)) return null

@@ -1,0 +1,41 @@
+import { DEFAULT_SEARCH_RADIUS_KM } from '../src/config/config.ts'
+import type { Site } from '../src/domain/site.ts'
+import { isOnCoverageLand } from '../src/geo/coverage.ts'
+import { forestRegionAt, forestRegionsBBox } from './forest-region-lookup.ts'
+import { createZoneClearanceTest, ZONE_SAFETY_MARGIN_KM } from './no-data-zones.ts'
+import { createRandom, SITE_SEED } from './random.ts'
+import { siteAttributes } from './site-attributes.ts'
+import { jitteredGrid } from './site-grid.ts'
+
+/** Grid spacing tuned so that about 18,000 sites survive the land and no-data-zone filters. */
+export const SITE_SPACING_KM = 3.5
+const COORDINATE_DECIMALS = 5
+
+function roundCoordinate(value: number): number {
+  const factor = 10 ** COORDINATE_DECIMALS
+  return Math.round(value * factor) / factor
+}
+
+/**
+ * The synthetic forest-site data set: deterministic (fixed seed), ids 1..N south to north, every site on
+ * Oregon/Washington land inside a forest region and more than searchRadiusKm + 0.5 km from every no-data zone.
+ */
+export function generateSites(options: { searchRadiusKm?: number } = {}): Site[] {
+  const searchRadiusKm = options.searchRadiusKm ?? DEFAULT_SEARCH_RADIUS_KM
+  const isClearOfZones = createZoneClearanceTest(searchRadiusKm + ZONE_SAFETY_MARGIN_KM)
+  const sites: Site[] = []
+  for (const point of jitteredGrid(forestRegionsBBox, SITE_SPACING_KM, createRandom(SITE_SEED))) {
+    const latitude = roundCoordinate(point.latitude)
+    const longitude = roundCoordinate(point.longitude)
+    const region = forestRegionAt(latitude, longitude)
+    if (!region || !isOnCoverageLand(latitude, longitude) || !isClearOfZones(latitude, longitude)) continue
+    sites.push({
+      id: sites.length + 1,
+      latitude,
+      longitude,
+      regionId: region.id,
+      ...siteAttributes(latitude, longitude, region),
+    })
+  }
+  return sites
+}

@@ -1,0 +1,98 @@
+import type { Sql } from '../db/connect.ts'
+import { ApiError } from '../domain/errors.ts'
+import { loadTiers, type Tier } from '../domain/tiers.ts'
+import { hashApiKey, isWellFormedApiKey } from '../keys/api-key.ts'
+import { type ApiKeyRecord, findKeyByHash, type TierName } from '../keys/key-store.ts'
+
+/** Who is calling: never the key itself. */
+export interface Caller {
+  keyId: string
+  tier: Tier
+}
+
+interface CachedLookup {
+  record: ApiKeyRecord | null
+  expiresAt: number
+}
+
+export interface AuthenticatorOptions {
+  /** How long a key's status may be served from memory; a CLI change reaches this process within it. */
+  keyCacheMs?: number
+  tierCacheMs?: number
+  maxCachedKeys?: number
+  now?: () => number
+}
+
+const INVALID_KEY_MESSAGE = 'A valid API key is required in the X-API-Key header'
+
+/**
+ * Resolves X-API-Key to a caller. Lookups go by SHA-256 hash and are cached per process for at most
+ * keyCacheMs (default 2 s), so deactivation, rotation and revocation take effect within that time.
+ */
+export class Authenticator {
+  private readonly keys = new Map<string, CachedLookup>()
+  private readonly inflight = new Map<string, Promise<CachedLookup>>()
+  private tiers: { byName: Map<string, Tier>; expiresAt: number } | null = null
+  private readonly keyCacheMs: number
+  private readonly tierCacheMs: number
+  private readonly maxCachedKeys: number
+  private readonly now: () => number
+
+  constructor(
+    private readonly sql: Sql,
+    options: AuthenticatorOptions = {},
+  ) {
+    this.keyCacheMs = options.keyCacheMs ?? 2000
+    this.tierCacheMs = options.tierCacheMs ?? 60_000
+    this.maxCachedKeys = options.maxCachedKeys ?? 10_000
+    this.now = options.now ?? Date.now
+  }
+
+  async authenticate(presented: string | null | undefined): Promise<Caller> {
+    if (!presented || !isWellFormedApiKey(presented))
+      throw new ApiError('invalid_api_key', INVALID_KEY_MESSAGE)
+    const { record } = await this.lookup(hashApiKey(presented))
+    if (!record || record.status === 'rotated' || record.status === 'revoked') {
+      throw new ApiError('invalid_api_key', INVALID_KEY_MESSAGE)
+    }
+    if (record.status === 'inactive') {
+      throw new ApiError(
+        'key_inactive',
+        'This API key is deactivated; ask your account contact to reactivate it',
+      )
+    }
+    return { keyId: record.id, tier: await this.tier(record.tier) }
+  }
+
+  async tier(name: TierName): Promise<Tier> {
+    if (!this.tiers || this.tiers.expiresAt <= this.now()) {
+      const tiers = await loadTiers(this.sql)
+      this.tiers = {
+        byName: new Map(tiers.map((t) => [t.name, t])),
+        expiresAt: this.now() + this.tierCacheMs,
+      }
+    }
+    const tier = this.tiers.byName.get(name)
+    if (!tier) throw new Error(`tier ${name} is missing from the tiers table`)
+    return tier
+  }
+
+  private async lookup(hash: string): Promise<CachedLookup> {
+    const cached = this.keys.get(hash)
+    if (cached && cached.expiresAt > this.now()) return cached
+    // Concurrent requests with the same key share one query.
+    const pending = this.inflight.get(hash)
+    if (pending) return pending
+    const query = this.fetch(hash).finally(() => this.inflight.delete(hash))
+    this.inflight.set(hash, query)
+    return query
+  }
+
+  private async fetch(hash: string): Promise<CachedLookup> {
+    const record = await findKeyByHash(this.sql, hash)
+    const entry = { record, expiresAt: this.now() + this.keyCacheMs }
+    if (this.keys.size >= this.maxCachedKeys) this.keys.clear()
+    this.keys.set(hash, entry)
+    return entry
+  }
+}

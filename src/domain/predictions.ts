@@ -1,0 +1,215 @@
+import type { NearestSite } from '../db/sites.ts'
+import { COVERAGE_REGION, isInCoverage } from '../geo/coverage.ts'
+import {
+  HORIZONS,
+  type Horizon,
+  type HorizonPrediction,
+  type PlantingMethod,
+  type SurvivalModel,
+} from '../model/index.ts'
+import { resolvePlantingMethod, resolveSpecies } from './catalog.ts'
+import { ApiError } from './errors.ts'
+import { type ModelInfo, modelInfo } from './health.ts'
+import type { Site } from './site.ts'
+import type { Species } from './species.ts'
+import type { Tier } from './tiers.ts'
+
+export interface Coordinates {
+  latitude: number
+  longitude: number
+}
+
+export interface PredictionRequest extends Coordinates {
+  speciesCode: string
+  plantingMethod: string
+  horizons?: readonly number[] | null
+}
+
+export type ComparisonRequest = Omit<PredictionRequest, 'plantingMethod'>
+
+/** Finds the nearest site within the search radius (a per-request DataLoader in practice). */
+export type NearestSiteLookup = (point: Coordinates) => Promise<NearestSite | null>
+
+export interface MatchedSite {
+  latitude: number
+  longitude: number
+  matchedLatitude: number
+  matchedLongitude: number
+  matchDistanceKm: number
+  region: string
+  attributes: Site
+}
+
+export interface Prediction {
+  site: MatchedSite
+  species: Species
+  plantingMethod: PlantingMethod
+  predictions: HorizonPrediction[]
+  model: ModelInfo
+  generatedAt: Date
+}
+
+export interface HorizonDifferential {
+  horizonYears: Horizon
+  manual: number
+  droneSeeded: number
+  /** manual − drone_seeded survival probability: positive when hand planting survives better. */
+  difference: number
+}
+
+export interface Comparison {
+  site: MatchedSite
+  species: Species
+  manual: HorizonPrediction[]
+  droneSeeded: HorizonPrediction[]
+  methodDifferential: HorizonDifferential[]
+  model: ModelInfo
+  generatedAt: Date
+}
+
+export type BatchItemResult = { ok: true; prediction: Prediction } | { ok: false; error: ApiError }
+
+function invalidField(field: string, message: string): ApiError {
+  return new ApiError('invalid_request', message, { field })
+}
+
+export function validateCoordinates({ latitude, longitude }: Coordinates): void {
+  if (!Number.isFinite(latitude) || latitude < -90 || latitude > 90) {
+    throw invalidField('latitude', 'latitude must be a number from -90 to 90')
+  }
+  if (!Number.isFinite(longitude) || longitude < -180 || longitude > 180) {
+    throw invalidField('longitude', 'longitude must be a number from -180 to 180')
+  }
+}
+
+/** Requested horizons, de-duplicated and ascending; absent or null means all three. */
+export function normalizeHorizons(horizons: readonly number[] | null | undefined): Horizon[] {
+  if (horizons === undefined || horizons === null) return [...HORIZONS]
+  if (horizons.length === 0) throw invalidField('horizons', 'horizons must hold at least one of 1, 3, 5')
+  const invalid = horizons.filter((h) => !(HORIZONS as readonly number[]).includes(h))
+  if (invalid.length > 0) {
+    throw invalidField('horizons', `horizons may only contain 1, 3 and 5 (got ${invalid.join(', ')})`)
+  }
+  return HORIZONS.filter((h) => horizons.includes(h))
+}
+
+/**
+ * The prediction rules of the spec, once, for GraphQL and REST alike. Checks run cheapest first:
+ * field values, then species and method, then coverage, then the nearest-site lookup.
+ */
+export class PredictionService {
+  constructor(
+    private readonly model: SurvivalModel,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  get modelInfo(): ModelInfo {
+    return modelInfo(this.model)
+  }
+
+  get factors(): SurvivalModel['factors'] {
+    return this.model.factors
+  }
+
+  async locate(point: Coordinates, lookup: NearestSiteLookup): Promise<MatchedSite> {
+    validateCoordinates(point)
+    if (!isInCoverage(point.latitude, point.longitude)) {
+      throw new ApiError(
+        'outside_coverage',
+        'The coordinates lie outside the coverage region (Oregon and Washington)',
+        {
+          suggestion: 'GET /v1/coverage returns the covered area as GeoJSON',
+        },
+      )
+    }
+    const nearest = await lookup(point)
+    if (!nearest) {
+      throw new ApiError(
+        'no_nearby_data',
+        'No forest data point lies within the search radius of these coordinates (urban, agricultural or water areas have none)',
+      )
+    }
+    return {
+      latitude: point.latitude,
+      longitude: point.longitude,
+      matchedLatitude: nearest.site.latitude,
+      matchedLongitude: nearest.site.longitude,
+      matchDistanceKm: nearest.distanceKm,
+      region: COVERAGE_REGION,
+      attributes: nearest.site,
+    }
+  }
+
+  async predict(request: PredictionRequest, lookup: NearestSiteLookup): Promise<Prediction> {
+    validateCoordinates(request)
+    const horizons = normalizeHorizons(request.horizons)
+    const species = resolveSpecies(request.speciesCode)
+    const plantingMethod = resolvePlantingMethod(request.plantingMethod)
+    const site = await this.locate(request, lookup)
+    return {
+      site,
+      species,
+      plantingMethod,
+      predictions: this.model.predict(site.attributes, species, plantingMethod, horizons),
+      model: this.modelInfo,
+      generatedAt: this.now(),
+    }
+  }
+
+  async compare(request: ComparisonRequest, lookup: NearestSiteLookup): Promise<Comparison> {
+    validateCoordinates(request)
+    const horizons = normalizeHorizons(request.horizons)
+    const species = resolveSpecies(request.speciesCode)
+    const site = await this.locate(request, lookup)
+    const manual = this.model.predict(site.attributes, species, 'manual', horizons)
+    const droneSeeded = this.model.predict(site.attributes, species, 'drone_seeded', horizons)
+    return {
+      site,
+      species,
+      manual,
+      droneSeeded,
+      methodDifferential: manual.map((m, index) => {
+        const drone = (droneSeeded[index] as HorizonPrediction).survivalProbability
+        return {
+          horizonYears: m.horizonYears,
+          manual: m.survivalProbability,
+          droneSeeded: drone,
+          difference: m.survivalProbability - drone,
+        }
+      }),
+      model: this.modelInfo,
+      generatedAt: this.now(),
+    }
+  }
+
+  /** Checks the tier's batch size, then predicts every item; one item's error does not fail the rest. */
+  async batch(
+    requests: readonly PredictionRequest[],
+    tier: Tier,
+    lookup: NearestSiteLookup,
+  ): Promise<BatchItemResult[]> {
+    if (requests.length === 0) throw invalidField('sites', 'a batch must hold at least one site')
+    assertBatchSize(requests.length, tier)
+    return Promise.all(
+      requests.map((request) =>
+        this.predict(request, lookup).then(
+          (prediction): BatchItemResult => ({ ok: true, prediction }),
+          (error: unknown): BatchItemResult => {
+            if (error instanceof ApiError) return { ok: false, error }
+            throw error
+          },
+        ),
+      ),
+    )
+  }
+}
+
+export function assertBatchSize(submitted: number, tier: Tier): void {
+  if (submitted > tier.batchSizeLimit) {
+    throw new ApiError(
+      'batch_too_large',
+      `This batch has ${submitted} sites; the ${tier.name} tier allows up to ${tier.batchSizeLimit} per call`,
+      { submitted, tier_limit: tier.batchSizeLimit, tier: tier.name },
+    )
+  }
+}

@@ -1,0 +1,30 @@
+import { readFileSync } from 'node:fs'
+import { COVERAGE_REGION, type CoverageCollection } from './coverage-types.ts'
+import { createPointInPolygonsTest } from './polygon-index.ts'
+
+export { COVERAGE_REGION }
+
+const COVERAGE_FILE = new URL('../../seed/data/coverage-pnw.geojson', import.meta.url)
+
+// Built once by seed/build-coverage.ts and committed, so no topojson work happens at runtime.
+const coverage = JSON.parse(readFileSync(COVERAGE_FILE, 'utf8')) as CoverageCollection
+
+const isInsideAnyShape = createPointInPolygonsTest(coverage.features.map((item) => item.geometry))
+const isInsideLandShape = createPointInPolygonsTest(
+  coverage.features.filter((item) => item.properties.kind === 'land').map((item) => item.geometry),
+)
+
+/** The `pnw` coverage region as an RFC 7946 FeatureCollection (Oregon, Washington and added inland waters). */
+export function coverageGeoJson(): CoverageCollection {
+  return coverage
+}
+
+/** True when the point lies in Oregon/Washington or their inland marine waters. */
+export function isInCoverage(latitude: number, longitude: number): boolean {
+  return isInsideAnyShape(latitude, longitude)
+}
+
+/** True when the point lies on the Oregon/Washington Census land shapes (no added water). */
+export function isOnCoverageLand(latitude: number, longitude: number): boolean {
+  return isInsideLandShape(latitude, longitude)
+}

@@ -1,0 +1,85 @@
+import {
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  getOperationAST,
+  Kind,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValueNode,
+} from 'graphql'
+
+/** Top-level fields anyone may query without a key, and that never count against a quota. */
+const PUBLIC_ROOT_FIELDS = new Set(['health', 'model', '__schema', '__type', '__typename'])
+
+/** How many sites each root field predicts for. */
+const SINGLE_SITE_FIELDS = new Set(['predict', 'compareMethods'])
+const BATCH_FIELD = 'predictBatch'
+
+export interface OperationFacts {
+  operation: OperationDefinitionNode | null
+  /** Every root field is public (health, model, introspection). */
+  isPublic: boolean
+  /** Site predictions the operation asks for: aliases and batch lists counted. */
+  sitePredictions: number
+}
+
+function rootFields(
+  selectionSet: SelectionSetNode,
+  fragments: Map<string, FragmentDefinitionNode>,
+  seen = new Set<string>(),
+): FieldNode[] {
+  const fields: FieldNode[] = []
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) fields.push(selection)
+    else if (selection.kind === Kind.INLINE_FRAGMENT)
+      fields.push(...rootFields(selection.selectionSet, fragments, seen))
+    else {
+      const name = selection.name.value
+      const fragment = fragments.get(name)
+      if (fragment && !seen.has(name)) {
+        seen.add(name)
+        fields.push(...rootFields(fragment.selectionSet, fragments, seen))
+      }
+    }
+  }
+  return fields
+}
+
+function listLength(value: ValueNode | undefined, variables: Record<string, unknown>): number {
+  if (!value) return 0
+  if (value.kind === Kind.LIST) return value.values.length
+  if (value.kind === Kind.VARIABLE) {
+    const bound = variables[value.name.value]
+    return Array.isArray(bound) ? bound.length : bound == null ? 0 : 1
+  }
+  return value.kind === Kind.NULL ? 0 : 1
+}
+
+export function analyzeOperation(
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Record<string, unknown> = {},
+): OperationFacts {
+  const operation = getOperationAST(document, operationName)
+  if (!operation) return { operation: null, isPublic: false, sitePredictions: 0 }
+  const fragments = new Map(
+    document.definitions
+      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+      .map((d) => [d.name.value, d]),
+  )
+  const fields = rootFields(operation.selectionSet, fragments)
+  let sitePredictions = 0
+  for (const field of fields) {
+    if (SINGLE_SITE_FIELDS.has(field.name.value)) sitePredictions += 1
+    if (field.name.value === BATCH_FIELD) {
+      const sites = field.arguments?.find((arg) => arg.name.value === 'sites')
+      sitePredictions += listLength(sites?.value, variables)
+    }
+  }
+  return {
+    operation,
+    isPublic: fields.length > 0 && fields.every((field) => PUBLIC_ROOT_FIELDS.has(field.name.value)),
+    sitePredictions,
+  }
+}

@@ -1,0 +1,34 @@
+import type { GraphQLError } from 'graphql'
+import type { Plugin } from 'graphql-yoga'
+import type { Logger } from '../../logging/logger.ts'
+import type { GraphQLContext } from '../context.ts'
+import { findApiError, internalGraphQLError, isRequestError, toGraphQLError } from '../errors.ts'
+
+/**
+ * Domain errors keep their code, status and details; GraphQL's own document/variable errors pass;
+ * anything else is logged with the request id and masked as internal_error (no stack, no SQL).
+ */
+export function useErrorShaping(logger: Logger): Plugin<GraphQLContext> {
+  return {
+    onExecute({ args }) {
+      const context = args.contextValue as GraphQLContext
+      return {
+        onExecuteDone({ result, setResult }) {
+          if (!('errors' in result) || !result.errors?.length) return
+          const errors = result.errors.map((error: GraphQLError) => {
+            const apiError = findApiError(error)
+            if (apiError)
+              return error.extensions?.code === apiError.code ? error : toGraphQLError(apiError, error)
+            if (isRequestError(error)) return error
+            logger.error(
+              { requestId: context.requestId, err: error.originalError, path: error.path },
+              'unexpected error',
+            )
+            return internalGraphQLError(error)
+          })
+          setResult({ ...result, errors })
+        },
+      }
+    },
+  }
+}

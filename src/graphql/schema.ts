@@ -1,0 +1,12 @@
+import { lexicographicSortSchema, printSchema } from 'graphql'
+import { builder } from './builder.ts'
+import './types/catalog.ts'
+import './types/prediction.ts'
+import './types/service.ts'
+
+export const schema = builder.toSchema()
+
+/** The SDL committed as schema/schema.graphql. */
+export function printSchemaSdl(): string {
+  return `${printSchema(lexicographicSortSchema(schema))}\n`
+}

@@ -1,0 +1,91 @@
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor'
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
+import DataLoader from 'dataloader'
+import { createYoga, type YogaServerInstance } from 'graphql-yoga'
+import type { Authenticator } from '../auth/authenticator.ts'
+import type { Sql } from '../db/connect.ts'
+import { findNearestSites, type NearestSite } from '../db/sites.ts'
+import type { Coordinates, PredictionService } from '../domain/predictions.ts'
+import type { Logger } from '../logging/logger.ts'
+import type { QuotaGuard } from '../quota/quota-guard.ts'
+import type { GraphQLContext } from './context.ts'
+import { useAccessControl } from './plugins/access-control.ts'
+import { useErrorShaping } from './plugins/error-shaping.ts'
+import { requestIdOf, useRequestId } from './plugins/request-id.ts'
+import { schema } from './schema.ts'
+
+export interface GatewayDeps {
+  sql: Sql
+  logger: Logger
+  predictions: PredictionService
+  authenticator: Authenticator
+  quota: QuotaGuard
+  searchRadiusKm: number
+  graphiql: boolean
+  /** Prefilled X-API-Key in GraphiQL (embedded demo mode only). */
+  demoKey?: string
+}
+
+export type Gateway = YogaServerInstance<Record<string, unknown>, GraphQLContext>
+
+export const EXAMPLE_OPERATION = `# Survival of hand-planted Douglas-fir in the Oregon Coast Range.
+# Put your key in the Headers tab: {"X-API-Key": "tsp_live_..."}
+query Example {
+  predict(input: { latitude: 44.6, longitude: -123.6, speciesCode: "PSME", plantingMethod: MANUAL }) {
+    site { matchedLatitude matchedLongitude matchDistanceKm elevationM slopeDeg }
+    speciesCommonName
+    predictions {
+      horizonYears
+      survivalProbability
+      riskFactors { factor impact magnitude }
+    }
+    model { series version codename }
+  }
+}
+`
+
+/** Coordinates as DataLoader keys: equal points share one lookup within a request. */
+const coordinateKey = (point: Coordinates) => `${point.latitude},${point.longitude}`
+
+export function createGateway(deps: GatewayDeps): Gateway {
+  const loadNearest = (points: readonly Coordinates[]): Promise<(NearestSite | null)[]> =>
+    findNearestSites(deps.sql, points, deps.searchRadiusKm)
+
+  return createYoga<Record<string, unknown>, GraphQLContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    maskedErrors: false,
+    logging: false,
+    graphiql: deps.graphiql
+      ? {
+          title: 'Survival Prediction API',
+          defaultQuery: EXAMPLE_OPERATION,
+          headers: JSON.stringify({ 'X-API-Key': deps.demoKey ?? 'tsp_live_your_key_here' }, null, 2),
+          shouldPersistHeaders: true,
+        }
+      : false,
+    renderGraphiQL,
+    context: ({ request }): GraphQLContext => ({
+      requestId: requestIdOf(request),
+      caller: null,
+      sql: deps.sql,
+      searchRadiusKm: deps.searchRadiusKm,
+      predictions: deps.predictions,
+      nearestSite: new DataLoader(loadNearest, { cacheKeyFn: coordinateKey, maxBatchSize: 1000 }),
+    }),
+    plugins: [
+      useRequestId(),
+      EnvelopArmorPlugin({
+        maxDepth: { n: 10, ignoreIntrospection: true },
+        maxAliases: { n: 510 },
+        maxTokens: { n: 30_000 },
+        maxDirectives: { n: 50 },
+        costLimit: { maxCost: 250_000, ignoreIntrospection: true },
+        blockFieldSuggestion: { enabled: false },
+      }),
+      useAccessControl({ authenticator: deps.authenticator, quota: deps.quota }),
+      useErrorShaping(deps.logger),
+    ],
+  })
+}

@@ -1,0 +1,51 @@
+import type { SiteAttributes } from '../domain/site.ts'
+import type { Species } from '../domain/species.ts'
+import type { InputRanges, ReferenceSiteSpec } from './artifact.ts'
+
+const NUMERIC_ATTRIBUTES = [
+  'elevationM',
+  'slopeDeg',
+  'aspectDeg',
+  'heatLoadIndex',
+  'soilDepthCm',
+  'rockFractionPct',
+  'vegetationCoverPct',
+  'annualPrecipMm',
+  'summerWaterDeficitMm',
+  'growingSeasonFrostDays',
+  'browsePressureIndex',
+] as const satisfies readonly (keyof InputRanges & keyof SiteAttributes)[]
+
+/** Clamps every numeric attribute into the artifact's input ranges; NaN is rejected, ±Infinity clamps. */
+export function clampSite(site: SiteAttributes, ranges: InputRanges): SiteAttributes {
+  const clamped: SiteAttributes = { ...site }
+  for (const attribute of NUMERIC_ATTRIBUTES) {
+    const value = site[attribute]
+    if (typeof value !== 'number' || Number.isNaN(value)) {
+      throw new RangeError(`site attribute ${attribute} must be a number, got ${String(value)}`)
+    }
+    const [min, max] = ranges[attribute]
+    clamped[attribute] = Math.min(max, Math.max(min, value))
+  }
+  return clamped
+}
+
+/** The artifact's reference site made concrete for one species (its niche centre for the range factors). */
+export function referenceSiteFor(spec: ReferenceSiteSpec, species: Species): SiteAttributes {
+  const nativeZone = species.rangeZones[0]
+  if (nativeZone === undefined) throw new Error(`species ${species.code} has no range zones`)
+  return {
+    zone: nativeZone,
+    elevationM: (species.elevMinM + species.elevMaxM) / 2,
+    annualPrecipMm: (species.precipMinMm + species.precipMaxMm) / 2,
+    slopeDeg: spec.slopeDeg,
+    aspectDeg: spec.aspectDeg,
+    heatLoadIndex: spec.heatLoadIndex,
+    soilDepthCm: spec.soilDepthCm,
+    rockFractionPct: spec.rockFractionPct,
+    vegetationCoverPct: spec.vegetationCoverPct,
+    summerWaterDeficitMm: spec.summerWaterDeficitMm,
+    growingSeasonFrostDays: spec.growingSeasonFrostDays,
+    browsePressureIndex: spec.browsePressureIndex,
+  }
+}

@@ -1,0 +1,16 @@
+const DAY_MS = 86_400_000
+
+/** The UTC day a request counts against, e.g. 2026-11-22. */
+export function utcDay(now: Date): string {
+  return now.toISOString().slice(0, 10)
+}
+
+/** Next midnight UTC, when every daily counter resets. */
+export function nextUtcMidnight(now: Date): Date {
+  return new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS + DAY_MS)
+}
+
+/** Whole seconds until the next midnight UTC, at least 1 (a Retry-After of 0 invites a retry storm). */
+export function secondsUntilReset(now: Date): number {
+  return Math.max(1, Math.ceil((nextUtcMidnight(now).getTime() - now.getTime()) / 1000))
+}

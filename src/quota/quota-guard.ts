@@ -1,0 +1,68 @@
+import type { Caller } from '../auth/authenticator.ts'
+import { ApiError } from '../domain/errors.ts'
+import { nextUtcMidnight, secondsUntilReset } from './day-window.ts'
+import type { QuotaStore } from './quota-store.ts'
+
+export interface QuotaStatus {
+  tierName: string
+  /** null = unlimited. */
+  limit: number | null
+  used: number
+  remaining: number | null
+  resetSeconds: number
+  resetAt: Date
+}
+
+/**
+ * Headers telling the caller where it stands: the IETF HTTPAPI RateLimit fields and the common
+ * X-RateLimit-* set. An unlimited tier sends no quota policy and `X-RateLimit-Limit: unlimited`.
+ */
+export function rateLimitHeaders(status: QuotaStatus): Record<string, string> {
+  const reset = String(Math.floor(status.resetAt.getTime() / 1000))
+  if (status.limit === null) {
+    return {
+      'x-ratelimit-limit': 'unlimited',
+      'x-ratelimit-used': String(status.used),
+      'x-ratelimit-reset': reset,
+    }
+  }
+  const remaining = String(status.remaining ?? 0)
+  return {
+    'ratelimit-policy': `"daily";q=${status.limit};w=86400`,
+    ratelimit: `"daily";r=${remaining};t=${status.resetSeconds}`,
+    'x-ratelimit-limit': String(status.limit),
+    'x-ratelimit-remaining': remaining,
+    'x-ratelimit-reset': reset,
+  }
+}
+
+/** Counts one request per call against the caller's daily tier limit (spec §8). */
+export class QuotaGuard {
+  constructor(
+    private readonly store: QuotaStore,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async consume(caller: Caller): Promise<QuotaStatus> {
+    const now = this.now()
+    const limit = caller.tier.dailyRequestLimit
+    const { allowed, used } = await this.store.consume(caller.keyId, limit, now)
+    const status: QuotaStatus = {
+      tierName: caller.tier.name,
+      limit,
+      used,
+      remaining: limit === null ? null : Math.max(0, limit - used),
+      resetSeconds: secondsUntilReset(now),
+      resetAt: nextUtcMidnight(now),
+    }
+    if (!allowed) {
+      throw new ApiError(
+        'rate_limit_exceeded',
+        `Daily request limit of ${limit} reached for the ${caller.tier.name} tier; it resets at midnight UTC`,
+        undefined,
+        { ...rateLimitHeaders(status), 'retry-after': String(status.resetSeconds) },
+      )
+    }
+    return status
+  }
+}

@@ -1,0 +1,54 @@
+import { Redis } from 'ioredis'
+import { nextUtcMidnight, utcDay } from './day-window.ts'
+import type { QuotaConsumption, QuotaStore } from './quota-store.ts'
+
+/**
+ * Check-and-increment in one Lua script, so it is atomic across every server process sharing Redis.
+ * The counter expires on its own shortly after its UTC day ends.
+ * KEYS[1] counter; ARGV[1] limit ('' = unlimited); ARGV[2] expiry (unix seconds).
+ */
+const CONSUME_SCRIPT = `
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+if ARGV[1] ~= '' and used >= tonumber(ARGV[1]) then
+  return {0, used}
+end
+used = redis.call('INCR', KEYS[1])
+if used == 1 then
+  redis.call('EXPIREAT', KEYS[1], ARGV[2])
+end
+return {1, used}
+`
+/** Keep a day's counter an hour past midnight so a request straddling the boundary still reads it. */
+const EXPIRY_GRACE_SECONDS = 3600
+
+export class RedisQuotaStore implements QuotaStore {
+  private readonly redis: Redis & {
+    consumeQuota(counterKey: string, limit: string, expireAt: number): Promise<[number, number]>
+  }
+
+  constructor(
+    redis: Redis,
+    private readonly keyPrefix = 'survival:quota:',
+  ) {
+    redis.defineCommand('consumeQuota', { numberOfKeys: 1, lua: CONSUME_SCRIPT })
+    this.redis = redis as RedisQuotaStore['redis']
+  }
+
+  static connect(url: string, keyPrefix?: string): RedisQuotaStore {
+    return new RedisQuotaStore(new Redis(url, { maxRetriesPerRequest: 1 }), keyPrefix)
+  }
+
+  async consume(keyId: string, limit: number | null, now: Date): Promise<QuotaConsumption> {
+    const expireAt = Math.floor(nextUtcMidnight(now).getTime() / 1000) + EXPIRY_GRACE_SECONDS
+    const [allowed, used] = await this.redis.consumeQuota(
+      `${this.keyPrefix}${keyId}:${utcDay(now)}`,
+      limit === null ? '' : String(limit),
+      expireAt,
+    )
+    return { allowed: allowed === 1, used }
+  }
+
+  async close(): Promise<void> {
+    this.redis.disconnect()
+  }
+}
