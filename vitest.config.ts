@@ -1,6 +1,11 @@
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
+  // One graphql realm: Node loads graphql's CJS build for node_modules (Pothos, yoga), so src must too.
+  resolve: {
+    alias: [{ find: /^graphql$/, replacement: fileURLToPath(new URL('./node_modules/graphql/index.js', import.meta.url)) }],
+  },
   test: {
     include: ['src/**/*.test.ts', 'seed/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 60_000,

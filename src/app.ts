@@ -1,7 +1,9 @@
 import type { Server } from 'node:http'
+import { AccessControl } from './auth/access-control.ts'
 import { Authenticator } from './auth/authenticator.ts'
 import type { Config } from './config/config.ts'
 import type { Database } from './db/connect.ts'
+import { modelInfo } from './domain/health.ts'
 import { PredictionService } from './domain/predictions.ts'
 import { createGateway, type Gateway } from './graphql/yoga.ts'
 import { createHttpServer } from './http/server.ts'
@@ -13,7 +15,7 @@ import type { QuotaStore } from './quota/quota-store.ts'
 import { RedisQuotaStore } from './quota/redis-quota-store.ts'
 
 export interface AppOptions {
-  config: Pick<Config, 'REDIS_URL' | 'SEARCH_RADIUS_KM' | 'GRAPHIQL'>
+  config: Pick<Config, 'REDIS_URL' | 'QUOTA_KEY_PREFIX' | 'SEARCH_RADIUS_KM' | 'GRAPHIQL'>
   database: Database
   logger: Logger
   model?: SurvivalModel
@@ -35,18 +37,29 @@ export function createApp(options: AppOptions): App {
   const now = options.now ?? (() => new Date())
   const quotaStore =
     options.quotaStore ??
-    (options.config.REDIS_URL ? RedisQuotaStore.connect(options.config.REDIS_URL) : new MemoryQuotaStore())
+    (options.config.REDIS_URL
+      ? RedisQuotaStore.connect(options.config.REDIS_URL, options.config.QUOTA_KEY_PREFIX)
+      : new MemoryQuotaStore())
+  const access = new AccessControl(
+    new Authenticator(options.database.sql, { keyCacheMs: options.keyCacheMs }),
+    new QuotaGuard(quotaStore, now),
+  )
   const gateway = createGateway({
     sql: options.database.sql,
     logger: options.logger,
     predictions: new PredictionService(model, now),
-    authenticator: new Authenticator(options.database.sql, { keyCacheMs: options.keyCacheMs }),
-    quota: new QuotaGuard(quotaStore, now),
+    access,
     searchRadiusKm: options.config.SEARCH_RADIUS_KM,
     graphiql: options.config.GRAPHIQL,
     demoKey: options.demoKey,
   })
-  const server = createHttpServer({ sql: options.database.sql, model, logger: options.logger, gateway })
+  const server = createHttpServer({
+    sql: options.database.sql,
+    modelInfo: modelInfo(model),
+    logger: options.logger,
+    gateway,
+    access,
+  })
   return {
     server,
     gateway,

@@ -8,6 +8,8 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   DATABASE_URL: z.string().url().optional(),
   REDIS_URL: z.string().url().optional(),
+  /** Namespace for quota counters in Redis, so several deployments (or test runs) can share one server. */
+  QUOTA_KEY_PREFIX: z.string().min(1).max(100).default('survival:quota:'),
   SEARCH_RADIUS_KM: z.coerce.number().positive().max(100).default(DEFAULT_SEARCH_RADIUS_KM),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),

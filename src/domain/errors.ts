@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   invalid_method: 422,
   batch_too_large: 422,
   invalid_request: 400,
+  invalid_json: 400,
   not_found: 404,
   method_not_allowed: 405,
   payload_too_large: 413,

@@ -93,6 +93,20 @@ export function normalizeHorizons(horizons: readonly number[] | null | undefined
   return HORIZONS.filter((h) => horizons.includes(h))
 }
 
+/** The checks that need no data, in the order the API reports them: fields, species, method. */
+export function checkPredictionRequest(request: PredictionRequest): {
+  horizons: Horizon[]
+  species: Species
+  plantingMethod: PlantingMethod
+} {
+  validateCoordinates(request)
+  return {
+    horizons: normalizeHorizons(request.horizons),
+    species: resolveSpecies(request.speciesCode),
+    plantingMethod: resolvePlantingMethod(request.plantingMethod),
+  }
+}
+
 /**
  * The prediction rules of the spec, once, for GraphQL and REST alike. Checks run cheapest first:
  * field values, then species and method, then coverage, then the nearest-site lookup.
@@ -141,10 +155,7 @@ export class PredictionService {
   }
 
   async predict(request: PredictionRequest, lookup: NearestSiteLookup): Promise<Prediction> {
-    validateCoordinates(request)
-    const horizons = normalizeHorizons(request.horizons)
-    const species = resolveSpecies(request.speciesCode)
-    const plantingMethod = resolvePlantingMethod(request.plantingMethod)
+    const { horizons, species, plantingMethod } = checkPredictionRequest(request)
     const site = await this.locate(request, lookup)
     return {
       site,

@@ -1,4 +1,5 @@
 import type DataLoader from 'dataloader'
+import type { Admission } from '../auth/access-control.ts'
 import type { Caller } from '../auth/authenticator.ts'
 import type { Sql } from '../db/connect.ts'
 import type { NearestSite } from '../db/sites.ts'
@@ -9,6 +10,8 @@ export interface GraphQLContext {
   requestId: string
   /** Set by the auth plugin for operations that need a key; null for public ones (health, introspection). */
   caller: Caller | null
+  /** Present when the request was already admitted (the REST adapter admits before reading the body). */
+  admission?: Admission
   sql: Sql
   searchRadiusKm: number
   predictions: PredictionService

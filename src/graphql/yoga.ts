@@ -2,12 +2,11 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor'
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
 import DataLoader from 'dataloader'
 import { createYoga, type YogaServerInstance } from 'graphql-yoga'
-import type { Authenticator } from '../auth/authenticator.ts'
+import type { AccessControl, Admission } from '../auth/access-control.ts'
 import type { Sql } from '../db/connect.ts'
 import { findNearestSites, type NearestSite } from '../db/sites.ts'
 import type { Coordinates, PredictionService } from '../domain/predictions.ts'
 import type { Logger } from '../logging/logger.ts'
-import type { QuotaGuard } from '../quota/quota-guard.ts'
 import type { GraphQLContext } from './context.ts'
 import { useAccessControl } from './plugins/access-control.ts'
 import { useErrorShaping } from './plugins/error-shaping.ts'
@@ -18,8 +17,7 @@ export interface GatewayDeps {
   sql: Sql
   logger: Logger
   predictions: PredictionService
-  authenticator: Authenticator
-  quota: QuotaGuard
+  access: AccessControl
   searchRadiusKm: number
   graphiql: boolean
   /** Prefilled X-API-Key in GraphiQL (embedded demo mode only). */
@@ -66,8 +64,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
         }
       : false,
     renderGraphiQL,
-    context: ({ request }): GraphQLContext => ({
+    context: ({ request, admission }: { request: Request; admission?: Admission }): GraphQLContext => ({
       requestId: requestIdOf(request),
+      admission,
       caller: null,
       sql: deps.sql,
       searchRadiusKm: deps.searchRadiusKm,
@@ -84,7 +83,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         costLimit: { maxCost: 250_000, ignoreIntrospection: true },
         blockFieldSuggestion: { enabled: false },
       }),
-      useAccessControl({ authenticator: deps.authenticator, quota: deps.quota }),
+      useAccessControl(deps.access),
       useErrorShaping(deps.logger),
     ],
   })

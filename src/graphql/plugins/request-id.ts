@@ -1,15 +1,13 @@
-import { randomUUID } from 'node:crypto'
 import type { Plugin } from 'graphql-yoga'
+import { resolveRequestId } from '../../http/request-id.ts'
 
-const WELL_FORMED_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 const requestIds = new WeakMap<Request, string>()
 
-/** The caller's Request-Id (or X-Request-Id) when well-formed, else a fresh UUID. */
+/** The request id of a GraphQL request: its Request-Id (or X-Request-Id) header, or a fresh one. */
 export function requestIdOf(request: Request): string {
   let id = requestIds.get(request)
   if (!id) {
-    const incoming = request.headers.get('request-id') ?? request.headers.get('x-request-id')
-    id = incoming && WELL_FORMED_REQUEST_ID.test(incoming) ? incoming : randomUUID()
+    id = resolveRequestId(request.headers.get('request-id') ?? request.headers.get('x-request-id'))
     requestIds.set(request, id)
   }
   return id

@@ -169,6 +169,18 @@ const PredictionInput = builder.inputType('PredictionInput', {
   }),
 })
 
+const BatchSiteInput = builder.inputType('BatchSiteInput', {
+  description:
+    'One batch item. plantingMethod is a string here (manual or drone_seeded) so that an unknown method fails only its own item, as invalid_method',
+  fields: (t) => ({
+    latitude: t.float({ required: true, validate: latitude }),
+    longitude: t.float({ required: true, validate: longitude }),
+    speciesCode: t.string({ required: true }),
+    plantingMethod: t.string({ required: true }),
+    horizons: t.intList({ required: false, validate: horizons }),
+  }),
+})
+
 const ComparisonInput = builder.inputType('ComparisonInput', {
   fields: (t) => ({
     latitude: t.float({ required: true, validate: latitude }),
@@ -199,7 +211,7 @@ builder.queryFields((t) => ({
   predictBatch: t.field({
     type: [BatchItemRef],
     description: "Predictions for several sites (up to the tier's batch size); counts as one request",
-    args: { sites: t.arg({ type: [PredictionInput], required: true }) },
+    args: { sites: t.arg({ type: [BatchSiteInput], required: true }) },
     resolve: async (_root, { sites }, ctx) => {
       if (!ctx.caller) throw new Error('predictBatch resolved without an authenticated caller')
       const results = await ctx.predictions.batch(sites as PredictionRequest[], ctx.caller.tier, lookup(ctx))

@@ -1,0 +1,74 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { ApiError } from '../domain/errors.ts'
+
+/** Largest accepted request body: a 500-site batch is ~100 KB. */
+export const MAX_BODY_BYTES = 1024 * 1024
+
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+  contentType = 'application/json; charset=utf-8',
+): void {
+  const payload = JSON.stringify(body)
+  res.writeHead(status, {
+    ...headers,
+    'content-type': contentType,
+    'content-length': Buffer.byteLength(payload),
+  })
+  res.end(payload)
+}
+
+/** The spec's error envelope: `{"error": {code, message, details?}}` and nothing else. */
+export function errorBody(error: ApiError): { error: { code: string; message: string; details?: unknown } } {
+  return {
+    error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
+  }
+}
+
+export function sendError(res: ServerResponse, error: ApiError, headers: Record<string, string> = {}): void {
+  sendJson(res, error.status, errorBody(error), { ...headers, ...error.headers })
+}
+
+function isJsonContentType(header: string | undefined): boolean {
+  if (!header) return false
+  const mediaType = header.split(';')[0]?.trim().toLowerCase()
+  return (
+    mediaType === 'application/json' ||
+    (mediaType?.startsWith('application/') && mediaType.endsWith('+json')) === true
+  )
+}
+
+/** Reads and parses a JSON request body: 415 without a JSON content type, 413 over the limit, 400 if malformed. */
+export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
+  if (!isJsonContentType(req.headers['content-type'])) {
+    throw new ApiError(
+      'unsupported_media_type',
+      'Send the body as JSON with Content-Type: application/json',
+      {
+        content_type: req.headers['content-type'] ?? null,
+      },
+    )
+  }
+  const declared = Number(req.headers['content-length'])
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit)
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length
+    if (size > limit) throw tooLarge(limit)
+    chunks.push(chunk as Buffer)
+  }
+  const text = Buffer.concat(chunks).toString('utf8')
+  if (text.trim() === '') throw new ApiError('invalid_json', 'The request body is empty; send a JSON object')
+  try {
+    return JSON.parse(text)
+  } catch {
+    throw new ApiError('invalid_json', 'The request body is not valid JSON')
+  }
+}
+
+function tooLarge(limit: number): ApiError {
+  return new ApiError('payload_too_large', `The request body exceeds ${limit} bytes`, { limit_bytes: limit })
+}

@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto'
+import type { AddressInfo } from 'node:net'
+import { Redis } from 'ioredis'
+import { type App, createApp } from '../../src/app.ts'
+import type { Database } from '../../src/db/connect.ts'
+import { createLogger } from '../../src/logging/logger.ts'
+import { MemoryQuotaStore } from '../../src/quota/memory-quota-store.ts'
+import type { QuotaStore } from '../../src/quota/quota-store.ts'
+import { RedisQuotaStore } from '../../src/quota/redis-quota-store.ts'
+
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+
+export interface TestServer {
+  app: App
+  url: string
+  /** The Redis key prefix this server's quota counters use (unique per server). */
+  quotaPrefix: string
+  close(): Promise<void>
+}
+
+export interface TestServerOptions {
+  database: Database
+  /** 'redis' (default): real Redis with a private key prefix; 'memory': the in-process store. */
+  quota?: 'redis' | 'memory'
+  quotaPrefix?: string
+  now?: () => Date
+  keyCacheMs?: number
+  graphiql?: boolean
+  demoKey?: string
+}
+
+/** Starts the whole app on a random loopback port, as `npm start` would wire it. */
+export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
+  const quotaPrefix = options.quotaPrefix ?? `test:quota:${randomBytes(6).toString('hex')}:`
+  const redis = options.quota === 'memory' ? null : new Redis(TEST_REDIS_URL)
+  const quotaStore: QuotaStore = redis ? new RedisQuotaStore(redis, quotaPrefix) : new MemoryQuotaStore()
+  const app = createApp({
+    config: {
+      REDIS_URL: undefined,
+      QUOTA_KEY_PREFIX: quotaPrefix,
+      SEARCH_RADIUS_KM: 10,
+      GRAPHIQL: options.graphiql ?? true,
+    },
+    database: options.database,
+    logger: createLogger({ level: 'silent' }),
+    quotaStore,
+    now: options.now,
+    keyCacheMs: options.keyCacheMs,
+    demoKey: options.demoKey,
+  })
+  await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve))
+  const { port } = app.server.address() as AddressInfo
+  return {
+    app,
+    url: `http://127.0.0.1:${port}`,
+    quotaPrefix,
+    close: async () => {
+      app.server.closeAllConnections()
+      await app.close()
+      if (options.quota !== 'memory') await deleteKeys(quotaPrefix)
+    },
+  }
+}
+
+async function deleteKeys(prefix: string): Promise<void> {
+  const redis = new Redis(TEST_REDIS_URL)
+  try {
+    const keys = await redis.keys(`${prefix}*`)
+    if (keys.length) await redis.del(...keys)
+  } finally {
+    redis.disconnect()
+  }
+}
+
+/** A GraphQL response body; tests read into it freely. */
+// biome-ignore lint/suspicious/noExplicitAny: response shapes vary per query in tests
+export type GraphQLBody = { data?: any; errors?: any[] }
+
+/** POSTs a GraphQL operation; returns status, headers and parsed body. */
+export async function graphql(
+  url: string,
+  query: string,
+  options: { key?: string; variables?: Record<string, unknown>; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Headers; body: GraphQLBody }> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/graphql-response+json, application/json',
+      ...(options.key ? { 'x-api-key': options.key } : {}),
+      ...options.headers,
+    },
+    body: JSON.stringify({ query, variables: options.variables }),
+  })
+  return { status: response.status, headers: response.headers, body: await response.json() }
+}
