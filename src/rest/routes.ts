@@ -7,6 +7,7 @@ import { checkPredictionRequest } from '../domain/predictions.ts'
 import type { Gateway } from '../graphql/yoga.ts'
 import { executeOperation } from './execute.ts'
 import { readJsonBody } from './http-io.ts'
+import { OPENAPI_DOCUMENT } from './openapi.ts'
 import type { RestOperation } from './operations.ts'
 import { BatchBody, CompareBody, PredictBody, parseInput, SpeciesQuery } from './request-schemas.ts'
 import {
@@ -43,7 +44,7 @@ export interface RestResponse {
 export interface Route {
   method: 'GET' | 'POST'
   path: string
-  /** false only for health. */
+  /** false only for health and the OpenAPI document. */
   authenticated: boolean
   handle(request: RestRequest, deps: RestDeps, admission: Admission | null): Promise<RestResponse>
 }
@@ -174,6 +175,14 @@ export const ROUTES: readonly Route[] = [
           search_radius_km: searchRadiusKm,
         },
       }
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/openapi.json',
+    authenticated: false,
+    async handle() {
+      return { status: 200, body: OPENAPI_DOCUMENT }
     },
   },
   {
