@@ -1,9 +1,9 @@
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core'
 import type { ExecutionResult, GraphQLError } from 'graphql'
 import type { Admission } from '../auth/access-control.ts'
 import { ApiError } from '../domain/errors.ts'
 import { findApiError } from '../graphql/errors.ts'
 import type { Gateway } from '../graphql/yoga.ts'
-import { REST_DOCUMENTS, type RestOperation } from './operations.ts'
 
 export interface OperationOutcome<T> {
   data: T | null
@@ -44,10 +44,10 @@ function toApiError(error: GraphQLError): ApiError {
  * Runs one of the fixed /v1 documents through the gateway's envelop pipeline (auth, quota, cost,
  * error shaping), skipping only HTTP parsing and re-validation of a document validated at start-up.
  */
-export async function executeOperation<T>(
+export async function executeOperation<T, V extends Record<string, unknown>>(
   gateway: Gateway,
-  operation: RestOperation,
-  variables: Record<string, unknown>,
+  document: TypedDocumentNode<T, V>,
+  variables: V,
   caller: CallerHeaders,
 ): Promise<OperationOutcome<T>> {
   const headers = new Headers({ 'request-id': caller.requestId })
@@ -57,7 +57,7 @@ export async function executeOperation<T>(
   const contextValue = await contextFactory()
   const result = (await execute({
     schema,
-    document: REST_DOCUMENTS[operation],
+    document,
     variableValues: variables,
     contextValue,
   })) as ExecutionResult<T>

@@ -1,56 +1,27 @@
-import { type DocumentNode, parse, validate } from 'graphql'
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core'
+import { validate } from 'graphql'
 import { schema } from '../graphql/schema.ts'
+import {
+  RestBatchDocument,
+  RestCompareDocument,
+  RestCoverageDocument,
+  RestMethodsDocument,
+  RestPredictDocument,
+  RestSpeciesDocument,
+} from './generated/operations.ts'
 
-/** The fixed GraphQL documents behind /v1, parsed and validated once at start-up. */
-const SITE =
-  'fragment RestSite on Site { latitude longitude matchedLatitude matchedLongitude matchDistanceKm region }'
-const HORIZON = `fragment RestHorizon on HorizonPrediction {
-  horizonYears survivalProbability riskFactors { factor impact magnitude }
-}`
-const MODEL = 'fragment RestModel on Model { version codename series }'
-const PREDICTION = `fragment RestPrediction on Prediction {
-  site { ...RestSite }
-  speciesCode speciesCommonName plantingMethod
-  predictions { ...RestHorizon }
-  model { ...RestModel }
-  generatedAt
-} ${SITE} ${HORIZON} ${MODEL}`
-
-const SOURCES = {
-  predict: `query RestPredict($input: PredictionInput!) { predict(input: $input) { ...RestPrediction } } ${PREDICTION}`,
-  compare: `query RestCompare($input: ComparisonInput!) {
-    compareMethods(input: $input) {
-      site { ...RestSite }
-      species { code commonName }
-      manual { ...RestHorizon }
-      droneSeeded { ...RestHorizon }
-      methodDifferential { horizonYears manual droneSeeded difference }
-      model { ...RestModel }
-      generatedAt
-    }
-  } ${SITE} ${HORIZON} ${MODEL}`,
-  batch: `query RestBatch($sites: [BatchSiteInput!]!) {
-    predictBatch(sites: $sites) { index prediction { ...RestPrediction } error { code message details } }
-  } ${PREDICTION}`,
-  species: `query RestSpecies($group: SpeciesGroup, $search: String, $zone: String) {
-    species(group: $group, search: $search, zone: $zone) {
-      code commonName scientificName group elevationMinM elevationMaxM precipitationMinMm precipitationMaxMm
-      droughtTolerance shadeTolerance frostTolerance rangeZones notes
-    }
-  }`,
-  methods: 'query RestMethods { plantingMethods { id name description } }',
-  coverage: 'query RestCoverage { coverage { region searchRadiusKm geojson } }',
+/** The typed documents behind /v1 (src/rest/operations.graphql), checked against the live schema once. */
+export const REST_DOCUMENTS = {
+  predict: RestPredictDocument,
+  compare: RestCompareDocument,
+  batch: RestBatchDocument,
+  species: RestSpeciesDocument,
+  methods: RestMethodsDocument,
+  coverage: RestCoverageDocument,
 } as const
 
-export type RestOperation = keyof typeof SOURCES
-
-function compile(source: string): DocumentNode {
-  const document = parse(source)
+for (const [name, document] of Object.entries(REST_DOCUMENTS) as [string, TypedDocumentNode][]) {
   const errors = validate(schema, document)
-  if (errors.length) throw new Error(`REST operation does not match the schema: ${errors[0]?.message}`)
-  return document
+  if (errors.length)
+    throw new Error(`REST operation ${name} does not match the schema: ${errors[0]?.message}`)
 }
-
-export const REST_DOCUMENTS: Record<RestOperation, DocumentNode> = Object.fromEntries(
-  Object.entries(SOURCES).map(([name, source]) => [name, compile(source)]),
-) as Record<RestOperation, DocumentNode>

@@ -1,64 +1,25 @@
+import type {
+  RestBatchQuery,
+  RestCompareQuery,
+  RestHorizonFragment,
+  RestMethodsQuery,
+  RestPredictionFragment,
+  RestSiteFragment,
+  RestSpeciesQuery,
+} from './generated/operations.ts'
+
 /**
  * GraphQL results (camelCase, enum names) → the spec's /v1 JSON (snake_case, lower-case values).
  * Field sets are exactly the spec's; where the spec is silent the layout is documented in README.
  */
 
-interface GqlSite {
-  latitude: number
-  longitude: number
-  matchedLatitude: number
-  matchedLongitude: number
-  matchDistanceKm: number
-  region: string
-}
-interface GqlHorizon {
-  horizonYears: number
-  survivalProbability: number
-  riskFactors: { factor: string; impact: string; magnitude: number }[]
-}
-interface GqlModel {
-  version: string
-  codename: string
-  series: string
-}
-export interface GqlPrediction {
-  site: GqlSite
-  speciesCode: string
-  speciesCommonName: string
-  plantingMethod: string
-  predictions: GqlHorizon[]
-  model: GqlModel
-  generatedAt: string
-}
-export interface GqlComparison {
-  site: GqlSite
-  species: { code: string; commonName: string }
-  manual: GqlHorizon[]
-  droneSeeded: GqlHorizon[]
-  methodDifferential: { horizonYears: number; manual: number; droneSeeded: number; difference: number }[]
-  model: GqlModel
-  generatedAt: string
-}
-export interface GqlBatchItem {
-  index: number
-  prediction: GqlPrediction | null
-  error: { code: string; message: string; details: Record<string, unknown> | null } | null
-}
-export interface GqlSpecies {
-  code: string
-  commonName: string
-  scientificName: string
-  group: string
-  elevationMinM: number
-  elevationMaxM: number
-  precipitationMinMm: number
-  precipitationMaxMm: number
-  droughtTolerance: string
-  shadeTolerance: string
-  frostTolerance: string
-  rangeZones: string[]
-  notes: string
-}
+type GqlSite = RestSiteFragment
+type GqlHorizon = RestHorizonFragment
+type GqlPrediction = RestPredictionFragment
+type GqlComparison = RestCompareQuery['compareMethods']
+type GqlBatchItem = RestBatchQuery['predictBatch'][number]
+type GqlSpecies = RestSpeciesQuery['species'][number]
+type GqlMethod = RestMethodsQuery['plantingMethods'][number]
 
 const enumValue = (value: string) => value.toLowerCase()
 
@@ -121,6 +82,10 @@ export function batchItemJson(item: GqlBatchItem) {
     index: item.index,
     error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
   }
+}
+
+export function methodJson(m: GqlMethod) {
+  return { id: enumValue(m.id), name: m.name, description: m.description }
 }
 
 export function speciesJson(s: GqlSpecies) {

@@ -1,25 +1,19 @@
 import type { IncomingMessage } from 'node:http'
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core'
 import type { AccessControl, Admission } from '../auth/access-control.ts'
 import type { Sql } from '../db/connect.ts'
 import { ApiError } from '../domain/errors.ts'
 import { checkHealth, type ModelInfo } from '../domain/health.ts'
 import { checkPredictionRequest } from '../domain/predictions.ts'
 import type { Gateway } from '../graphql/yoga.ts'
+import type { PlantingMethod } from '../model/index.ts'
 import { executeOperation } from './execute.ts'
+import type { SpeciesGroup as GroupEnum, PlantingMethod as MethodEnum } from './generated/operations.ts'
 import { readJsonBody } from './http-io.ts'
 import { OPENAPI_DOCUMENT } from './openapi.ts'
-import type { RestOperation } from './operations.ts'
+import { REST_DOCUMENTS } from './operations.ts'
 import { BatchBody, CompareBody, PredictBody, parseInput, SpeciesQuery } from './request-schemas.ts'
-import {
-  batchItemJson,
-  comparisonJson,
-  type GqlBatchItem,
-  type GqlComparison,
-  type GqlPrediction,
-  type GqlSpecies,
-  predictionJson,
-  speciesJson,
-} from './responses.ts'
+import { batchItemJson, comparisonJson, methodJson, predictionJson, speciesJson } from './responses.ts'
 
 export interface RestDeps {
   gateway: Gateway
@@ -50,14 +44,14 @@ export interface Route {
 }
 
 /** Runs a /v1 document for an admitted caller; domain errors surface as ApiError. */
-async function run<T>(
+async function run<T, V extends Record<string, unknown>>(
   deps: RestDeps,
   request: RestRequest,
   admission: Admission | null,
-  operation: RestOperation,
-  variables: Record<string, unknown>,
+  document: TypedDocumentNode<T, V>,
+  variables: V,
 ): Promise<T> {
-  const outcome = await executeOperation<T>(deps.gateway, operation, variables, {
+  const outcome = await executeOperation(deps.gateway, document, variables, {
     apiKey: undefined,
     requestId: request.requestId,
     admission: admission ?? undefined,
@@ -66,6 +60,9 @@ async function run<T>(
   if (!outcome.data) throw new ApiError('internal_error', 'Unexpected server failure')
   return outcome.data
 }
+
+const methodEnum = (method: PlantingMethod) => method.toUpperCase() as MethodEnum
+const groupEnum = (group: 'conifer' | 'hardwood') => group.toUpperCase() as GroupEnum
 
 function predictInput(body: ReturnType<typeof PredictBody.parse>) {
   return {
@@ -86,8 +83,8 @@ export const ROUTES: readonly Route[] = [
       const body = parseInput(PredictBody, await readJsonBody(request.req))
       // Species and method are judged by the domain (422) before the method becomes a GraphQL enum.
       const { plantingMethod } = checkPredictionRequest(predictInput(body))
-      const data = await run<{ predict: GqlPrediction }>(deps, request, admission, 'predict', {
-        input: { ...predictInput(body), plantingMethod: plantingMethod.toUpperCase() },
+      const data = await run(deps, request, admission, REST_DOCUMENTS.predict, {
+        input: { ...predictInput(body), plantingMethod: methodEnum(plantingMethod) },
       })
       return { status: 200, body: predictionJson(data.predict) }
     },
@@ -98,7 +95,7 @@ export const ROUTES: readonly Route[] = [
     authenticated: true,
     async handle(request, deps, admission) {
       const body = parseInput(CompareBody, await readJsonBody(request.req))
-      const data = await run<{ compareMethods: GqlComparison }>(deps, request, admission, 'compare', {
+      const data = await run(deps, request, admission, REST_DOCUMENTS.compare, {
         input: {
           latitude: body.latitude,
           longitude: body.longitude,
@@ -115,7 +112,7 @@ export const ROUTES: readonly Route[] = [
     authenticated: true,
     async handle(request, deps, admission) {
       const body = parseInput(BatchBody, await readJsonBody(request.req))
-      const data = await run<{ predictBatch: GqlBatchItem[] }>(deps, request, admission, 'batch', {
+      const data = await run(deps, request, admission, REST_DOCUMENTS.batch, {
         sites: body.sites.map(predictInput),
       })
       return { status: 200, body: { results: data.predictBatch.map(batchItemJson) } }
@@ -127,8 +124,8 @@ export const ROUTES: readonly Route[] = [
     authenticated: true,
     async handle(request, deps, admission) {
       const query = parseInput(SpeciesQuery, Object.fromEntries(request.url.searchParams), 'query string')
-      const data = await run<{ species: GqlSpecies[] }>(deps, request, admission, 'species', {
-        group: query.group?.toUpperCase(),
+      const data = await run(deps, request, admission, REST_DOCUMENTS.species, {
+        group: query.group && groupEnum(query.group),
         search: query.search,
         zone: query.zone,
       })
@@ -140,16 +137,10 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/methods',
     authenticated: true,
     async handle(request, deps, admission) {
-      const data = await run<{ plantingMethods: { id: string; name: string; description: string }[] }>(
-        deps,
-        request,
-        admission,
-        'methods',
-        {},
-      )
+      const data = await run(deps, request, admission, REST_DOCUMENTS.methods, {})
       return {
         status: 200,
-        body: { methods: data.plantingMethods.map((m) => ({ ...m, id: m.id.toLowerCase() })) },
+        body: { methods: data.plantingMethods.map(methodJson) },
       }
     },
   },
@@ -158,10 +149,9 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/coverage',
     authenticated: true,
     async handle(request, deps, admission) {
-      const data = await run<{
-        coverage: { region: string; searchRadiusKm: number; geojson: CoverageGeoJson }
-      }>(deps, request, admission, 'coverage', {})
-      const { region, searchRadiusKm, geojson } = data.coverage
+      const data = await run(deps, request, admission, REST_DOCUMENTS.coverage, {})
+      const { region, searchRadiusKm } = data.coverage
+      const geojson = data.coverage.geojson as CoverageGeoJson
       return {
         status: 200,
         contentType: 'application/geo+json; charset=utf-8',
