@@ -64,7 +64,9 @@ export function createApp(options: AppOptions): App {
     server,
     gateway,
     close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()))
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      server.closeIdleConnections()
+      await closed
       await quotaStore.close()
     },
   }

@@ -1,4 +1,3 @@
-import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor'
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
 import DataLoader from 'dataloader'
 import { createYoga, type YogaServerInstance } from 'graphql-yoga'
@@ -9,6 +8,7 @@ import type { Coordinates, PredictionService } from '../domain/predictions.ts'
 import type { Logger } from '../logging/logger.ts'
 import type { GraphQLContext } from './context.ts'
 import { useAccessControl } from './plugins/access-control.ts'
+import { useDocumentLimits } from './plugins/document-limits.ts'
 import { useErrorShaping } from './plugins/error-shaping.ts'
 import { requestIdOf, useRequestId } from './plugins/request-id.ts'
 import { schema } from './schema.ts'
@@ -75,14 +75,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     }),
     plugins: [
       useRequestId(),
-      EnvelopArmorPlugin({
-        maxDepth: { n: 10, ignoreIntrospection: true },
-        maxAliases: { n: 510 },
-        maxTokens: { n: 30_000 },
-        maxDirectives: { n: 50 },
-        costLimit: { maxCost: 250_000, ignoreIntrospection: true },
-        blockFieldSuggestion: { enabled: false },
-      }),
+      useDocumentLimits(),
       useAccessControl(deps.access),
       useErrorShaping(deps.logger),
     ],

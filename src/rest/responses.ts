@@ -16,7 +16,7 @@ import type {
 type GqlSite = RestSiteFragment
 type GqlHorizon = RestHorizonFragment
 type GqlPrediction = RestPredictionFragment
-type GqlComparison = RestCompareQuery['compareMethods']
+type GqlComparison = NonNullable<RestCompareQuery['compareMethods']>
 type GqlBatchItem = RestBatchQuery['predictBatch'][number]
 type GqlSpecies = RestSpeciesQuery['species'][number]
 type GqlMethod = RestMethodsQuery['plantingMethods'][number]

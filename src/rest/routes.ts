@@ -61,6 +61,12 @@ async function run<T, V extends Record<string, unknown>>(
   return outcome.data
 }
 
+/** A nullable root field that came back without an error: a server fault, never the caller's. */
+function answered<T>(value: T | null): T {
+  if (value === null) throw new ApiError('internal_error', 'Unexpected server failure')
+  return value
+}
+
 const methodEnum = (method: PlantingMethod) => method.toUpperCase() as MethodEnum
 const groupEnum = (group: 'conifer' | 'hardwood') => group.toUpperCase() as GroupEnum
 
@@ -86,7 +92,7 @@ export const ROUTES: readonly Route[] = [
       const data = await run(deps, request, admission, REST_DOCUMENTS.predict, {
         input: { ...predictInput(body), plantingMethod: methodEnum(plantingMethod) },
       })
-      return { status: 200, body: predictionJson(data.predict) }
+      return { status: 200, body: predictionJson(answered(data.predict)) }
     },
   },
   {
@@ -103,7 +109,7 @@ export const ROUTES: readonly Route[] = [
           horizons: body.horizons,
         },
       })
-      return { status: 200, body: comparisonJson(data.compareMethods) }
+      return { status: 200, body: comparisonJson(answered(data.compareMethods)) }
     },
   },
   {

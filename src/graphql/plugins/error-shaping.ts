@@ -1,8 +1,25 @@
-import type { GraphQLError } from 'graphql'
+import { GraphQLError } from 'graphql'
 import type { Plugin } from 'graphql-yoga'
 import type { Logger } from '../../logging/logger.ts'
 import type { GraphQLContext } from '../context.ts'
 import { findApiError, internalGraphQLError, isRequestError, toGraphQLError } from '../errors.ts'
+
+/** Some root field answered: a partial success is HTTP 200 and each error still says its status. */
+function hasAnyData(data: Record<string, unknown> | null | undefined): boolean {
+  return !!data && Object.values(data).some((value) => value !== null)
+}
+
+function withoutHttpStatus(error: GraphQLError): GraphQLError {
+  const http = error.extensions?.http as { status?: number; headers?: Record<string, string> } | undefined
+  if (!http?.status) return error
+  const { status: _status, ...rest } = http
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: { ...error.extensions, http: rest },
+  })
+}
 
 /**
  * Domain errors keep their code, status and details; GraphQL's own document/variable errors pass;
@@ -26,7 +43,7 @@ export function useErrorShaping(logger: Logger): Plugin<GraphQLContext> {
             )
             return internalGraphQLError(error)
           })
-          setResult({ ...result, errors })
+          setResult({ ...result, errors: hasAnyData(result.data) ? errors.map(withoutHttpStatus) : errors })
         },
       }
     },

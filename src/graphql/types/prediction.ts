@@ -198,12 +198,15 @@ const lookup =
 builder.queryFields((t) => ({
   predict: t.field({
     type: PredictionRef,
-    description: 'Survival at 1, 3 and 5 years for one site, species and planting method',
+    nullable: true,
+    description:
+      'Survival at 1, 3 and 5 years for one site, species and planting method. Null, with an error, when this site cannot be answered; other aliases still are',
     args: { input: t.arg({ type: PredictionInput, required: true }) },
     resolve: (_root, { input }, ctx) => ctx.predictions.predict(input as PredictionRequest, lookup(ctx)),
   }),
   compareMethods: t.field({
     type: MethodComparisonRef,
+    nullable: true,
     description: 'Both planting methods for one site and species, with the per-horizon differential',
     args: { input: t.arg({ type: ComparisonInput, required: true }) },
     resolve: (_root, { input }, ctx) => ctx.predictions.compare(input, lookup(ctx)),

@@ -72,14 +72,14 @@ export type RestPredictQueryVariables = Exact<{
 }>;
 
 
-export type RestPredictQuery = { predict: { speciesCode: string, speciesCommonName: string, plantingMethod: PlantingMethod, generatedAt: string, site: { latitude: number, longitude: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, region: string }, predictions: Array<{ horizonYears: number, survivalProbability: number, riskFactors: Array<{ factor: string, impact: Impact, magnitude: number }> }>, model: { version: string, codename: string, series: string } } };
+export type RestPredictQuery = { predict: { speciesCode: string, speciesCommonName: string, plantingMethod: PlantingMethod, generatedAt: string, site: { latitude: number, longitude: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, region: string }, predictions: Array<{ horizonYears: number, survivalProbability: number, riskFactors: Array<{ factor: string, impact: Impact, magnitude: number }> }>, model: { version: string, codename: string, series: string } } | null };
 
 export type RestCompareQueryVariables = Exact<{
   input: ComparisonInput;
 }>;
 
 
-export type RestCompareQuery = { compareMethods: { generatedAt: string, site: { latitude: number, longitude: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, region: string }, species: { code: string, commonName: string }, manual: Array<{ horizonYears: number, survivalProbability: number, riskFactors: Array<{ factor: string, impact: Impact, magnitude: number }> }>, droneSeeded: Array<{ horizonYears: number, survivalProbability: number, riskFactors: Array<{ factor: string, impact: Impact, magnitude: number }> }>, methodDifferential: Array<{ horizonYears: number, manual: number, droneSeeded: number, difference: number }>, model: { version: string, codename: string, series: string } } };
+export type RestCompareQuery = { compareMethods: { generatedAt: string, site: { latitude: number, longitude: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, region: string }, species: { code: string, commonName: string }, manual: Array<{ horizonYears: number, survivalProbability: number, riskFactors: Array<{ factor: string, impact: Impact, magnitude: number }> }>, droneSeeded: Array<{ horizonYears: number, survivalProbability: number, riskFactors: Array<{ factor: string, impact: Impact, magnitude: number }> }>, methodDifferential: Array<{ horizonYears: number, manual: number, droneSeeded: number, difference: number }>, model: { version: string, codename: string, series: string } } | null };
 
 export type RestBatchQueryVariables = Exact<{
   sites: Array<BatchSiteInput> | BatchSiteInput;

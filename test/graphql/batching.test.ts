@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Database, openDatabase } from '../../src/db/connect.ts'
+import type { TestDatabase } from '../support/database.ts'
+import { createSeededDatabase, FOREST_POINTS, issueKey } from '../support/fixtures.ts'
+import {
+  aliasedPredicts,
+  batchInputTypeName,
+  batchQuery,
+  batchSites,
+  forestGrid,
+  predictField,
+} from '../support/graphql-helpers.ts'
+import { graphql, startTestServer, type TestServer } from '../support/server.ts'
+
+let db: TestDatabase
+let counted: Database
+let server: TestServer
+let key: string
+let batchType: string
+const statements: string[] = []
+
+/** Nearest-site lookups (the batch KNN) among the statements sent since `statements` was emptied. */
+const knnStatements = () => statements.filter((s) => s.includes('unnest('))
+
+beforeAll(async () => {
+  db = await createSeededDatabase()
+  counted = await openDatabase(
+    { DATABASE_URL: db.url, DB_POOL_MAX: 4 },
+    { onQuery: (q) => statements.push(q) },
+  )
+  server = await startTestServer({ database: counted })
+  key = (await issueKey(db, 'hypha')).key
+  batchType = await batchInputTypeName(server.url)
+  // Warm-up: the first statement on a connection is described before it runs.
+  const warm = await graphql(server.url, `{ ${predictField(FOREST_POINTS.coastRange)} }`, { key })
+  expect(warm.status).toBe(200)
+})
+
+afterAll(async () => {
+  await server?.close()
+  await counted?.close()
+  await db?.drop()
+})
+
+describe('nearest-site lookups are batched per request', () => {
+  it('a 500-site predictBatch issues exactly one nearest-site statement, answers in order', async () => {
+    const sites = batchSites(500)
+    statements.length = 0
+    const result = await graphql(server.url, batchQuery(batchType), { key, variables: { sites } })
+    expect(result.status).toBe(200)
+    expect(knnStatements()).toHaveLength(1)
+    const items = result.body.data.predictBatch
+    expect(items).toHaveLength(500)
+    let answered = 0
+    for (const [index, item] of items.entries()) {
+      expect(item.index).toBe(index)
+      if (item.error) {
+        expect(item.error.code).toBe('no_nearby_data')
+        continue
+      }
+      answered++
+      expect(item.prediction.site.latitude).toBe(sites[index]?.latitude)
+      expect(item.prediction.site.longitude).toBe(sites[index]?.longitude)
+      expect(Math.abs(item.prediction.site.matchedLatitude - (sites[index]?.latitude ?? 0))).toBeLessThan(0.1)
+    }
+    expect(answered).toBeGreaterThan(400)
+  })
+
+  it('a query with 100 aliased predicts issues exactly one nearest-site statement', async () => {
+    statements.length = 0
+    const result = await graphql(server.url, aliasedPredicts(100, 'site { latitude longitude }'), { key })
+    expect(result.status).toBe(200)
+    expect(knnStatements()).toHaveLength(1)
+    const grid = forestGrid(100)
+    for (const [index, point] of grid.entries()) {
+      expect(result.body.data[`p${index}`].site).toEqual(point)
+    }
+  })
+
+  it('repeated runs stay at one statement each (no warm-up artefact)', async () => {
+    for (let round = 0; round < 3; round++) {
+      statements.length = 0
+      const result = await graphql(server.url, batchQuery(batchType), {
+        key,
+        variables: { sites: batchSites(50) },
+      })
+      expect(result.status).toBe(200)
+      expect(knnStatements()).toHaveLength(1)
+    }
+  })
+
+  it('predicts, comparisons and a batch in one operation share one statement', async () => {
+    const [a, b, c] = forestGrid(3) as { latitude: number; longitude: number }[]
+    statements.length = 0
+    const result = await graphql(
+      server.url,
+      `query Mixed($sites: [${batchType}!]!) {
+        one: ${predictField(a as { latitude: number; longitude: number })}
+        cmp: compareMethods(input: { latitude: ${b?.latitude}, longitude: ${b?.longitude}, speciesCode: "PSME" }) { species { code } }
+        predictBatch(sites: $sites) { index error { code } }
+      }`,
+      {
+        key,
+        variables: { sites: [{ ...c, speciesCode: 'PSME', plantingMethod: 'manual' }, ...batchSites(20)] },
+      },
+    )
+    expect(result.status).toBe(200)
+    expect(knnStatements()).toHaveLength(1)
+  })
+
+  it('equal coordinates share one lookup and get identical answers', async () => {
+    const point = FOREST_POINTS.westCascades
+    const sites = Array.from({ length: 20 }, () => ({
+      ...point,
+      speciesCode: 'PSME',
+      plantingMethod: 'manual',
+    }))
+    statements.length = 0
+    const result = await graphql(server.url, batchQuery(batchType), { key, variables: { sites } })
+    expect(knnStatements()).toHaveLength(1)
+    const matched = new Set(
+      result.body.data.predictBatch.map(
+        (item: { prediction: { site: { matchedLatitude: number } } }) => item.prediction.site.matchedLatitude,
+      ),
+    )
+    expect(matched.size).toBe(1)
+  })
+
+  it('nothing is cached across requests: the next request looks up again', async () => {
+    statements.length = 0
+    await graphql(server.url, `{ ${predictField(FOREST_POINTS.coastRange)} }`, { key })
+    await graphql(server.url, `{ ${predictField(FOREST_POINTS.coastRange)} }`, { key })
+    expect(knnStatements()).toHaveLength(2)
+  })
+
+  it('requests that fail before the lookup (outside coverage, bad species) send no nearest-site statement', async () => {
+    statements.length = 0
+    const result = await graphql(server.url, `{ ${predictField({ latitude: 43.6, longitude: -116.2 })} }`, {
+      key,
+    })
+    expect(result.status).toBe(422)
+    expect(knnStatements()).toHaveLength(0)
+  })
+})

@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { seedAll } from '../../seed/seed-all.ts'
+import { type Database, openDatabase } from '../../src/db/connect.ts'
+import { migrate } from '../../src/db/migrate.ts'
+import { createKey } from '../../src/keys/key-store.ts'
+import { FOREST_POINTS, NO_DATA_POINTS, OUTSIDE_POINTS } from '../support/fixtures.ts'
+import {
+  batchInputTypeName,
+  batchQuery,
+  batchSites,
+  firstError,
+  outcomeCounts,
+  predictField,
+  simultaneously,
+} from '../support/graphql-helpers.ts'
+import { graphql, startTestServer, type TestServer } from '../support/server.ts'
+
+/**
+ * The embedded path (no DATABASE_URL, no REDIS_URL): PGlite behind a loopback socket and the
+ * in-process quota store, exactly as `npm start` runs without configuration.
+ */
+let db: Database
+let server: TestServer
+let batchType: string
+const statements: string[] = []
+
+beforeAll(async () => {
+  db = await openDatabase({ DATABASE_URL: undefined, DB_POOL_MAX: 1 }, { onQuery: (q) => statements.push(q) })
+  expect(db.mode).toBe('embedded')
+  await migrate(db.sql)
+  await seedAll(db.sql)
+  server = await startTestServer({ database: db, quota: 'memory' })
+  batchType = await batchInputTypeName(server.url)
+}, 180_000)
+
+afterAll(async () => {
+  await server?.close()
+  await db?.close()
+})
+
+const issue = async (tier: 'spore' | 'mycel' | 'hypha') => (await createKey(db.sql, { tier })).key
+
+describe('GraphQL on the embedded store', () => {
+  it('health reports the embedded database connected', async () => {
+    const result = await graphql(server.url, '{ health { status database } }')
+    expect(result.body.data.health).toEqual({ status: 'healthy', database: 'connected' })
+  })
+
+  it('predict answers with site attributes and explanations', async () => {
+    const key = await issue('mycel')
+    const result = await graphql(
+      server.url,
+      `{ ${predictField(
+        FOREST_POINTS.coastRange,
+        'site { matchedLatitude matchDistanceKm zone elevationM } predictions { horizonYears survivalProbability baselineLogOdds logOdds riskFactors { key } allFactors { contribution } }',
+      )} }`,
+      { key },
+    )
+    expect(result.status).toBe(200)
+    const p = result.body.data.predict
+    expect(p.site.matchDistanceKm).toBeLessThanOrEqual(10)
+    expect(p.predictions).toHaveLength(3)
+    for (const h of p.predictions) {
+      expect(h.riskFactors).toHaveLength(3)
+      const sum = h.allFactors.reduce((t: number, f: { contribution: number }) => t + f.contribution, 0)
+      expect(h.baselineLogOdds + sum).toBeCloseTo(h.logOdds, 9)
+    }
+  })
+
+  it('raises the same domain errors', async () => {
+    const key = await issue('mycel')
+    for (const [point, code] of [
+      [OUTSIDE_POINTS.openPacific, 'outside_coverage'],
+      [NO_DATA_POINTS.downtownPortland, 'no_nearby_data'],
+    ] as const) {
+      const result = await graphql(server.url, `{ ${predictField(point)} }`, { key })
+      expect(result.status).toBe(422)
+      expect(firstError(result).extensions?.code).toBe(code)
+    }
+    const species = await graphql(
+      server.url,
+      `{ ${predictField({ ...FOREST_POINTS.coastRange, speciesCode: 'PSMA' })} }`,
+      { key },
+    )
+    expect(firstError(species).message).toContain('PSME (Douglas-fir)')
+    const anonymous = await graphql(server.url, '{ species { code } }')
+    expect(anonymous.status).toBe(401)
+  })
+
+  it('a 500-site batch costs one nearest-site statement here too', async () => {
+    const key = await issue('hypha')
+    await graphql(server.url, `{ ${predictField(FOREST_POINTS.coastRange)} }`, { key })
+    statements.length = 0
+    const result = await graphql(server.url, batchQuery(batchType), {
+      key,
+      variables: { sites: batchSites(500) },
+    })
+    expect(result.status).toBe(200)
+    expect(result.body.data.predictBatch).toHaveLength(500)
+    expect(statements.filter((s) => s.includes('unnest('))).toHaveLength(1)
+  })
+
+  it('150 simultaneous requests on a fresh spore key: exactly 100 succeed (in-process quota store)', async () => {
+    const key = await issue('spore')
+    const results = await simultaneously(150, (i) =>
+      graphql(
+        server.url,
+        i % 2 ? '{ species { code } }' : `{ ${predictField(FOREST_POINTS.eastCascades)} }`,
+        {
+          key,
+        },
+      ),
+    )
+    expect(outcomeCounts(results)).toEqual({ '200:data': 100, '429:rate_limit_exceeded': 50 })
+    const refused = results.find((r) => r.status === 429)
+    expect(Number(refused?.headers.get('retry-after'))).toBeGreaterThan(0)
+  })
+
+  it('batch_too_large per tier', async () => {
+    const key = await issue('spore')
+    const result = await graphql(server.url, batchQuery(batchType), {
+      key,
+      variables: { sites: batchSites(11) },
+    })
+    expect(result.status).toBe(422)
+    expect(firstError(result).extensions?.details).toEqual({ submitted: 11, tier_limit: 10, tier: 'spore' })
+  })
+})
