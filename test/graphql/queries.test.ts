@@ -461,3 +461,24 @@ describe('reference queries', () => {
     expect(predictInput(FOREST_POINTS.coastRange)).toContain('MANUAL')
   })
 })
+
+describe('aliases with a failing site', () => {
+  it('keep the other answers: the failing alias is null with its error, and the response is 200', async () => {
+    const forest = FOREST_POINTS.coastRange
+    const outside = OUTSIDE_POINTS.boise
+    const input = (p: { latitude: number; longitude: number }) =>
+      `{ latitude: ${p.latitude}, longitude: ${p.longitude}, speciesCode: "PSME", plantingMethod: MANUAL }`
+    const result = await graphql(
+      server.url,
+      `{ good: predict(input: ${input(forest)}) { speciesCode } bad: predict(input: ${input(outside)}) { speciesCode } }`,
+      { key },
+    )
+    expect(result.status).toBe(200)
+    expect(result.body.data).toEqual({ good: { speciesCode: 'PSME' }, bad: null })
+    expect(result.body.errors).toHaveLength(1)
+    expect(result.body.errors?.[0]).toMatchObject({
+      path: ['bad'],
+      extensions: { code: 'outside_coverage', status: 422 },
+    })
+  })
+})
