@@ -3,22 +3,36 @@ import { AccessControl } from './auth/access-control.ts'
 import { Authenticator } from './auth/authenticator.ts'
 import type { Config } from './config/config.ts'
 import type { Database } from './db/connect.ts'
-import { modelInfo } from './domain/health.ts'
+import { HealthMonitor, modelInfo, type QuotaStoreState } from './domain/health.ts'
 import { PredictionService } from './domain/predictions.ts'
 import { createGateway, type Gateway } from './graphql/yoga.ts'
 import { createHttpServer } from './http/server.ts'
 import type { Logger } from './logging/logger.ts'
 import { loadSurvivalModel, type SurvivalModel } from './model/index.ts'
+import { Metrics } from './observability/metrics.ts'
+import { FailoverQuotaStore } from './quota/failover-quota-store.ts'
 import { MemoryQuotaStore } from './quota/memory-quota-store.ts'
 import { QuotaGuard } from './quota/quota-guard.ts'
 import type { QuotaStore } from './quota/quota-store.ts'
 import { RedisQuotaStore } from './quota/redis-quota-store.ts'
 
+export type AppConfig = Pick<
+  Config,
+  | 'REDIS_URL'
+  | 'QUOTA_KEY_PREFIX'
+  | 'SEARCH_RADIUS_KM'
+  | 'GRAPHIQL'
+  | 'DB_QUERY_TIMEOUT_MS'
+  | 'REDIS_TIMEOUT_MS'
+> &
+  Partial<Pick<Config, 'METRICS_TOKEN'>>
+
 export interface AppOptions {
-  config: Pick<Config, 'REDIS_URL' | 'QUOTA_KEY_PREFIX' | 'SEARCH_RADIUS_KM' | 'GRAPHIQL'>
+  config: AppConfig
   database: Database
   logger: Logger
   model?: SurvivalModel
+  /** A ready-made quota store (tests); otherwise Redis with in-memory failover, or memory alone. */
   quotaStore?: QuotaStore
   now?: () => Date
   demoKey?: string
@@ -28,24 +42,63 @@ export interface AppOptions {
 export interface App {
   server: Server
   gateway: Gateway
+  metrics: Metrics
   close(): Promise<void>
+}
+
+function createQuotaStore(
+  options: AppOptions,
+  metrics: Metrics,
+): { store: QuotaStore; state: () => QuotaStoreState } {
+  if (options.quotaStore) {
+    const store = options.quotaStore
+    return { store, state: () => ('degraded' in store && store.degraded ? 'disconnected' : 'connected') }
+  }
+  const { REDIS_URL, QUOTA_KEY_PREFIX, REDIS_TIMEOUT_MS } = options.config
+  if (!REDIS_URL) return { store: new MemoryQuotaStore(), state: () => 'not_configured' }
+  const store = new FailoverQuotaStore(
+    RedisQuotaStore.connect(REDIS_URL, QUOTA_KEY_PREFIX),
+    new MemoryQuotaStore(),
+    REDIS_TIMEOUT_MS,
+    {
+      onFallback: (error) => {
+        metrics.fallbackEvents.inc({ kind: 'quota_memory' })
+        options.logger.warn(
+          { err: error },
+          'Redis unreachable: enforcing quotas in this process until it returns',
+        )
+      },
+      onRecover: () => options.logger.info('Redis reachable again: quotas shared through Redis'),
+    },
+  )
+  return { store, state: () => (store.degraded ? 'disconnected' : 'connected') }
 }
 
 /** Wires the layers together once: stores, services, the GraphQL gateway and the HTTP front door. */
 export function createApp(options: AppOptions): App {
   const model = options.model ?? loadSurvivalModel()
   const now = options.now ?? (() => new Date())
-  const quotaStore =
-    options.quotaStore ??
-    (options.config.REDIS_URL
-      ? RedisQuotaStore.connect(options.config.REDIS_URL, options.config.QUOTA_KEY_PREFIX)
-      : new MemoryQuotaStore())
+  const metrics = new Metrics()
+  const quota = createQuotaStore(options, metrics)
+  const health = new HealthMonitor({
+    sql: options.database.sql,
+    model: modelInfo(model),
+    quotaStoreState: quota.state,
+    now,
+  })
   const access = new AccessControl(
-    new Authenticator(options.database.sql, { keyCacheMs: options.keyCacheMs }),
-    new QuotaGuard(quotaStore, now),
+    new Authenticator(options.database.sql, {
+      keyCacheMs: options.keyCacheMs,
+      queryDeadlineMs: options.config.DB_QUERY_TIMEOUT_MS,
+    }),
+    new QuotaGuard(quota.store, now),
+    metrics,
   )
   const gateway = createGateway({
     sql: options.database.sql,
+    health,
+    metrics,
+    queryDeadlineMs: options.config.DB_QUERY_TIMEOUT_MS,
     logger: options.logger,
     predictions: new PredictionService(model, now),
     access,
@@ -54,20 +107,22 @@ export function createApp(options: AppOptions): App {
     demoKey: options.demoKey,
   })
   const server = createHttpServer({
-    sql: options.database.sql,
-    modelInfo: modelInfo(model),
+    health,
     logger: options.logger,
+    metrics,
+    metricsToken: options.config.METRICS_TOKEN,
     gateway,
     access,
   })
   return {
     server,
     gateway,
+    metrics,
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeIdleConnections()
       await closed
-      await quotaStore.close()
+      await quota.store.close()
     },
   }
 }

@@ -8,7 +8,7 @@ import { createLogger } from './logging/logger.ts'
 
 const config = loadConfig()
 const logger = createLogger({ level: config.LOG_LEVEL })
-const database = await openDatabase(config)
+const database = await openDatabase(config, { statementTimeoutMs: config.DB_QUERY_TIMEOUT_MS })
 
 let demoKey: string | undefined
 if (database.mode === 'embedded') {

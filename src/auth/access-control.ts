@@ -1,3 +1,6 @@
+import { isApiError } from '../domain/errors.ts'
+import type { Metrics } from '../observability/metrics.ts'
+import { annotateRequest } from '../observability/request-scope.ts'
 import type { QuotaGuard, QuotaStatus } from '../quota/quota-guard.ts'
 import type { Authenticator, Caller } from './authenticator.ts'
 
@@ -12,10 +15,19 @@ export class AccessControl {
   constructor(
     private readonly authenticator: Authenticator,
     private readonly quota: QuotaGuard,
+    private readonly metrics?: Metrics,
   ) {}
 
   async admit(apiKey: string | null | undefined): Promise<Admission> {
     const caller = await this.authenticator.authenticate(apiKey)
-    return { caller, quota: await this.quota.consume(caller) }
+    annotateRequest({ keyId: caller.keyId, tier: caller.tier.name })
+    try {
+      return { caller, quota: await this.quota.consume(caller) }
+    } catch (error) {
+      if (isApiError(error) && error.code === 'rate_limit_exceeded') {
+        this.metrics?.quotaRejections.inc({ tier: caller.tier.name })
+      }
+      throw error
+    }
   }
 }

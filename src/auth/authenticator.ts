@@ -1,3 +1,4 @@
+import { withDeadline } from '../db/availability.ts'
 import type { Sql } from '../db/connect.ts'
 import { ApiError } from '../domain/errors.ts'
 import { loadTiers, type Tier } from '../domain/tiers.ts'
@@ -20,6 +21,8 @@ export interface AuthenticatorOptions {
   keyCacheMs?: number
   tierCacheMs?: number
   maxCachedKeys?: number
+  /** Longest a key lookup may wait on the database (then 503). */
+  queryDeadlineMs?: number
   now?: () => number
 }
 
@@ -36,6 +39,7 @@ export class Authenticator {
   private readonly keyCacheMs: number
   private readonly tierCacheMs: number
   private readonly maxCachedKeys: number
+  private readonly queryDeadlineMs: number
   private readonly now: () => number
 
   constructor(
@@ -45,6 +49,7 @@ export class Authenticator {
     this.keyCacheMs = options.keyCacheMs ?? 2000
     this.tierCacheMs = options.tierCacheMs ?? 60_000
     this.maxCachedKeys = options.maxCachedKeys ?? 10_000
+    this.queryDeadlineMs = options.queryDeadlineMs ?? 3000
     this.now = options.now ?? Date.now
   }
 
@@ -89,7 +94,7 @@ export class Authenticator {
   }
 
   private async fetch(hash: string): Promise<CachedLookup> {
-    const record = await findKeyByHash(this.sql, hash)
+    const record = await withDeadline(findKeyByHash(this.sql, hash), this.queryDeadlineMs)
     const entry = { record, expiresAt: this.now() + this.keyCacheMs }
     if (this.keys.size >= this.maxCachedKeys) this.keys.clear()
     this.keys.set(hash, entry)

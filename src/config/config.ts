@@ -13,6 +13,12 @@ const EnvSchema = z.object({
   SEARCH_RADIUS_KM: z.coerce.number().positive().max(100).default(DEFAULT_SEARCH_RADIUS_KM),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  /** Longest a request waits on one database query before it answers 503 service_unavailable. */
+  DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
+  /** Longest a request waits on Redis before the quota falls back to this process's memory. */
+  REDIS_TIMEOUT_MS: z.coerce.number().int().min(10).max(10_000).default(250),
+  /** Bearer token that /metrics requires; unset = /metrics open (keep it off the public network). */
+  METRICS_TOKEN: z.string().min(16).optional(),
   GRAPHIQL: z
     .enum(['true', 'false', '1', '0'])
     .default('true')

@@ -24,11 +24,24 @@ const CLIENT_OPTIONS = {
  */
 export async function openDatabase(
   config: Pick<Config, 'DATABASE_URL' | 'DB_POOL_MAX'>,
-  options: { onQuery?: (query: string) => void } = {},
+  options: {
+    onQuery?: (query: string) => void
+    /** Server-side statement_timeout for request-serving pools (not for migrations or seeding). */
+    statementTimeoutMs?: number
+  } = {},
 ): Promise<Database> {
   const debug = options.onQuery ? (_connection: number, query: string) => options.onQuery?.(query) : false
   if (config.DATABASE_URL) {
-    const sql = postgres(config.DATABASE_URL, { ...CLIENT_OPTIONS, debug, max: config.DB_POOL_MAX })
+    const sql = postgres(config.DATABASE_URL, {
+      ...CLIENT_OPTIONS,
+      debug,
+      max: config.DB_POOL_MAX,
+      connect_timeout: 3,
+      connection: {
+        ...CLIENT_OPTIONS.connection,
+        ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+      },
+    })
     return { sql, mode: 'postgres', close: () => sql.end({ timeout: 5 }) }
   }
   const embedded = await startEmbeddedPostgres()

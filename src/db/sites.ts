@@ -1,4 +1,5 @@
 import type { Site } from '../domain/site.ts'
+import { withDeadline } from './availability.ts'
 import type { Sql } from './connect.ts'
 
 export interface Coordinates {
@@ -23,11 +24,12 @@ export async function findNearestSites(
   sql: Sql,
   points: readonly Coordinates[],
   radiusKm: number,
+  options: { deadlineMs?: number } = {},
 ): Promise<(NearestSite | null)[]> {
   if (points.length === 0) return []
   const latitudes = points.map((point) => point.latitude)
   const longitudes = points.map((point) => point.longitude)
-  const rows = await sql<NearestRow[]>`
+  const query = sql<NearestRow[]>`
     SELECT q.ord::integer AS ord, nearest.*
     FROM unnest(${latitudes}::float8[], ${longitudes}::float8[]) WITH ORDINALITY AS q (lat, lon, ord)
     LEFT JOIN LATERAL (
@@ -41,6 +43,7 @@ export async function findNearestSites(
       LIMIT 1
     ) nearest ON true
     ORDER BY q.ord`
+  const rows = await (options.deadlineMs ? withDeadline(query, options.deadlineMs) : query)
   return rows.map((row) => {
     if (row.distanceKm === null || row.distanceKm > radiusKm) return null
     const { ord: _ord, distanceKm, ...site } = row

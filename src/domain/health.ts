@@ -8,12 +8,20 @@ export interface ModelInfo {
   series: string
 }
 
+export type QuotaStoreState = 'connected' | 'disconnected' | 'not_configured'
+
+/**
+ * The spec's health fields, plus `redis`. status: healthy = everything answers; degraded = serving,
+ * but Redis is away so quotas are kept per instance; unavailable = the data store does not answer, so
+ * data requests get 503.
+ */
 export interface HealthReport {
-  status: 'healthy' | 'degraded'
+  status: 'healthy' | 'degraded' | 'unavailable'
   version: string
   model: ModelInfo
   coverage_regions: string[]
   database: 'connected' | 'disconnected'
+  redis: QuotaStoreState
   timestamp: string
 }
 
@@ -36,17 +44,28 @@ export async function databaseAnswers(sql: Sql, timeoutMs: number): Promise<bool
   }
 }
 
-export async function checkHealth(
-  deps: { sql: Sql; model: ModelInfo },
-  now: () => Date = () => new Date(),
-): Promise<HealthReport> {
-  const connected = await databaseAnswers(deps.sql, 1000)
-  return {
-    status: connected ? 'healthy' : 'degraded',
-    version: API_VERSION,
-    model: deps.model,
-    coverage_regions: [...COVERAGE_REGIONS],
-    database: connected ? 'connected' : 'disconnected',
-    timestamp: now().toISOString(),
+export class HealthMonitor {
+  constructor(
+    private readonly deps: {
+      sql: Sql
+      model: ModelInfo
+      quotaStoreState: () => QuotaStoreState
+      timeoutMs?: number
+      now?: () => Date
+    },
+  ) {}
+
+  async check(): Promise<HealthReport> {
+    const connected = await databaseAnswers(this.deps.sql, this.deps.timeoutMs ?? 1000)
+    const redis = this.deps.quotaStoreState()
+    return {
+      status: !connected ? 'unavailable' : redis === 'disconnected' ? 'degraded' : 'healthy',
+      version: API_VERSION,
+      model: this.deps.model,
+      coverage_regions: [...COVERAGE_REGIONS],
+      database: connected ? 'connected' : 'disconnected',
+      redis,
+      timestamp: (this.deps.now?.() ?? new Date()).toISOString(),
+    }
   }
 }

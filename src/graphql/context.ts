@@ -1,8 +1,8 @@
 import type DataLoader from 'dataloader'
 import type { Admission } from '../auth/access-control.ts'
 import type { Caller } from '../auth/authenticator.ts'
-import type { Sql } from '../db/connect.ts'
 import type { NearestSite } from '../db/sites.ts'
+import type { HealthMonitor } from '../domain/health.ts'
 import type { Coordinates, PredictionService } from '../domain/predictions.ts'
 
 /** What every resolver can reach. The loader lives for one request only. */
@@ -12,7 +12,7 @@ export interface GraphQLContext {
   caller: Caller | null
   /** Present when the request was already admitted (the REST adapter admits before reading the body). */
   admission?: Admission
-  sql: Sql
+  health: HealthMonitor
   searchRadiusKm: number
   predictions: PredictionService
   nearestSite: DataLoader<Coordinates, NearestSite | null, string>

@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql'
+import { asApiError } from '../db/availability.ts'
 import { ApiError, ERROR_STATUS } from '../domain/errors.ts'
 
 /**
@@ -23,11 +24,12 @@ export function internalGraphQLError(source?: GraphQLError): GraphQLError {
   return toGraphQLError(new ApiError('internal_error', 'Unexpected server failure'), source)
 }
 
-/** An ApiError anywhere in the chain (resolvers wrap what they throw). */
+/** The ApiError behind an error anywhere in its chain (resolvers wrap what they throw); 503 for an unreachable store. */
 export function findApiError(error: unknown): ApiError | undefined {
   let current: unknown = error
   for (let depth = 0; depth < 5 && current; depth++) {
-    if (current instanceof ApiError) return current
+    const apiError = asApiError(current)
+    if (apiError) return apiError
     current = (current as { originalError?: unknown }).originalError
   }
   return undefined

@@ -4,8 +4,10 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga'
 import type { AccessControl, Admission } from '../auth/access-control.ts'
 import type { Sql } from '../db/connect.ts'
 import { findNearestSites, type NearestSite } from '../db/sites.ts'
+import type { HealthMonitor } from '../domain/health.ts'
 import type { Coordinates, PredictionService } from '../domain/predictions.ts'
 import type { Logger } from '../logging/logger.ts'
+import type { Metrics } from '../observability/metrics.ts'
 import type { GraphQLContext } from './context.ts'
 import { useAccessControl } from './plugins/access-control.ts'
 import { useDocumentLimits } from './plugins/document-limits.ts'
@@ -15,6 +17,9 @@ import { schema } from './schema.ts'
 
 export interface GatewayDeps {
   sql: Sql
+  health: HealthMonitor
+  metrics: Metrics
+  queryDeadlineMs: number
   logger: Logger
   predictions: PredictionService
   access: AccessControl
@@ -46,8 +51,13 @@ query Example {
 const coordinateKey = (point: Coordinates) => `${point.latitude},${point.longitude}`
 
 export function createGateway(deps: GatewayDeps): Gateway {
-  const loadNearest = (points: readonly Coordinates[]): Promise<(NearestSite | null)[]> =>
-    findNearestSites(deps.sql, points, deps.searchRadiusKm)
+  const loadNearest = (points: readonly Coordinates[]): Promise<(NearestSite | null)[]> => {
+    deps.metrics.nearestSiteLookups.inc(points.length)
+    deps.metrics.nearestSiteBatchSize.observe(points.length)
+    return deps.metrics.trackQuery(() =>
+      findNearestSites(deps.sql, points, deps.searchRadiusKm, { deadlineMs: deps.queryDeadlineMs }),
+    )
+  }
 
   return createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
@@ -68,7 +78,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       requestId: requestIdOf(request),
       admission,
       caller: null,
-      sql: deps.sql,
+      health: deps.health,
       searchRadiusKm: deps.searchRadiusKm,
       predictions: deps.predictions,
       nearestSite: new DataLoader(loadNearest, { cacheKeyFn: coordinateKey, maxBatchSize: 1000 }),

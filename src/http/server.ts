@@ -1,7 +1,10 @@
+import { timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { ApiError } from '../domain/errors.ts'
 import type { Gateway } from '../graphql/yoga.ts'
 import type { Logger } from '../logging/logger.ts'
+import type { Metrics } from '../observability/metrics.ts'
+import { type RequestRecord, runInRequestScope } from '../observability/request-scope.ts'
 import { sendError } from '../rest/http-io.ts'
 import { createRestHandler } from '../rest/router.ts'
 import type { RestDeps } from '../rest/routes.ts'
@@ -10,20 +13,73 @@ import { resolveRequestId } from './request-id.ts'
 export interface ServerDeps extends RestDeps {
   gateway: Gateway
   logger: Logger
+  metrics: Metrics
+  /** When set, /metrics needs `Authorization: Bearer <token>`. */
+  metricsToken?: string
 }
 
-/** HTTP front door: /graphql to the GraphQL gateway, /v1/* to the REST adapter, anything else 404. */
+function tokenMatches(header: string | undefined, token: string): boolean {
+  const presented = Buffer.from(header?.replace(/^Bearer /i, '') ?? '')
+  const expected = Buffer.from(token)
+  return presented.length === expected.length && timingSafeEqual(presented, expected)
+}
+
+/** One log line and one metrics sample per request, whatever answered it. */
+function observe(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, record: RequestRecord): void {
+  const started = process.hrtime.bigint()
+  res.once('finish', () => {
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9
+    const labels = { route: record.route, method: req.method ?? 'GET', status: String(res.statusCode) }
+    deps.metrics.requests.inc(labels)
+    deps.metrics.requestDuration.observe(labels, seconds)
+    const level = res.statusCode >= 500 ? 'error' : 'info'
+    deps.logger[level](
+      {
+        requestId: record.requestId,
+        method: req.method,
+        route: record.route,
+        operation: record.operation,
+        status: res.statusCode,
+        durationMs: Math.round(seconds * 10_000) / 10,
+        keyId: record.keyId,
+        tier: record.tier,
+        errorCode: record.errorCode,
+      },
+      'request',
+    )
+  })
+}
+
+/** HTTP front door: /graphql to the GraphQL gateway, /v1/* to the REST adapter, /metrics, else 404. */
 export function createHttpServer(deps: ServerDeps): Server {
   const handleRest = createRestHandler(deps, deps.logger)
   return createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost')
-    if (url.pathname === '/graphql') return void deps.gateway(req, res)
     const requestId = resolveRequestId(
       (req.headers['request-id'] as string | undefined) ??
         (req.headers['x-request-id'] as string | undefined),
     )
-    if (url.pathname === '/v1' || url.pathname.startsWith('/v1/'))
-      return void handleRest(req, res, url, requestId)
-    sendError(res, new ApiError('not_found', `No endpoint at ${url.pathname}`), { 'request-id': requestId })
+    // GraphQL reads the same id from the header.
+    req.headers['request-id'] = requestId
+    const record: RequestRecord = { requestId, route: url.pathname }
+    observe(deps, req, res, record)
+    runInRequestScope(record, () => {
+      if (url.pathname === '/graphql') return void deps.gateway(req, res)
+      if (url.pathname === '/v1' || url.pathname.startsWith('/v1/'))
+        return void handleRest(req, res, url, requestId)
+      if (url.pathname === '/metrics') return void serveMetrics(deps, req, res, requestId)
+      record.route = 'unmatched'
+      record.errorCode = 'not_found'
+      sendError(res, new ApiError('not_found', `No endpoint at ${url.pathname}`), { 'request-id': requestId })
+    })
   })
+}
+
+async function serveMetrics(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, requestId: string) {
+  if (deps.metricsToken && !tokenMatches(req.headers.authorization, deps.metricsToken)) {
+    res.writeHead(401, { 'www-authenticate': 'Bearer', 'request-id': requestId }).end()
+    return
+  }
+  const body = await deps.metrics.registry.metrics()
+  res.writeHead(200, { 'content-type': deps.metrics.registry.contentType, 'request-id': requestId }).end(body)
 }

@@ -3,10 +3,12 @@ import pino, { type Logger } from 'pino'
 export type { Logger }
 
 /**
- * JSON logs (pino). The CLI logs to stderr so its stdout stays machine-readable.
+ * JSON logs (pino), pretty-printed when attached to a terminal. The CLI logs to stderr so its stdout stays machine-readable.
  * Keys are never logged: the redact list is a second line of defence for header dumps.
  */
 export function createLogger(options: { level?: string; destination?: 'stdout' | 'stderr' } = {}): Logger {
+  const fd = options.destination === 'stderr' ? 2 : 1
+  const pretty = (fd === 1 ? process.stdout : process.stderr).isTTY
   return pino(
     {
       level: options.level ?? process.env.LOG_LEVEL ?? 'info',
@@ -15,6 +17,11 @@ export function createLogger(options: { level?: string; destination?: 'stdout' |
         censor: '[redacted]',
       },
     },
-    pino.destination(options.destination === 'stderr' ? 2 : 1),
+    pretty
+      ? pino.transport({
+          target: 'pino-pretty',
+          options: { destination: fd, translateTime: 'SYS:HH:MM:ss.l' },
+        })
+      : pino.destination(fd),
   )
 }

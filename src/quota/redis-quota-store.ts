@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis'
 import { nextUtcMidnight, utcDay } from './day-window.ts'
-import type { QuotaConsumption, QuotaStore } from './quota-store.ts'
+import type { SharedQuotaStore } from './failover-quota-store.ts'
+import type { QuotaConsumption } from './quota-store.ts'
 
 /**
  * Check-and-increment in one Lua script, so it is atomic across every server process sharing Redis.
@@ -21,7 +22,7 @@ return {1, used}
 /** Keep a day's counter an hour past midnight so a request straddling the boundary still reads it. */
 const EXPIRY_GRACE_SECONDS = 3600
 
-export class RedisQuotaStore implements QuotaStore {
+export class RedisQuotaStore implements SharedQuotaStore {
   private readonly redis: Redis & {
     consumeQuota(counterKey: string, limit: string, expireAt: number): Promise<[number, number]>
   }
@@ -35,7 +36,14 @@ export class RedisQuotaStore implements QuotaStore {
   }
 
   static connect(url: string, keyPrefix?: string): RedisQuotaStore {
-    return new RedisQuotaStore(new Redis(url, { maxRetriesPerRequest: 1 }), keyPrefix)
+    // Fail fast while disconnected (the failover store answers from memory) and keep reconnecting.
+    const redis = new Redis(url, {
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+    })
+    redis.on('error', () => {})
+    return new RedisQuotaStore(redis, keyPrefix)
   }
 
   async consume(keyId: string, limit: number | null, now: Date): Promise<QuotaConsumption> {
@@ -46,6 +54,10 @@ export class RedisQuotaStore implements QuotaStore {
       expireAt,
     )
     return { allowed: allowed === 1, used }
+  }
+
+  isReady(): boolean {
+    return this.redis.status === 'ready'
   }
 
   async close(): Promise<void> {

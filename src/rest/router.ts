@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { ApiError, isApiError } from '../domain/errors.ts'
+import { asApiError } from '../db/availability.ts'
+import { ApiError } from '../domain/errors.ts'
 import type { Logger } from '../logging/logger.ts'
+import { annotateRequest } from '../observability/request-scope.ts'
 import { rateLimitHeaders } from '../quota/quota-guard.ts'
 import { sendError, sendJson } from './http-io.ts'
 import { type RestDeps, ROUTES, type Route } from './routes.ts'
@@ -20,7 +22,9 @@ export function createRestHandler(deps: RestDeps, logger: Logger) {
   return async function handleRest(req: IncomingMessage, res: ServerResponse, url: URL, requestId: string) {
     const baseHeaders: Record<string, string> = { 'request-id': requestId }
     try {
-      const candidates = ROUTES_BY_PATH.get(url.pathname.replace(/\/+$/, '') || '/')
+      const path = url.pathname.replace(/\/+$/, '') || '/'
+      const candidates = ROUTES_BY_PATH.get(path)
+      annotateRequest({ route: candidates ? path : 'unmatched' })
       if (!candidates) throw new ApiError('not_found', `No endpoint at ${url.pathname}`)
       const method = req.method === 'HEAD' ? 'GET' : req.method
       const route = candidates.find((r) => r.method === method)
@@ -42,9 +46,11 @@ export function createRestHandler(deps: RestDeps, logger: Logger) {
         response.contentType,
       )
     } catch (error) {
-      if (isApiError(error)) return sendError(res, error, baseHeaders)
-      logger.error({ requestId, err: error, path: url.pathname }, 'unexpected error')
-      sendError(res, new ApiError('internal_error', 'Unexpected server failure'), baseHeaders)
+      const apiError = asApiError(error)
+      if (!apiError) logger.error({ requestId, err: error, path: url.pathname }, 'unexpected error')
+      const reported = apiError ?? new ApiError('internal_error', 'Unexpected server failure')
+      annotateRequest({ errorCode: reported.code })
+      sendError(res, reported, baseHeaders)
     }
   }
 }

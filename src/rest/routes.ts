@@ -1,9 +1,8 @@
 import type { IncomingMessage } from 'node:http'
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core'
 import type { AccessControl, Admission } from '../auth/access-control.ts'
-import type { Sql } from '../db/connect.ts'
 import { ApiError } from '../domain/errors.ts'
-import { checkHealth, type ModelInfo } from '../domain/health.ts'
+import type { HealthMonitor } from '../domain/health.ts'
 import { checkPredictionRequest } from '../domain/predictions.ts'
 import type { Gateway } from '../graphql/yoga.ts'
 import type { PlantingMethod } from '../model/index.ts'
@@ -18,8 +17,7 @@ import { batchItemJson, comparisonJson, methodJson, predictionJson, speciesJson 
 export interface RestDeps {
   gateway: Gateway
   access: AccessControl
-  sql: Sql
-  modelInfo: ModelInfo
+  health: HealthMonitor
 }
 
 export interface RestRequest {
@@ -186,7 +184,8 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/health',
     authenticated: false,
     async handle(_request, deps) {
-      return { status: 200, body: await checkHealth({ sql: deps.sql, model: deps.modelInfo }) }
+      const report = await deps.health.check()
+      return { status: report.status === 'unavailable' ? 503 : 200, body: report }
     },
   },
 ]

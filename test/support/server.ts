@@ -27,19 +27,28 @@ export interface TestServerOptions {
   keyCacheMs?: number
   graphiql?: boolean
   demoKey?: string
+  /** Let the app wire Redis itself (failover store included), e.g. through a cuttable proxy. */
+  redisUrl?: string
+  queryDeadlineMs?: number
 }
 
 /** Starts the whole app on a random loopback port, as `npm start` would wire it. */
 export async function startTestServer(options: TestServerOptions): Promise<TestServer> {
   const quotaPrefix = options.quotaPrefix ?? `test:quota:${randomBytes(6).toString('hex')}:`
-  const redis = options.quota === 'memory' ? null : new Redis(TEST_REDIS_URL)
-  const quotaStore: QuotaStore = redis ? new RedisQuotaStore(redis, quotaPrefix) : new MemoryQuotaStore()
+  const redis = options.quota === 'memory' || options.redisUrl ? null : new Redis(TEST_REDIS_URL)
+  const quotaStore: QuotaStore | undefined = options.redisUrl
+    ? undefined
+    : redis
+      ? new RedisQuotaStore(redis, quotaPrefix)
+      : new MemoryQuotaStore()
   const app = createApp({
     config: {
-      REDIS_URL: undefined,
+      REDIS_URL: options.redisUrl,
       QUOTA_KEY_PREFIX: quotaPrefix,
       SEARCH_RADIUS_KM: 10,
       GRAPHIQL: options.graphiql ?? true,
+      DB_QUERY_TIMEOUT_MS: options.queryDeadlineMs ?? 3000,
+      REDIS_TIMEOUT_MS: 250,
     },
     database: options.database,
     logger: createLogger({ level: 'silent' }),

@@ -1,7 +1,8 @@
 import type { Plugin } from 'graphql-yoga'
 import type { AccessControl } from '../../auth/access-control.ts'
-import { isApiError } from '../../domain/errors.ts'
+import { asApiError } from '../../db/availability.ts'
 import { assertBatchSize } from '../../domain/predictions.ts'
+import { annotateRequest } from '../../observability/request-scope.ts'
 import { rateLimitHeaders } from '../../quota/quota-guard.ts'
 import type { GraphQLContext } from '../context.ts'
 import { toGraphQLError } from '../errors.ts'
@@ -19,6 +20,7 @@ export function useAccessControl(access: AccessControl): Plugin<GraphQLContext> 
     async onExecute({ args, setResultAndStopExecution, extendContext }) {
       const context = args.contextValue as GraphQLContext & { request: Request }
       const facts = analyzeOperation(args.document, args.operationName, args.variableValues ?? {})
+      annotateRequest({ operation: facts.operation?.name?.value ?? 'anonymous' })
       if (facts.isPublic) return
       try {
         const admission = context.admission ?? (await access.admit(context.request.headers.get('x-api-key')))
@@ -34,8 +36,10 @@ export function useAccessControl(access: AccessControl): Plugin<GraphQLContext> 
           },
         }
       } catch (error) {
-        if (!isApiError(error)) throw error
-        setResultAndStopExecution({ errors: [toGraphQLError(error)] })
+        const apiError = asApiError(error)
+        if (!apiError) throw error
+        annotateRequest({ errorCode: apiError.code })
+        setResultAndStopExecution({ errors: [toGraphQLError(apiError)] })
       }
     },
   }

@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql'
 import type { Plugin } from 'graphql-yoga'
 import type { Logger } from '../../logging/logger.ts'
+import { annotateRequest } from '../../observability/request-scope.ts'
 import type { GraphQLContext } from '../context.ts'
 import { findApiError, internalGraphQLError, isRequestError, toGraphQLError } from '../errors.ts'
 
@@ -43,6 +44,8 @@ export function useErrorShaping(logger: Logger): Plugin<GraphQLContext> {
             )
             return internalGraphQLError(error)
           })
+          const code = errors[0]?.extensions?.code
+          if (typeof code === 'string') annotateRequest({ errorCode: code })
           setResult({ ...result, errors: hasAnyData(result.data) ? errors.map(withoutHttpStatus) : errors })
         },
       }

@@ -1,12 +1,14 @@
-import { checkHealth } from '../../domain/health.ts'
+import type { HealthReport } from '../../domain/health.ts'
 import { COVERAGE_REGION, coverageGeoJson } from '../../geo/coverage.ts'
 import { builder } from '../builder.ts'
 import { ModelRef } from './catalog.ts'
 
-const HealthRef = builder.objectRef<Awaited<ReturnType<typeof checkHealth>>>('Health').implement({
+const HealthRef = builder.objectRef<HealthReport>('Health').implement({
   description: 'API status (no key needed)',
   fields: (t) => ({
-    status: t.exposeString('status', { description: '`healthy` when operational' }),
+    status: t.exposeString('status', {
+      description: '`healthy` when operational; `degraded` or `unavailable` otherwise',
+    }),
     version: t.exposeString('version', { description: 'API version' }),
     model: t.field({ type: ModelRef, resolve: (h) => h.model }),
     coverageRegions: t.exposeStringList('coverage_regions'),
@@ -32,7 +34,7 @@ const CoverageRef = builder.objectRef<{ region: string; searchRadiusKm: number }
 builder.queryFields((t) => ({
   health: t.field({
     type: HealthRef,
-    resolve: (_root, _args, ctx) => checkHealth({ sql: ctx.sql, model: ctx.predictions.modelInfo }),
+    resolve: (_root, _args, ctx) => ctx.health.check(),
   }),
   coverage: t.field({
     type: CoverageRef,

@@ -1,0 +1,68 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+
+/** Prometheus metrics of one process, exposed at /metrics. */
+export class Metrics {
+  readonly registry = new Registry()
+
+  readonly requests = new Counter({
+    name: 'survival_http_requests_total',
+    help: 'HTTP requests by route, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers: [this.registry],
+  })
+
+  readonly requestDuration = new Histogram({
+    name: 'survival_http_request_duration_seconds',
+    help: 'HTTP request latency by route, method and status',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  })
+
+  readonly quotaRejections = new Counter({
+    name: 'survival_quota_rejections_total',
+    help: 'Requests refused with rate_limit_exceeded, by tier',
+    labelNames: ['tier'] as const,
+    registers: [this.registry],
+  })
+
+  readonly nearestSiteLookups = new Counter({
+    name: 'survival_nearest_site_lookups_total',
+    help: 'Points looked up for their nearest site',
+    registers: [this.registry],
+  })
+
+  readonly nearestSiteBatchSize = new Histogram({
+    name: 'survival_nearest_site_batch_size',
+    help: 'Points per nearest-site SQL statement',
+    buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000],
+    registers: [this.registry],
+  })
+
+  readonly dbQueriesInFlight = new Gauge({
+    name: 'survival_db_queries_in_flight',
+    help: 'Nearest-site and key queries waiting on PostgreSQL (pool use)',
+    registers: [this.registry],
+  })
+
+  readonly fallbackEvents = new Counter({
+    name: 'survival_fallback_events_total',
+    help: 'Degradations: quota store fell back to memory, data store unavailable',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  })
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'survival_' })
+  }
+
+  /** Times an async database call in the in-flight gauge. */
+  async trackQuery<T>(query: () => Promise<T>): Promise<T> {
+    this.dbQueriesInFlight.inc()
+    try {
+      return await query()
+    } finally {
+      this.dbQueriesInFlight.dec()
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import type { QuotaConsumption, QuotaStore } from './quota-store.ts'
+
+export interface FailoverEvents {
+  onFallback(error: unknown): void
+  onRecover(): void
+}
+
+/** A shared store that can tell whether it is reachable right now (Redis). */
+export interface SharedQuotaStore extends QuotaStore {
+  isReady(): boolean
+}
+
+/**
+ * Redis while it answers; this process's memory while it does not (an "insurance" limiter, as in
+ * rate-limiter-flexible), back to Redis as soon as it is reachable again. During an outage each
+ * instance enforces the daily limit on its own, so a key can get up to limit × instances that day.
+ */
+export class FailoverQuotaStore implements QuotaStore {
+  private usingFallback = false
+
+  constructor(
+    private readonly primary: SharedQuotaStore,
+    private readonly fallback: QuotaStore,
+    private readonly timeoutMs: number,
+    private readonly events: FailoverEvents,
+  ) {}
+
+  get degraded(): boolean {
+    return this.usingFallback
+  }
+
+  async consume(keyId: string, limit: number | null, now: Date): Promise<QuotaConsumption> {
+    if (this.primary.isReady()) {
+      try {
+        const result = await this.withTimeout(this.primary.consume(keyId, limit, now))
+        if (this.usingFallback) {
+          this.usingFallback = false
+          this.events.onRecover()
+        }
+        return result
+      } catch (error) {
+        this.fallBack(error)
+      }
+    } else {
+      this.fallBack(new Error('Redis is not connected'))
+    }
+    return this.fallback.consume(keyId, limit, now)
+  }
+
+  private fallBack(error: unknown): void {
+    if (this.usingFallback) return
+    this.usingFallback = true
+    this.events.onFallback(error)
+  }
+
+  private withTimeout<T>(promise: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`Redis did not answer within ${this.timeoutMs} ms`)),
+        this.timeoutMs,
+      )
+    })
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.primary.close(), this.fallback.close()])
+  }
+}
