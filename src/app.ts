@@ -25,7 +25,7 @@ export type AppConfig = Pick<
   | 'DB_QUERY_TIMEOUT_MS'
   | 'REDIS_TIMEOUT_MS'
 > &
-  Partial<Pick<Config, 'METRICS_TOKEN'>>
+  Partial<Pick<Config, 'METRICS_TOKEN' | 'MAX_IN_FLIGHT'>>
 
 export interface AppOptions {
   config: AppConfig
@@ -43,7 +43,7 @@ export interface App {
   server: Server
   gateway: Gateway
   metrics: Metrics
-  close(): Promise<void>
+  close(graceMs?: number): Promise<void>
 }
 
 function createQuotaStore(
@@ -111,6 +111,7 @@ export function createApp(options: AppOptions): App {
     logger: options.logger,
     metrics,
     metricsToken: options.config.METRICS_TOKEN,
+    maxInFlight: options.config.MAX_IN_FLIGHT ?? 512,
     gateway,
     access,
   })
@@ -118,10 +119,13 @@ export function createApp(options: AppOptions): App {
     server,
     gateway,
     metrics,
-    close: async () => {
+    /** Stops accepting, lets in-flight requests finish (at most graceMs), then closes the quota store. */
+    close: async (graceMs = 10_000) => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeIdleConnections()
+      const grace = setTimeout(() => server.closeAllConnections(), graceMs)
       await closed
+      clearTimeout(grace)
       await quota.store.close()
     },
   }

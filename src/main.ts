@@ -35,8 +35,9 @@ async function shutdown(signal: string): Promise<void> {
   if (stopping) return
   stopping = true
   logger.info({ signal }, 'shutting down')
-  await app.close()
+  await app.close(config.SHUTDOWN_GRACE_MS)
   await database.close()
+  logger.info('stopped')
   process.exit(0)
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'))

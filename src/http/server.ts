@@ -16,7 +16,11 @@ export interface ServerDeps extends RestDeps {
   metrics: Metrics
   /** When set, /metrics needs `Authorization: Bearer <token>`. */
   metricsToken?: string
+  /** Requests served at once; beyond it, 503 + Retry-After. */
+  maxInFlight: number
 }
+
+const REQUEST_TIMEOUT_MS = 30_000
 
 function tokenMatches(header: string | undefined, token: string): boolean {
   const presented = Buffer.from(header?.replace(/^Bearer /i, '') ?? '')
@@ -53,7 +57,8 @@ function observe(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, re
 /** HTTP front door: /graphql to the GraphQL gateway, /v1/* to the REST adapter, /metrics, else 404. */
 export function createHttpServer(deps: ServerDeps): Server {
   const handleRest = createRestHandler(deps, deps.logger)
-  return createServer((req: IncomingMessage, res: ServerResponse) => {
+  let inFlight = 0
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost')
     const requestId = resolveRequestId(
       (req.headers['request-id'] as string | undefined) ??
@@ -63,6 +68,18 @@ export function createHttpServer(deps: ServerDeps): Server {
     req.headers['request-id'] = requestId
     const record: RequestRecord = { requestId, route: url.pathname }
     observe(deps, req, res, record)
+    inFlight += 1
+    res.once('close', () => {
+      inFlight -= 1
+    })
+    if (inFlight > deps.maxInFlight && url.pathname !== '/v1/health') {
+      record.errorCode = 'service_unavailable'
+      deps.metrics.fallbackEvents.inc({ kind: 'load_shed' })
+      return sendError(res, new ApiError('service_unavailable', 'The server is at capacity; retry shortly'), {
+        'request-id': requestId,
+        'retry-after': '1',
+      })
+    }
     runInRequestScope(record, () => {
       if (url.pathname === '/graphql') return void deps.gateway(req, res)
       if (url.pathname === '/v1' || url.pathname.startsWith('/v1/'))
@@ -73,6 +90,9 @@ export function createHttpServer(deps: ServerDeps): Server {
       sendError(res, new ApiError('not_found', `No endpoint at ${url.pathname}`), { 'request-id': requestId })
     })
   })
+  server.requestTimeout = REQUEST_TIMEOUT_MS
+  server.headersTimeout = 10_000
+  return server
 }
 
 async function serveMetrics(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, requestId: string) {

@@ -25,8 +25,9 @@ export class FailoverQuotaStore implements QuotaStore {
     private readonly events: FailoverEvents,
   ) {}
 
+  /** True while quotas are kept in this process: the last attempt failed or Redis is not connected now. */
   get degraded(): boolean {
-    return this.usingFallback
+    return this.usingFallback || !this.primary.isReady()
   }
 
   async consume(keyId: string, limit: number | null, now: Date): Promise<QuotaConsumption> {

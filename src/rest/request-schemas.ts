@@ -38,7 +38,9 @@ export const CompareBody = z.strictObject({
 })
 
 export const BatchBody = z.strictObject({
-  sites: z.array(PredictBody, { error: 'must be an array of predict bodies' }),
+  sites: z
+    .array(PredictBody, { error: 'must be an array of predict bodies' })
+    .min(1, 'must hold at least one site'),
 })
 
 export const SpeciesQuery = z.strictObject({
