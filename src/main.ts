@@ -1,44 +1,19 @@
-import { seedAll } from '../seed/seed-all.ts'
-import { createApp } from './app.ts'
+import cluster from 'node:cluster'
+import { runPrimary } from './cluster.ts'
 import { loadConfig } from './config/config.ts'
-import { openDatabase } from './db/connect.ts'
-import { migrate } from './db/migrate.ts'
-import { createDemoKeys, formatDemoKeys } from './keys/demo-keys.ts'
 import { createLogger } from './logging/logger.ts'
+import { serve } from './serve.ts'
 
 const config = loadConfig()
 const logger = createLogger({ level: config.LOG_LEVEL })
-const database = await openDatabase(config, { statementTimeoutMs: config.DB_QUERY_TIMEOUT_MS })
 
-let demoKey: string | undefined
-if (database.mode === 'embedded') {
-  // No DATABASE_URL: an in-memory store that must be built from scratch on every start.
-  const started = performance.now()
-  await migrate(database.sql)
-  await seedAll(database.sql)
-  logger.info({ ms: Math.round(performance.now() - started) }, 'embedded store migrated and seeded')
-  const demoKeys = await createDemoKeys(database.sql)
-  demoKey = demoKeys.find((k) => k.tier === 'mycel')?.key
-  process.stdout.write(`\n${formatDemoKeys(demoKeys)}\n\n`)
+if (config.WEB_CONCURRENCY > 1 && cluster.isPrimary) {
+  if (!config.DATABASE_URL || !config.REDIS_URL) {
+    // Each worker would get its own embedded database or its own quota counters.
+    logger.error('WEB_CONCURRENCY > 1 needs DATABASE_URL and REDIS_URL shared by every worker')
+    process.exit(1)
+  }
+  runPrimary(config.WEB_CONCURRENCY, logger)
+} else {
+  await serve(config, logger)
 }
-
-const app = createApp({ config, database, logger, demoKey })
-app.server.listen(config.PORT, config.HOST, () => {
-  logger.info(
-    { port: config.PORT, database: database.mode, graphiql: config.GRAPHIQL },
-    'survival API listening',
-  )
-})
-
-let stopping = false
-async function shutdown(signal: string): Promise<void> {
-  if (stopping) return
-  stopping = true
-  logger.info({ signal }, 'shutting down')
-  await app.close(config.SHUTDOWN_GRACE_MS)
-  await database.close()
-  logger.info('stopped')
-  process.exit(0)
-}
-process.on('SIGTERM', () => void shutdown('SIGTERM'))
-process.on('SIGINT', () => void shutdown('SIGINT'))

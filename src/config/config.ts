@@ -17,6 +17,8 @@ const EnvSchema = z.object({
   DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
   /** Longest a request waits on Redis before the quota falls back to this process's memory. */
   REDIS_TIMEOUT_MS: z.coerce.number().int().min(10).max(10_000).default(250),
+  /** Server processes on this host (node:cluster); needs DATABASE_URL and REDIS_URL when above 1. */
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   /** Requests served at once per process; more are shed with 503 + Retry-After instead of queueing. */
   MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).default(512),
   /** Longest a graceful shutdown waits for in-flight requests. */

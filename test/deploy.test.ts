@@ -1,0 +1,63 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
+import { loadConfig } from '../src/config/config.ts'
+
+const root = new URL('../', import.meta.url)
+const read = (file: string) => readFileSync(new URL(file, root), 'utf8')
+const scripts: Record<string, string> = JSON.parse(read('package.json')).scripts
+
+/** Docker cannot run here: these checks keep the files consistent with the code by reading them. */
+describe('Dockerfile', () => {
+  const dockerfile = read('Dockerfile')
+  const instructions = dockerfile.split('\n').filter((line) => /^[A-Z]+ /.test(line))
+
+  it('is multi-stage, runs as a non-root user and has a HEALTHCHECK on /v1/health', () => {
+    expect(instructions.filter((line) => line.startsWith('FROM ')).length).toBeGreaterThanOrEqual(2)
+    expect(instructions.find((line) => line.startsWith('USER '))).toMatch(/^USER (node|\d{3,})/)
+    expect(dockerfile).toMatch(/HEALTHCHECK[\s\S]*\/v1\/health/)
+    expect(instructions.at(-1)).toBe('CMD ["npm", "start"]')
+  })
+
+  it('copies every folder the server reads at run time', () => {
+    for (const folder of ['src', 'seed', 'sql', 'schema']) {
+      expect(dockerfile).toMatch(new RegExp(`COPY ${folder} \\./${folder}`))
+      expect(existsSync(new URL(folder, root))).toBe(true)
+    }
+  })
+})
+
+describe('docker-compose.yml', () => {
+  const compose = parse(read('docker-compose.yml')) as {
+    services: Record<
+      string,
+      { environment?: Record<string, string>; command?: string[]; depends_on?: object }
+    >
+  }
+
+  it('starts PostgreSQL, Redis, a migrate-and-seed step, then the app', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['app', 'migrate', 'postgres', 'redis'])
+    expect(compose.services.app?.depends_on).toMatchObject({
+      migrate: { condition: 'service_completed_successfully' },
+      redis: { condition: 'service_healthy' },
+    })
+  })
+
+  it('runs npm scripts that exist', () => {
+    const migrate = compose.services.migrate?.command?.join(' ') ?? ''
+    for (const script of migrate.match(/npm run ([\w:]+)/g) ?? []) {
+      expect(scripts[script.replace('npm run ', '')]).toBeDefined()
+    }
+    expect(migrate).toMatch(/db:migrate.*db:seed/)
+  })
+
+  it('sets only configuration the app knows, and values it accepts', () => {
+    const schemaKeys = Object.keys(loadConfig({}))
+    for (const service of ['app', 'migrate'] as const) {
+      const environment = compose.services[service]?.environment ?? {}
+      for (const name of Object.keys(environment))
+        expect([...schemaKeys, 'DATABASE_URL', 'REDIS_URL', 'METRICS_TOKEN']).toContain(name)
+      expect(() => loadConfig(environment)).not.toThrow()
+    }
+  })
+})
