@@ -1,0 +1,103 @@
+import { Writable } from 'node:stream'
+import pino from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createApp } from '../../src/app.ts'
+import { MemoryQuotaStore } from '../../src/quota/memory-quota-store.ts'
+import type { TestDatabase } from '../support/database.ts'
+import { createSeededDatabase, FOREST_POINTS, issueKey } from '../support/fixtures.ts'
+
+describe('request logs and metrics', () => {
+  let db: TestDatabase
+  let url: string
+  let close: () => Promise<void>
+  let key: string
+  let keyId: string
+  const lines: Record<string, unknown>[] = []
+
+  beforeAll(async () => {
+    db = await createSeededDatabase()
+    const issued = await issueKey(db, 'spore')
+    key = issued.key
+    keyId = issued.id
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line))
+        done()
+      },
+    })
+    const app = createApp({
+      config: {
+        REDIS_URL: undefined,
+        QUOTA_KEY_PREFIX: 'unused:',
+        SEARCH_RADIUS_KM: 10,
+        GRAPHIQL: false,
+        DB_QUERY_TIMEOUT_MS: 3000,
+        REDIS_TIMEOUT_MS: 250,
+        METRICS_TOKEN: 'a-long-enough-metrics-token',
+      },
+      database: db,
+      logger: pino({ level: 'info' }, sink),
+      quotaStore: new MemoryQuotaStore(),
+    })
+    await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve))
+    url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+    close = () => app.close()
+  })
+  afterAll(async () => {
+    await close?.()
+    await db?.drop()
+  })
+
+  const waitForLine = async (requestId: string) => {
+    for (let i = 0; i < 50 && !lines.some((l) => l.requestId === requestId); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    return lines.filter((l) => l.requestId === requestId)
+  }
+
+  it('writes one line per request with id, route, status, duration, key id and tier, never the key', async () => {
+    const response = await fetch(`${url}/v1/predict`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key, 'request-id': 'trace-abc-123' },
+      body: JSON.stringify({ ...FOREST_POINTS.coastRange, species_code: 'PSMA', planting_method: 'manual' }),
+    })
+    expect(response.status).toBe(422)
+    expect(response.headers.get('request-id')).toBe('trace-abc-123')
+    const requestLines = await waitForLine('trace-abc-123')
+    expect(requestLines).toHaveLength(1)
+    expect(requestLines[0]).toMatchObject({
+      msg: 'request',
+      method: 'POST',
+      route: '/v1/predict',
+      status: 422,
+      keyId,
+      tier: 'spore',
+      errorCode: 'invalid_species',
+      durationMs: expect.any(Number),
+    })
+    expect(JSON.stringify(lines)).not.toContain(key)
+  })
+
+  it('names the GraphQL operation', async () => {
+    await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key, 'request-id': 'trace-gql-1' },
+      body: JSON.stringify({ query: 'query Catalog { species { code } }' }),
+    })
+    const [line] = await waitForLine('trace-gql-1')
+    expect(line).toMatchObject({ route: '/graphql', operation: 'Catalog', status: 200, tier: 'spore' })
+  })
+
+  it('serves Prometheus metrics behind the token', async () => {
+    expect((await fetch(`${url}/metrics`)).status).toBe(401)
+    const response = await fetch(`${url}/metrics`, {
+      headers: { authorization: 'Bearer a-long-enough-metrics-token' },
+    })
+    expect(response.status).toBe(200)
+    const text = await response.text()
+    expect(text).toMatch(/survival_http_requests_total\{route="\/v1\/predict",method="POST",status="422"\} 1/)
+    expect(text).toMatch(/survival_http_request_duration_seconds_bucket/)
+    expect(text).toMatch(/survival_nearest_site_batch_size_count/)
+    expect(text).toMatch(/survival_db_queries_in_flight 0/)
+  })
+})
