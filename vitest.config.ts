@@ -4,7 +4,12 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   // One graphql realm: Node loads graphql's CJS build for node_modules (Pothos, yoga), so src must too.
   resolve: {
-    alias: [{ find: /^graphql$/, replacement: fileURLToPath(new URL('./node_modules/graphql/index.js', import.meta.url)) }],
+    alias: [
+      {
+        find: /^graphql$/,
+        replacement: fileURLToPath(new URL('./node_modules/graphql/index.js', import.meta.url)),
+      },
+    ],
   },
   test: {
     include: ['src/**/*.test.ts', 'seed/**/*.test.ts', 'test/**/*.test.ts'],

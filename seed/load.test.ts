@@ -36,7 +36,12 @@ describe('seed loading (PostgreSQL)', () => {
       SELECT id, latitude, longitude, zone, elevation_m,
              earth_distance(earth_point::earth, ll_to_earth(latitude, longitude)) AS drift_m
       FROM sites WHERE id = ${site?.id ?? 0}`
-    expect(row).toMatchObject({ id: site?.id, latitude: site?.latitude, longitude: site?.longitude, zone: site?.zone })
+    expect(row).toMatchObject({
+      id: site?.id,
+      latitude: site?.latitude,
+      longitude: site?.longitude,
+      zone: site?.zone,
+    })
     expect(row?.driftM).toBeLessThan(1e-6)
   })
 

@@ -5,13 +5,16 @@ import { createSeededDatabase, FOREST_POINTS, issueKey } from '../support/fixtur
 import { startTestServer, TEST_REDIS_URL, type TestServer } from '../support/server.ts'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are read freely in assertions
+type Body = any
+
 const PREDICT_BODY = JSON.stringify({
   ...FOREST_POINTS.coastRange,
   species_code: 'PSME',
   planting_method: 'manual',
 })
 
-async function predict(url: string, key: string): Promise<{ status: number; body: any; headers: Headers }> {
+async function predict(url: string, key: string): Promise<{ status: number; body: Body; headers: Headers }> {
   const response = await fetch(`${url}/v1/predict`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': key },
@@ -20,7 +23,7 @@ async function predict(url: string, key: string): Promise<{ status: number; body
   return { status: response.status, body: await response.json(), headers: response.headers }
 }
 
-async function health(url: string): Promise<{ status: number; body: any }> {
+async function health(url: string): Promise<{ status: number; body: Body }> {
   const response = await fetch(`${url}/v1/health`)
   return { status: response.status, body: await response.json() }
 }
