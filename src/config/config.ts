@@ -16,7 +16,7 @@ const EnvSchema = z.object({
   /** Longest a request waits on one database query before it answers 503 service_unavailable. */
   DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
   /** Longest a request waits on Redis before the quota falls back to this process's memory. */
-  REDIS_TIMEOUT_MS: z.coerce.number().int().min(10).max(10_000).default(250),
+  REDIS_TIMEOUT_MS: z.coerce.number().int().min(10).max(10_000).default(1000),
   /** Server processes on this host (node:cluster); needs DATABASE_URL and REDIS_URL when above 1. */
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   /** Requests served at once per process; more are shed with 503 + Retry-After instead of queueing. */
