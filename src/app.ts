@@ -1,10 +1,12 @@
 import type { Server } from 'node:http'
+import DataLoader from 'dataloader'
 import { AccessControl } from './auth/access-control.ts'
 import { Authenticator } from './auth/authenticator.ts'
 import type { Config } from './config/config.ts'
 import type { Database } from './db/connect.ts'
+import { findNearestSites, type NearestSite } from './db/sites.ts'
 import { HealthMonitor, modelInfo, type QuotaStoreState } from './domain/health.ts'
-import { PredictionService } from './domain/predictions.ts'
+import { type Coordinates, PredictionService } from './domain/predictions.ts'
 import { createGateway, type Gateway } from './graphql/yoga.ts'
 import { createHttpServer } from './http/server.ts'
 import type { Logger } from './logging/logger.ts'
@@ -94,13 +96,23 @@ export function createApp(options: AppOptions): App {
     new QuotaGuard(quota.store, now),
     metrics,
   )
+  const findNearest = (points: readonly Coordinates[]): Promise<(NearestSite | null)[]> => {
+    metrics.nearestSiteLookups.inc(points.length)
+    metrics.nearestSiteBatchSize.observe(points.length)
+    return metrics.trackQuery(() =>
+      findNearestSites(options.database.sql, points, options.config.SEARCH_RADIUS_KM, {
+        deadlineMs: options.config.DB_QUERY_TIMEOUT_MS,
+      }),
+    )
+  }
+  // REST requests arriving together share one KNN statement; nothing is cached between them.
+  const sharedNearest = new DataLoader(findNearest, { cache: false, maxBatchSize: 1000 })
+  const predictions = new PredictionService(model, now)
   const gateway = createGateway({
-    sql: options.database.sql,
     health,
-    metrics,
-    queryDeadlineMs: options.config.DB_QUERY_TIMEOUT_MS,
+    findNearest,
     logger: options.logger,
-    predictions: new PredictionService(model, now),
+    predictions,
     access,
     searchRadiusKm: options.config.SEARCH_RADIUS_KM,
     graphiql: options.config.GRAPHIQL,
@@ -114,6 +126,8 @@ export function createApp(options: AppOptions): App {
     maxInFlight: options.config.MAX_IN_FLIGHT ?? 512,
     gateway,
     access,
+    predictions,
+    nearestSite: (point) => sharedNearest.load(point),
   })
   return {
     server,

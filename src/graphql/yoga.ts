@@ -2,12 +2,10 @@ import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
 import DataLoader from 'dataloader'
 import { createYoga, type YogaServerInstance } from 'graphql-yoga'
 import type { AccessControl, Admission } from '../auth/access-control.ts'
-import type { Sql } from '../db/connect.ts'
-import { findNearestSites, type NearestSite } from '../db/sites.ts'
+import type { NearestSite } from '../db/sites.ts'
 import type { HealthMonitor } from '../domain/health.ts'
 import type { Coordinates, PredictionService } from '../domain/predictions.ts'
 import type { Logger } from '../logging/logger.ts'
-import type { Metrics } from '../observability/metrics.ts'
 import type { GraphQLContext } from './context.ts'
 import { useAccessControl } from './plugins/access-control.ts'
 import { useDocumentLimits } from './plugins/document-limits.ts'
@@ -16,10 +14,9 @@ import { requestIdOf, useRequestId } from './plugins/request-id.ts'
 import { schema } from './schema.ts'
 
 export interface GatewayDeps {
-  sql: Sql
   health: HealthMonitor
-  metrics: Metrics
-  queryDeadlineMs: number
+  /** One SQL statement for many points (the per-request DataLoader's batch function). */
+  findNearest: (points: readonly Coordinates[]) => Promise<(NearestSite | null)[]>
   logger: Logger
   predictions: PredictionService
   access: AccessControl
@@ -51,14 +48,6 @@ query Example {
 const coordinateKey = (point: Coordinates) => `${point.latitude},${point.longitude}`
 
 export function createGateway(deps: GatewayDeps): Gateway {
-  const loadNearest = (points: readonly Coordinates[]): Promise<(NearestSite | null)[]> => {
-    deps.metrics.nearestSiteLookups.inc(points.length)
-    deps.metrics.nearestSiteBatchSize.observe(points.length)
-    return deps.metrics.trackQuery(() =>
-      findNearestSites(deps.sql, points, deps.searchRadiusKm, { deadlineMs: deps.queryDeadlineMs }),
-    )
-  }
-
   return createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -81,7 +70,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       health: deps.health,
       searchRadiusKm: deps.searchRadiusKm,
       predictions: deps.predictions,
-      nearestSite: new DataLoader(loadNearest, { cacheKeyFn: coordinateKey, maxBatchSize: 1000 }),
+      nearestSite: new DataLoader(deps.findNearest, { cacheKeyFn: coordinateKey, maxBatchSize: 1000 }),
     }),
     plugins: [
       useRequestId(),

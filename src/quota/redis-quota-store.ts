@@ -1,12 +1,13 @@
 import { Redis } from 'ioredis'
-import { nextUtcMidnight, utcDay } from './day-window.ts'
+import { secondsUntilReset, utcDay } from './day-window.ts'
 import type { SharedQuotaStore } from './failover-quota-store.ts'
 import type { QuotaConsumption } from './quota-store.ts'
 
 /**
  * Check-and-increment in one Lua script, so it is atomic across every server process sharing Redis.
- * The counter expires on its own shortly after its UTC day ends.
- * KEYS[1] counter; ARGV[1] limit ('' = unlimited); ARGV[2] expiry (unix seconds).
+ * The counter expires on its own shortly after its UTC day ends; the expiry is relative (EXPIRE), so a
+ * clock difference between this host and Redis cannot make counters vanish early.
+ * KEYS[1] counter; ARGV[1] limit ('' = unlimited); ARGV[2] seconds to live.
  */
 const CONSUME_SCRIPT = `
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -15,7 +16,7 @@ if ARGV[1] ~= '' and used >= tonumber(ARGV[1]) then
 end
 used = redis.call('INCR', KEYS[1])
 if used == 1 then
-  redis.call('EXPIREAT', KEYS[1], ARGV[2])
+  redis.call('EXPIRE', KEYS[1], ARGV[2])
 end
 return {1, used}
 `
@@ -24,7 +25,7 @@ const EXPIRY_GRACE_SECONDS = 3600
 
 export class RedisQuotaStore implements SharedQuotaStore {
   private readonly redis: Redis & {
-    consumeQuota(counterKey: string, limit: string, expireAt: number): Promise<[number, number]>
+    consumeQuota(counterKey: string, limit: string, secondsToLive: number): Promise<[number, number]>
   }
 
   constructor(
@@ -47,11 +48,11 @@ export class RedisQuotaStore implements SharedQuotaStore {
   }
 
   async consume(keyId: string, limit: number | null, now: Date): Promise<QuotaConsumption> {
-    const expireAt = Math.floor(nextUtcMidnight(now).getTime() / 1000) + EXPIRY_GRACE_SECONDS
+    const secondsToLive = secondsUntilReset(now) + EXPIRY_GRACE_SECONDS
     const [allowed, used] = await this.redis.consumeQuota(
       `${this.keyPrefix}${keyId}:${utcDay(now)}`,
       limit === null ? '' : String(limit),
-      expireAt,
+      secondsToLive,
     )
     return { allowed: allowed === 1, used }
   }

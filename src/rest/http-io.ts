@@ -69,6 +69,14 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   }
 }
 
+/** The unread rest of the body stays on the socket, so the connection cannot be reused: close it. */
 function tooLarge(limit: number): ApiError {
-  return new ApiError('payload_too_large', `The request body exceeds ${limit} bytes`, { limit_bytes: limit })
+  return new ApiError(
+    'payload_too_large',
+    `The request body exceeds ${limit} bytes`,
+    { limit_bytes: limit },
+    {
+      connection: 'close',
+    },
+  )
 }

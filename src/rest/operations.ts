@@ -1,20 +1,10 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core'
 import { validate } from 'graphql'
 import { schema } from '../graphql/schema.ts'
-import {
-  RestBatchDocument,
-  RestCompareDocument,
-  RestCoverageDocument,
-  RestMethodsDocument,
-  RestPredictDocument,
-  RestSpeciesDocument,
-} from './generated/operations.ts'
+import { RestCoverageDocument, RestMethodsDocument, RestSpeciesDocument } from './generated/operations.ts'
 
 /** The typed documents behind /v1 (src/rest/operations.graphql), checked against the live schema once. */
 export const REST_DOCUMENTS = {
-  predict: RestPredictDocument,
-  compare: RestCompareDocument,
-  batch: RestBatchDocument,
   species: RestSpeciesDocument,
   methods: RestMethodsDocument,
   coverage: RestCoverageDocument,

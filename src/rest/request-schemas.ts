@@ -59,7 +59,7 @@ function fieldPath(path: readonly PropertyKey[]): string {
 
 /** Parses input against a schema, or throws invalid_request naming the first offending field. */
 export function parseInput<T>(schema: z.ZodType<T>, input: unknown, what = 'request body'): T {
-  const result = schema.safeParse(input)
+  const result = schema.safeParse(input, { reportInput: true })
   if (result.success) return result.data
   const issue = result.error.issues[0]
   if (!issue) throw new ApiError('invalid_request', `The ${what} is invalid`)

@@ -1,29 +1,23 @@
-import type {
-  RestBatchQuery,
-  RestCompareQuery,
-  RestHorizonFragment,
-  RestMethodsQuery,
-  RestPredictionFragment,
-  RestSiteFragment,
-  RestSpeciesQuery,
-} from './generated/operations.ts'
+import type { ApiError } from '../domain/errors.ts'
+import type { BatchItemResult, Comparison, MatchedSite, Prediction } from '../domain/predictions.ts'
+import type { HorizonPrediction } from '../model/index.ts'
+import type { RestMethodsQuery, RestSpeciesQuery } from './generated/operations.ts'
+import { errorBody } from './http-io.ts'
 
 /**
- * GraphQL results (camelCase, enum names) → the spec's /v1 JSON (snake_case, lower-case values).
- * Field sets are exactly the spec's; where the spec is silent the layout is documented in README.
+ * Results → the spec's /v1 JSON (snake_case, lower-case values). Field sets are exactly the spec's;
+ * where the spec is silent the layout is documented in README and schema/openapi.yaml.
  */
 
-type GqlSite = RestSiteFragment
-type GqlHorizon = RestHorizonFragment
-type GqlPrediction = RestPredictionFragment
-type GqlComparison = NonNullable<RestCompareQuery['compareMethods']>
-type GqlBatchItem = RestBatchQuery['predictBatch'][number]
+/** The spec's top 3 risk factors per prediction, ranked by magnitude. */
+const RISK_FACTORS_SHOWN = 3
+
 type GqlSpecies = RestSpeciesQuery['species'][number]
 type GqlMethod = RestMethodsQuery['plantingMethods'][number]
 
 const enumValue = (value: string) => value.toLowerCase()
 
-export function siteJson(site: GqlSite) {
+function siteJson(site: MatchedSite) {
   return {
     latitude: site.latitude,
     longitude: site.longitude,
@@ -34,31 +28,29 @@ export function siteJson(site: GqlSite) {
   }
 }
 
-function horizonJson(horizon: GqlHorizon) {
+function horizonJson(horizon: HorizonPrediction) {
   return {
     horizon_years: horizon.horizonYears,
     survival_probability: horizon.survivalProbability,
-    risk_factors: horizon.riskFactors.map((f) => ({
-      factor: f.factor,
-      impact: enumValue(f.impact),
-      magnitude: f.magnitude,
-    })),
+    risk_factors: horizon.contributions
+      .slice(0, RISK_FACTORS_SHOWN)
+      .map((f) => ({ factor: f.factor, impact: f.impact, magnitude: f.magnitude })),
   }
 }
 
-export function predictionJson(p: GqlPrediction) {
+export function predictionJson(p: Prediction) {
   return {
     site: siteJson(p.site),
-    species_code: p.speciesCode,
-    species_common_name: p.speciesCommonName,
-    planting_method: enumValue(p.plantingMethod),
+    species_code: p.species.code,
+    species_common_name: p.species.commonName,
+    planting_method: p.plantingMethod,
     predictions: p.predictions.map(horizonJson),
-    model: p.model,
-    generated_at: p.generatedAt,
+    model: { version: p.model.version, codename: p.model.codename, series: p.model.series },
+    generated_at: p.generatedAt.toISOString(),
   }
 }
 
-export function comparisonJson(c: GqlComparison) {
+export function comparisonJson(c: Comparison) {
   return {
     site: siteJson(c.site),
     species_code: c.species.code,
@@ -70,18 +62,15 @@ export function comparisonJson(c: GqlComparison) {
       drone_seeded: d.droneSeeded,
       difference: d.difference,
     })),
-    model: c.model,
-    generated_at: c.generatedAt,
+    model: { version: c.model.version, codename: c.model.codename, series: c.model.series },
+    generated_at: c.generatedAt.toISOString(),
   }
 }
 
-export function batchItemJson(item: GqlBatchItem) {
-  if (item.prediction) return { index: item.index, prediction: predictionJson(item.prediction) }
-  const error = item.error ?? { code: 'internal_error', message: 'Unexpected server failure', details: null }
-  return {
-    index: item.index,
-    error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
-  }
+export function batchItemJson(item: BatchItemResult, index: number) {
+  return item.ok
+    ? { index, prediction: predictionJson(item.prediction) }
+    : { index, error: errorBody(item.error as ApiError).error }
 }
 
 export function methodJson(m: GqlMethod) {

@@ -3,11 +3,10 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core'
 import type { AccessControl, Admission } from '../auth/access-control.ts'
 import { ApiError } from '../domain/errors.ts'
 import type { HealthMonitor } from '../domain/health.ts'
-import { checkPredictionRequest } from '../domain/predictions.ts'
+import type { NearestSiteLookup, PredictionRequest, PredictionService } from '../domain/predictions.ts'
 import type { Gateway } from '../graphql/yoga.ts'
-import type { PlantingMethod } from '../model/index.ts'
 import { executeOperation } from './execute.ts'
-import type { SpeciesGroup as GroupEnum, PlantingMethod as MethodEnum } from './generated/operations.ts'
+import type { SpeciesGroup as GroupEnum } from './generated/operations.ts'
 import { readJsonBody } from './http-io.ts'
 import { OPENAPI_DOCUMENT } from './openapi.ts'
 import { REST_DOCUMENTS } from './operations.ts'
@@ -18,6 +17,9 @@ export interface RestDeps {
   gateway: Gateway
   access: AccessControl
   health: HealthMonitor
+  /** Predictions go straight to the domain service the GraphQL resolvers call (no GraphQL execution on the hot path). */
+  predictions: PredictionService
+  nearestSite: NearestSiteLookup
 }
 
 export interface RestRequest {
@@ -59,16 +61,9 @@ async function run<T, V extends Record<string, unknown>>(
   return outcome.data
 }
 
-/** A nullable root field that came back without an error: a server fault, never the caller's. */
-function answered<T>(value: T | null): T {
-  if (value === null) throw new ApiError('internal_error', 'Unexpected server failure')
-  return value
-}
-
-const methodEnum = (method: PlantingMethod) => method.toUpperCase() as MethodEnum
 const groupEnum = (group: 'conifer' | 'hardwood') => group.toUpperCase() as GroupEnum
 
-function predictInput(body: ReturnType<typeof PredictBody.parse>) {
+function predictRequest(body: ReturnType<typeof PredictBody.parse>): PredictionRequest {
   return {
     latitude: body.latitude,
     longitude: body.longitude,
@@ -83,31 +78,30 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/v1/predict',
     authenticated: true,
-    async handle(request, deps, admission) {
+    async handle(request, deps) {
       const body = parseInput(PredictBody, await readJsonBody(request.req))
-      // Species and method are judged by the domain (422) before the method becomes a GraphQL enum.
-      const { plantingMethod } = checkPredictionRequest(predictInput(body))
-      const data = await run(deps, request, admission, REST_DOCUMENTS.predict, {
-        input: { ...predictInput(body), plantingMethod: methodEnum(plantingMethod) },
-      })
-      return { status: 200, body: predictionJson(answered(data.predict)) }
+      return {
+        status: 200,
+        body: predictionJson(await deps.predictions.predict(predictRequest(body), deps.nearestSite)),
+      }
     },
   },
   {
     method: 'POST',
     path: '/v1/predict/compare',
     authenticated: true,
-    async handle(request, deps, admission) {
+    async handle(request, deps) {
       const body = parseInput(CompareBody, await readJsonBody(request.req))
-      const data = await run(deps, request, admission, REST_DOCUMENTS.compare, {
-        input: {
+      const comparison = await deps.predictions.compare(
+        {
           latitude: body.latitude,
           longitude: body.longitude,
           speciesCode: body.species_code,
           horizons: body.horizons,
         },
-      })
-      return { status: 200, body: comparisonJson(answered(data.compareMethods)) }
+        deps.nearestSite,
+      )
+      return { status: 200, body: comparisonJson(comparison) }
     },
   },
   {
@@ -116,10 +110,13 @@ export const ROUTES: readonly Route[] = [
     authenticated: true,
     async handle(request, deps, admission) {
       const body = parseInput(BatchBody, await readJsonBody(request.req))
-      const data = await run(deps, request, admission, REST_DOCUMENTS.batch, {
-        sites: body.sites.map(predictInput),
-      })
-      return { status: 200, body: { results: data.predictBatch.map(batchItemJson) } }
+      if (!admission) throw new Error('batch handled without an admission')
+      const results = await deps.predictions.batch(
+        body.sites.map(predictRequest),
+        admission.caller.tier,
+        deps.nearestSite,
+      )
+      return { status: 200, body: { results: results.map(batchItemJson) } }
     },
   },
   {
