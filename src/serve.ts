@@ -1,4 +1,3 @@
-import { seedAll } from '../seed/seed-all.ts'
 import { createApp } from './app.ts'
 import type { Config } from './config/config.ts'
 import { openDatabase } from './db/connect.ts'
@@ -15,6 +14,7 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
     // No DATABASE_URL: an in-memory store that must be built from scratch on every start.
     const started = performance.now()
     await migrate(database.sql)
+    const { seedAll } = await import('../seed/seed-all.ts')
     await seedAll(database.sql)
     logger.info({ ms: Math.round(performance.now() - started) }, 'embedded store migrated and seeded')
     const demoKeys = await createDemoKeys(database.sql)

@@ -18,9 +18,10 @@ export class AccessControl {
     private readonly metrics?: Metrics,
   ) {}
 
-  async admit(apiKey: string | null | undefined): Promise<Admission> {
+  /** `req` (the Node request, when there is one) receives the caller's key id and tier for the request log. */
+  async admit(apiKey: string | null | undefined, req?: object): Promise<Admission> {
     const caller = await this.authenticator.authenticate(apiKey)
-    annotateRequest({ keyId: caller.keyId, tier: caller.tier.name })
+    annotateRequest(req, { keyId: caller.keyId, tier: caller.tier.name })
     try {
       return { caller, quota: await this.quota.consume(caller) }
     } catch (error) {

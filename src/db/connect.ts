@@ -1,6 +1,5 @@
 import postgres from 'postgres'
 import type { Config } from '../config/config.ts'
-import { startEmbeddedPostgres } from './embedded.ts'
 
 export type Sql = postgres.Sql
 export type DatabaseMode = 'postgres' | 'embedded'
@@ -44,6 +43,8 @@ export async function openDatabase(
     })
     return { sql, mode: 'postgres', close: () => sql.end({ timeout: 5 }) }
   }
+  // Loaded only when needed: PGlite's WASM build costs tens of MB a server with DATABASE_URL never uses.
+  const { startEmbeddedPostgres } = await import('./embedded.ts')
   const embedded = await startEmbeddedPostgres()
   // PGlite is a single backend: one connection keeps transactions from interleaving.
   const sql = postgres({

@@ -1,6 +1,6 @@
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql'
+import { createRequire } from 'node:module'
 import DataLoader from 'dataloader'
-import { createYoga, type YogaServerInstance } from 'graphql-yoga'
+import { createYoga, type GraphiQLOptions, type YogaServerInstance } from 'graphql-yoga'
 import type { AccessControl, Admission } from '../auth/access-control.ts'
 import type { NearestSite } from '../db/sites.ts'
 import type { HealthMonitor } from '../domain/health.ts'
@@ -44,6 +44,17 @@ query Example {
 }
 `
 
+/** The self-contained GraphiQL bundle (~9 MB) is loaded at the first page view, not at start-up. */
+let graphiqlRenderer: ((options?: GraphiQLOptions) => string) | undefined
+function renderGraphiQLOnDemand(options?: GraphiQLOptions): string {
+  graphiqlRenderer ??= (
+    createRequire(import.meta.url)('@graphql-yoga/render-graphiql') as {
+      renderGraphiQL: (options?: GraphiQLOptions) => string
+    }
+  ).renderGraphiQL
+  return graphiqlRenderer(options)
+}
+
 /** Coordinates as DataLoader keys: equal points share one lookup within a request. */
 const coordinateKey = (point: Coordinates) => `${point.latitude},${point.longitude}`
 
@@ -62,7 +73,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
           shouldPersistHeaders: true,
         }
       : false,
-    renderGraphiQL,
+    renderGraphiQL: renderGraphiQLOnDemand,
     context: ({ request, admission }: { request: Request; admission?: Admission }): GraphQLContext => ({
       requestId: requestIdOf(request),
       admission,

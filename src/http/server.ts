@@ -4,7 +4,7 @@ import { ApiError } from '../domain/errors.ts'
 import type { Gateway } from '../graphql/yoga.ts'
 import type { Logger } from '../logging/logger.ts'
 import type { Metrics } from '../observability/metrics.ts'
-import { type RequestRecord, runInRequestScope } from '../observability/request-scope.ts'
+import { attachRequestRecord, type RequestRecord } from '../observability/request-scope.ts'
 import { sendError } from '../rest/http-io.ts'
 import { createRestHandler } from '../rest/router.ts'
 import type { RestDeps } from '../rest/routes.ts'
@@ -80,15 +80,14 @@ export function createHttpServer(deps: ServerDeps): Server {
         'retry-after': '1',
       })
     }
-    runInRequestScope(record, () => {
-      if (url.pathname === '/graphql') return void deps.gateway(req, res)
-      if (url.pathname === '/v1' || url.pathname.startsWith('/v1/'))
-        return void handleRest(req, res, url, requestId)
-      if (url.pathname === '/metrics') return void serveMetrics(deps, req, res, requestId)
-      record.route = 'unmatched'
-      record.errorCode = 'not_found'
-      sendError(res, new ApiError('not_found', `No endpoint at ${url.pathname}`), { 'request-id': requestId })
-    })
+    attachRequestRecord(req, record)
+    if (url.pathname === '/graphql') return void deps.gateway(req, res)
+    if (url.pathname === '/v1' || url.pathname.startsWith('/v1/'))
+      return void handleRest(req, res, url, requestId)
+    if (url.pathname === '/metrics') return void serveMetrics(deps, req, res, requestId)
+    record.route = 'unmatched'
+    record.errorCode = 'not_found'
+    sendError(res, new ApiError('not_found', `No endpoint at ${url.pathname}`), { 'request-id': requestId })
   })
   server.requestTimeout = REQUEST_TIMEOUT_MS
   server.headersTimeout = 10_000

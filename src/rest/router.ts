@@ -24,7 +24,7 @@ export function createRestHandler(deps: RestDeps, logger: Logger) {
     try {
       const path = url.pathname.replace(/\/+$/, '') || '/'
       const candidates = ROUTES_BY_PATH.get(path)
-      annotateRequest({ route: candidates ? path : 'unmatched' })
+      annotateRequest(req, { route: candidates ? path : 'unmatched' })
       if (!candidates) throw new ApiError('not_found', `No endpoint at ${url.pathname}`)
       const method = req.method === 'HEAD' ? 'GET' : req.method
       const route = candidates.find((r) => r.method === method)
@@ -35,7 +35,9 @@ export function createRestHandler(deps: RestDeps, logger: Logger) {
           `${req.method} is not allowed on ${url.pathname}; use ${baseHeaders.allow}`,
         )
       }
-      const admission = route.authenticated ? await deps.access.admit(headerValue(req, 'x-api-key')) : null
+      const admission = route.authenticated
+        ? await deps.access.admit(headerValue(req, 'x-api-key'), req)
+        : null
       if (admission) Object.assign(baseHeaders, rateLimitHeaders(admission.quota))
       const response = await route.handle({ req, url, requestId }, deps, admission)
       sendJson(
@@ -49,7 +51,7 @@ export function createRestHandler(deps: RestDeps, logger: Logger) {
       const apiError = asApiError(error)
       if (!apiError) logger.error({ requestId, err: error, path: url.pathname }, 'unexpected error')
       const reported = apiError ?? new ApiError('internal_error', 'Unexpected server failure')
-      annotateRequest({ errorCode: reported.code })
+      annotateRequest(req, { errorCode: reported.code })
       sendError(res, reported, baseHeaders)
     }
   }

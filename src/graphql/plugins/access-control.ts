@@ -18,12 +18,13 @@ import { analyzeOperation } from '../operation-analysis.ts'
 export function useAccessControl(access: AccessControl): Plugin<GraphQLContext> {
   return {
     async onExecute({ args, setResultAndStopExecution, extendContext }) {
-      const context = args.contextValue as GraphQLContext & { request: Request }
+      const context = args.contextValue as GraphQLContext & { request: Request; req?: object }
       const facts = analyzeOperation(args.document, args.operationName, args.variableValues ?? {})
-      annotateRequest({ operation: facts.operation?.name?.value ?? 'anonymous' })
+      annotateRequest(context.req, { operation: facts.operation?.name?.value ?? 'anonymous' })
       if (facts.isPublic) return
       try {
-        const admission = context.admission ?? (await access.admit(context.request.headers.get('x-api-key')))
+        const admission =
+          context.admission ?? (await access.admit(context.request.headers.get('x-api-key'), context.req))
         extendContext({ caller: admission.caller, admission })
         assertBatchSize(facts.sitePredictions, admission.caller.tier)
         return {
@@ -38,7 +39,7 @@ export function useAccessControl(access: AccessControl): Plugin<GraphQLContext> 
       } catch (error) {
         const apiError = asApiError(error)
         if (!apiError) throw error
-        annotateRequest({ errorCode: apiError.code })
+        annotateRequest(context.req, { errorCode: apiError.code })
         setResultAndStopExecution({ errors: [toGraphQLError(apiError)] })
       }
     },

@@ -45,7 +45,8 @@ export function useErrorShaping(logger: Logger): Plugin<GraphQLContext> {
             return internalGraphQLError(error)
           })
           const code = errors[0]?.extensions?.code
-          if (typeof code === 'string') annotateRequest({ errorCode: code })
+          if (typeof code === 'string')
+            annotateRequest((context as { req?: object }).req, { errorCode: code })
           setResult({ ...result, errors: hasAnyData(result.data) ? errors.map(withoutHttpStatus) : errors })
         },
       }
