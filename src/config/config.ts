@@ -23,6 +23,8 @@ const EnvSchema = z.object({
   MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).default(512),
   /** Longest a graceful shutdown waits for in-flight requests. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
+  /** Where the embedded store keeps its migrated-and-seeded snapshot between starts; 'off' disables it. */
+  EMBEDDED_CACHE_DIR: z.string().min(1).default('.data'),
   /** Bearer token that /metrics requires; unset = /metrics open (keep it off the public network). */
   METRICS_TOKEN: z.string().min(16).optional(),
   GRAPHIQL: z

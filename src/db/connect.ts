@@ -7,6 +7,8 @@ export type DatabaseMode = 'postgres' | 'embedded'
 export interface Database {
   sql: Sql
   mode: DatabaseMode
+  /** Embedded mode only: the data directory as a snapshot to start from next time. */
+  dumpSnapshot?: () => Promise<Blob>
   close(): Promise<void>
 }
 
@@ -27,6 +29,8 @@ export async function openDatabase(
     onQuery?: (query: string) => void
     /** Server-side statement_timeout for request-serving pools (not for migrations or seeding). */
     statementTimeoutMs?: number
+    /** Embedded mode: start from this data-directory snapshot. */
+    embeddedSnapshot?: Blob
   } = {},
 ): Promise<Database> {
   const debug = options.onQuery ? (_connection: number, query: string) => options.onQuery?.(query) : false
@@ -45,7 +49,7 @@ export async function openDatabase(
   }
   // Loaded only when needed: PGlite's WASM build costs tens of MB a server with DATABASE_URL never uses.
   const { startEmbeddedPostgres } = await import('./embedded.ts')
-  const embedded = await startEmbeddedPostgres()
+  const embedded = await startEmbeddedPostgres({ snapshot: options.embeddedSnapshot })
   // PGlite is a single backend: one connection keeps transactions from interleaving.
   const sql = postgres({
     ...CLIENT_OPTIONS,
@@ -59,6 +63,7 @@ export async function openDatabase(
   return {
     sql,
     mode: 'embedded',
+    dumpSnapshot: embedded.dump,
     close: async () => {
       await sql.end({ timeout: 5 })
       await embedded.stop()

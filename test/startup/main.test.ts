@@ -1,3 +1,6 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { migrate } from '../../src/db/migrate.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
@@ -11,7 +14,7 @@ describe('npm start', () => {
   })
 
   it('boots on the embedded store, seeds it, prints demo keys and serves them', async () => {
-    running = await startServerProcess({})
+    running = await startServerProcess({ EMBEDDED_CACHE_DIR: 'off' })
     const health = await (await fetch(`${running.url}/v1/health`)).json()
     expect(health).toMatchObject({ status: 'healthy', database: 'connected', coverage_regions: ['pnw'] })
     const output = running.output()
@@ -31,6 +34,33 @@ describe('npm start', () => {
     expect(response.status).toBe(200)
     expect(await running.stop()).toBe(0)
     running = undefined
+  })
+
+  it('caches the migrated and seeded embedded store, and starts from it next time', async () => {
+    const cacheDir = await mkdtemp(join(tmpdir(), 'survival-embedded-'))
+    try {
+      running = await startServerProcess({ EMBEDDED_CACHE_DIR: cacheDir, LOG_LEVEL: 'info' })
+      expect(running.output()).toMatch(/embedded store snapshot cached/)
+      await running.stop()
+      expect((await readdir(cacheDir)).filter((f) => f.endsWith('.tar.gz'))).toHaveLength(1)
+
+      running = await startServerProcess({ EMBEDDED_CACHE_DIR: cacheDir, LOG_LEVEL: 'info' })
+      expect(running.output()).toMatch(/started from its cached snapshot/)
+      const key = running.output().match(/tsp_live_[0-9a-f]{32}/)?.[0] ?? ''
+      const response = await fetch(`${running.url}/v1/predict`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: JSON.stringify({
+          latitude: 44.6,
+          longitude: -123.6,
+          species_code: 'PSME',
+          planting_method: 'manual',
+        }),
+      })
+      expect(response.status).toBe(200)
+    } finally {
+      await rm(cacheDir, { recursive: true, force: true })
+    }
   })
 
   describe('with DATABASE_URL', () => {
