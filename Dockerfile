@@ -2,6 +2,7 @@
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+ENV SKIP_EMBEDDED_SNAPSHOT=1
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim
