@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestDatabase } from '../support/database.ts'
 import { createSeededDatabase, FOREST_POINTS, issueKey } from '../support/fixtures.ts'
@@ -18,13 +19,16 @@ describe('graceful shutdown and scale-out', () => {
     db = await createSeededDatabase()
     key = (await issueKey(db, 'hypha')).key
   })
-  afterAll(() => db.drop())
-
-  const env = () => ({
-    DATABASE_URL: db.url,
-    REDIS_URL: TEST_REDIS_URL,
-    QUOTA_KEY_PREFIX: `test:shutdown:${randomBytes(4).toString('hex')}:`,
+  const prefix = `test:shutdown:${randomBytes(4).toString('hex')}:`
+  afterAll(async () => {
+    await db.drop()
+    const redis = new Redis(TEST_REDIS_URL)
+    const keys = await redis.keys(`${prefix}*`)
+    if (keys.length) await redis.del(...keys)
+    redis.disconnect()
   })
+
+  const env = () => ({ DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, QUOTA_KEY_PREFIX: prefix })
 
   it('SIGTERM during load: requests already sent finish, and the process exits 0', async () => {
     const server = await startServerProcess(env())
