@@ -125,8 +125,8 @@ export class PredictionService {
     return this.model.factors
   }
 
-  async locate(point: Coordinates, lookup: NearestSiteLookup): Promise<MatchedSite> {
-    validateCoordinates(point)
+  /** Coverage, then the nearest site; coordinates are validated by the callers first. */
+  private async locate(point: Coordinates, lookup: NearestSiteLookup): Promise<MatchedSite> {
     if (!isInCoverage(point.latitude, point.longitude)) {
       throw new ApiError(
         'outside_coverage',

@@ -38,6 +38,21 @@ export interface SiteAttributes {
   browsePressureIndex: number
 }
 
+/** The measured (numeric) site attributes, in data-dictionary order. */
+export const NUMERIC_SITE_ATTRIBUTES = [
+  'elevationM',
+  'slopeDeg',
+  'aspectDeg',
+  'heatLoadIndex',
+  'soilDepthCm',
+  'rockFractionPct',
+  'vegetationCoverPct',
+  'annualPrecipMm',
+  'summerWaterDeficitMm',
+  'growingSeasonFrostDays',
+  'browsePressureIndex',
+] as const satisfies readonly (keyof SiteAttributes)[]
+
 export interface Site extends SiteAttributes {
   id: number
   latitude: number

@@ -1,20 +1,9 @@
-import type { SiteAttributes } from '../domain/site.ts'
+import { NUMERIC_SITE_ATTRIBUTES, type SiteAttributes } from '../domain/site.ts'
 import type { Species } from '../domain/species.ts'
 import type { InputRanges, ReferenceSiteSpec } from './artifact.ts'
 
-const NUMERIC_ATTRIBUTES = [
-  'elevationM',
-  'slopeDeg',
-  'aspectDeg',
-  'heatLoadIndex',
-  'soilDepthCm',
-  'rockFractionPct',
-  'vegetationCoverPct',
-  'annualPrecipMm',
-  'summerWaterDeficitMm',
-  'growingSeasonFrostDays',
-  'browsePressureIndex',
-] as const satisfies readonly (keyof InputRanges & keyof SiteAttributes)[]
+// Every numeric site attribute must have an input range in the artifact.
+const NUMERIC_ATTRIBUTES = NUMERIC_SITE_ATTRIBUTES satisfies readonly (keyof InputRanges)[]
 
 /** Clamps every numeric attribute into the artifact's input ranges; NaN is rejected, ±Infinity clamps. */
 export function clampSite(site: SiteAttributes, ranges: InputRanges): SiteAttributes {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { NUMERIC_SITE_ATTRIBUTES } from '../../src/domain/site.ts'
 import { SPECIES } from '../../src/domain/species.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { createSeededDatabase, FOREST_POINTS, issueKey, OUTSIDE_POINTS } from '../support/fixtures.ts'
@@ -70,19 +71,7 @@ describe('predict', () => {
     expect(Number.isInteger(p.site.siteId)).toBe(true)
     expect(typeof p.site.forestRegion).toBe('string')
     expect(typeof p.site.zone).toBe('string')
-    for (const field of [
-      'elevationM',
-      'slopeDeg',
-      'aspectDeg',
-      'heatLoadIndex',
-      'soilDepthCm',
-      'rockFractionPct',
-      'vegetationCoverPct',
-      'annualPrecipMm',
-      'summerWaterDeficitMm',
-      'growingSeasonFrostDays',
-      'browsePressureIndex',
-    ]) {
+    for (const field of NUMERIC_SITE_ATTRIBUTES) {
       expect(typeof p.site[field], field).toBe('number')
     }
     expect(p.species).toEqual({

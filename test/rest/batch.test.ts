@@ -1,14 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TierName } from '../../src/keys/key-store.ts'
 import type { TestDatabase } from '../support/database.ts'
-import {
-  createSeededDatabase,
-  FOREST_POINTS,
-  issueKey,
-  NO_DATA_POINTS,
-  OUTSIDE_POINTS,
-} from '../support/fixtures.ts'
-import { startTestServer, type TestServer } from '../support/server.ts'
+import { FOREST_POINTS, issueKey, NO_DATA_POINTS, OUTSIDE_POINTS } from '../support/fixtures.ts'
+import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
+import type { TestServer } from '../support/server.ts'
 import {
   batchProblems,
   batchSites,
@@ -26,15 +21,10 @@ let server: TestServer
 let hypha: string
 
 beforeAll(async () => {
-  db = await createSeededDatabase()
-  server = await startTestServer({ database: db })
-  hypha = (await issueKey(db, 'hypha')).key
+  ;({ db, server, key: hypha } = await startSeededServer())
 })
 
-afterAll(async () => {
-  await server?.close()
-  await db?.drop()
-})
+afterAll(() => stopSeededServer({ db, server }))
 
 const batch = (body: unknown, key = hypha): Promise<RestResult> =>
   post(server.url, '/v1/predict/batch', body, key)

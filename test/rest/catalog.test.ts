@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestDatabase } from '../support/database.ts'
-import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
-import { startTestServer, type TestServer } from '../support/server.ts'
+import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
+import type { TestServer } from '../support/server.ts'
 import { expectError, expectInvalidRequest, get, type RestResult, rest, SPECIES_CODES } from './client.ts'
 
 let db: TestDatabase
@@ -9,15 +9,10 @@ let server: TestServer
 let key: string
 
 beforeAll(async () => {
-  db = await createSeededDatabase()
-  server = await startTestServer({ database: db })
-  key = (await issueKey(db, 'hypha')).key
+  ;({ db, server, key } = await startSeededServer())
 })
 
-afterAll(async () => {
-  await server?.close()
-  await db?.drop()
-})
+afterAll(() => stopSeededServer({ db, server }))
 
 const SPECIES_FIELDS = [
   'code',

@@ -1,13 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestDatabase } from '../support/database.ts'
-import {
-  createSeededDatabase,
-  FOREST_POINTS,
-  issueKey,
-  NO_DATA_POINTS,
-  OUTSIDE_POINTS,
-} from '../support/fixtures.ts'
-import { startTestServer, type TestServer } from '../support/server.ts'
+import { FOREST_POINTS, NO_DATA_POINTS, OUTSIDE_POINTS } from '../support/fixtures.ts'
+import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
+import type { TestServer } from '../support/server.ts'
 import {
   compareBody,
   comparisonProblems,
@@ -24,15 +19,10 @@ let server: TestServer
 let key: string
 
 beforeAll(async () => {
-  db = await createSeededDatabase()
-  server = await startTestServer({ database: db })
-  key = (await issueKey(db, 'hypha')).key
+  ;({ db, server, key } = await startSeededServer())
 })
 
-afterAll(async () => {
-  await server?.close()
-  await db?.drop()
-})
+afterAll(() => stopSeededServer({ db, server }))
 
 const compare = (body: unknown): Promise<RestResult> => post(server.url, '/v1/predict/compare', body, key)
 

@@ -1,8 +1,8 @@
 import { Agent } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestDatabase } from '../support/database.ts'
-import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
-import { startTestServer, type TestServer } from '../support/server.ts'
+import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
+import type { TestServer } from '../support/server.ts'
 import {
   batchSites,
   compareBody,
@@ -22,15 +22,10 @@ let server: TestServer
 let key: string
 
 beforeAll(async () => {
-  db = await createSeededDatabase()
-  server = await startTestServer({ database: db })
-  key = (await issueKey(db, 'hypha')).key
+  ;({ db, server, key } = await startSeededServer())
 })
 
-afterAll(async () => {
-  await server?.close()
-  await db?.drop()
-})
+afterAll(() => stopSeededServer({ db, server }))
 
 const POSTS: [string, unknown][] = [
   ['/v1/predict', predictBody()],

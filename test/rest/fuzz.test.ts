@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestDatabase } from '../support/database.ts'
-import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
-import { startTestServer, type TestServer } from '../support/server.ts'
+import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
+import type { TestServer } from '../support/server.ts'
 import {
   batchProblems,
   comparisonProblems,
@@ -21,16 +21,10 @@ let server: TestServer
 let key: string
 
 beforeAll(async () => {
-  db = await createSeededDatabase()
-  server = await startTestServer({ database: db })
-  // Unlimited: the daily quota never interferes with the runs.
-  key = (await issueKey(db, 'hypha')).key
+  ;({ db, server, key } = await startSeededServer())
 })
 
-afterAll(async () => {
-  await server?.close()
-  await db?.drop()
-})
+afterAll(() => stopSeededServer({ db, server }))
 
 type Endpoint = '/v1/predict' | '/v1/predict/compare' | '/v1/predict/batch'
 const ENDPOINTS: Endpoint[] = ['/v1/predict', '/v1/predict/compare', '/v1/predict/batch']
