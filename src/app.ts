@@ -1,9 +1,9 @@
 import type { Server } from 'node:http'
-import DataLoader from 'dataloader'
 import { AccessControl } from './auth/access-control.ts'
 import { Authenticator } from './auth/authenticator.ts'
 import type { Config } from './config/config.ts'
 import type { Database } from './db/connect.ts'
+import { createNearestSiteLoader } from './db/nearest-site-loader.ts'
 import { findNearestSites, type NearestSite } from './db/sites.ts'
 import { HealthMonitor, modelInfo, type QuotaStoreState } from './domain/health.ts'
 import { type Coordinates, PredictionService } from './domain/predictions.ts'
@@ -105,12 +105,11 @@ export function createApp(options: AppOptions): App {
       }),
     )
   }
-  // REST requests arriving together share one KNN statement; nothing is cached between them.
-  const sharedNearest = new DataLoader(findNearest, { cache: false, maxBatchSize: 1000 })
+  const nearestSite = createNearestSiteLoader(findNearest)
   const predictions = new PredictionService(model, now)
   const gateway = createGateway({
     health,
-    findNearest,
+    nearestSite,
     logger: options.logger,
     predictions,
     access,
@@ -127,7 +126,7 @@ export function createApp(options: AppOptions): App {
     gateway,
     access,
     predictions,
-    nearestSite: (point) => sharedNearest.load(point),
+    nearestSite,
   })
   return {
     server,

@@ -1,11 +1,9 @@
-import type DataLoader from 'dataloader'
 import type { Admission } from '../auth/access-control.ts'
 import type { Caller } from '../auth/authenticator.ts'
-import type { NearestSite } from '../db/sites.ts'
 import type { HealthMonitor } from '../domain/health.ts'
-import type { Coordinates, PredictionService } from '../domain/predictions.ts'
+import type { NearestSiteLookup, PredictionService } from '../domain/predictions.ts'
 
-/** What every resolver can reach. The loader lives for one request only. */
+/** What every resolver can reach. */
 export interface GraphQLContext {
   requestId: string
   /** Set by the auth plugin for operations that need a key; null for public ones (health, introspection). */
@@ -15,5 +13,6 @@ export interface GraphQLContext {
   health: HealthMonitor
   searchRadiusKm: number
   predictions: PredictionService
-  nearestSite: DataLoader<Coordinates, NearestSite | null, string>
+  /** Process-wide batching: one SQL statement per tick, nothing cached. */
+  nearestSite: NearestSiteLookup
 }

@@ -1,10 +1,8 @@
 import { createRequire } from 'node:module'
-import DataLoader from 'dataloader'
 import { createYoga, type GraphiQLOptions, type YogaServerInstance } from 'graphql-yoga'
 import type { AccessControl, Admission } from '../auth/access-control.ts'
-import type { NearestSite } from '../db/sites.ts'
 import type { HealthMonitor } from '../domain/health.ts'
-import type { Coordinates, PredictionService } from '../domain/predictions.ts'
+import type { NearestSiteLookup, PredictionService } from '../domain/predictions.ts'
 import type { Logger } from '../logging/logger.ts'
 import type { GraphQLContext } from './context.ts'
 import { useAccessControl } from './plugins/access-control.ts'
@@ -15,8 +13,8 @@ import { schema } from './schema.ts'
 
 export interface GatewayDeps {
   health: HealthMonitor
-  /** One SQL statement for many points (the per-request DataLoader's batch function). */
-  findNearest: (points: readonly Coordinates[]) => Promise<(NearestSite | null)[]>
+  /** The process-wide batching lookup: all points asked for in one tick share one SQL statement. */
+  nearestSite: NearestSiteLookup
   logger: Logger
   predictions: PredictionService
   access: AccessControl
@@ -55,9 +53,6 @@ function renderGraphiQLOnDemand(options?: GraphiQLOptions): string {
   return graphiqlRenderer(options)
 }
 
-/** Coordinates as DataLoader keys: equal points share one lookup within a request. */
-const coordinateKey = (point: Coordinates) => `${point.latitude},${point.longitude}`
-
 export function createGateway(deps: GatewayDeps): Gateway {
   return createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
@@ -81,7 +76,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       health: deps.health,
       searchRadiusKm: deps.searchRadiusKm,
       predictions: deps.predictions,
-      nearestSite: new DataLoader(deps.findNearest, { cacheKeyFn: coordinateKey, maxBatchSize: 1000 }),
+      nearestSite: deps.nearestSite,
     }),
     plugins: [
       useRequestId(),

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { ApiError } from '../domain/errors.ts'
+import { createGraphQLHttpHandler } from '../graphql/http-transport.ts'
 import type { Gateway } from '../graphql/yoga.ts'
 import type { Logger } from '../logging/logger.ts'
 import type { Metrics } from '../observability/metrics.ts'
@@ -57,6 +58,7 @@ function observe(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, re
 /** HTTP front door: /graphql to the GraphQL gateway, /v1/* to the REST adapter, /metrics, else 404. */
 export function createHttpServer(deps: ServerDeps): Server {
   const handleRest = createRestHandler(deps, deps.logger)
+  const handleGraphQL = createGraphQLHttpHandler(deps.gateway, deps.logger)
   let inFlight = 0
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost')
@@ -81,7 +83,7 @@ export function createHttpServer(deps: ServerDeps): Server {
       })
     }
     attachRequestRecord(req, record)
-    if (url.pathname === '/graphql') return void deps.gateway(req, res)
+    if (url.pathname === '/graphql') return handleGraphQL(req, res)
     if (url.pathname === '/v1' || url.pathname.startsWith('/v1/'))
       return void handleRest(req, res, url, requestId)
     if (url.pathname === '/metrics') return void serveMetrics(deps, req, res, requestId)

@@ -3,13 +3,11 @@ import type {
   Comparison,
   HorizonDifferential,
   MatchedSite,
-  NearestSiteLookup,
   Prediction,
   PredictionRequest,
 } from '../../domain/predictions.ts'
 import type { FactorContribution, HorizonPrediction } from '../../model/index.ts'
 import { builder } from '../builder.ts'
-import type { GraphQLContext } from '../context.ts'
 import { ModelRef, PlantingMethodEnum, SpeciesRef } from './catalog.ts'
 
 const ImpactEnum = builder.enumType('Impact', {
@@ -190,11 +188,6 @@ const ComparisonInput = builder.inputType('ComparisonInput', {
   }),
 })
 
-const lookup =
-  (ctx: GraphQLContext): NearestSiteLookup =>
-  (point) =>
-    ctx.nearestSite.load(point)
-
 builder.queryFields((t) => ({
   predict: t.field({
     type: PredictionRef,
@@ -202,14 +195,14 @@ builder.queryFields((t) => ({
     description:
       'Survival at 1, 3 and 5 years for one site, species and planting method. Null, with an error, when this site cannot be answered; other aliases still are',
     args: { input: t.arg({ type: PredictionInput, required: true }) },
-    resolve: (_root, { input }, ctx) => ctx.predictions.predict(input as PredictionRequest, lookup(ctx)),
+    resolve: (_root, { input }, ctx) => ctx.predictions.predict(input as PredictionRequest, ctx.nearestSite),
   }),
   compareMethods: t.field({
     type: MethodComparisonRef,
     nullable: true,
     description: 'Both planting methods for one site and species, with the per-horizon differential',
     args: { input: t.arg({ type: ComparisonInput, required: true }) },
-    resolve: (_root, { input }, ctx) => ctx.predictions.compare(input, lookup(ctx)),
+    resolve: (_root, { input }, ctx) => ctx.predictions.compare(input, ctx.nearestSite),
   }),
   predictBatch: t.field({
     type: [BatchItemRef],
@@ -217,7 +210,11 @@ builder.queryFields((t) => ({
     args: { sites: t.arg({ type: [BatchSiteInput], required: true }) },
     resolve: async (_root, { sites }, ctx) => {
       if (!ctx.caller) throw new Error('predictBatch resolved without an authenticated caller')
-      const results = await ctx.predictions.batch(sites as PredictionRequest[], ctx.caller.tier, lookup(ctx))
+      const results = await ctx.predictions.batch(
+        sites as PredictionRequest[],
+        ctx.caller.tier,
+        ctx.nearestSite,
+      )
       return results.map((result, index) =>
         result.ok
           ? { index, prediction: result.prediction, error: null }

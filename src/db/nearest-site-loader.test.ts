@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest'
+import type { Coordinates } from '../domain/predictions.ts'
+import { createNearestSiteLoader } from './nearest-site-loader.ts'
+import type { NearestSite } from './sites.ts'
+
+function recordingFinder() {
+  const calls: Coordinates[][] = []
+  const find = async (points: readonly Coordinates[]) => {
+    calls.push([...points])
+    return points.map(
+      (point) => ({ latitude: point.latitude, longitude: point.longitude }) as unknown as NearestSite,
+    )
+  }
+  return { calls, find }
+}
+
+describe('createNearestSiteLoader', () => {
+  it('answers lookups made in the same tick, from different callers, with one call', async () => {
+    const { calls, find } = recordingFinder()
+    const lookup = createNearestSiteLoader(find)
+    const points = [
+      { latitude: 44.6, longitude: -123.6 },
+      { latitude: 44.2, longitude: -122.2 },
+      { latitude: 44.0, longitude: -121.6 },
+    ]
+    const found = await Promise.all(points.map((point) => lookup(point)))
+    expect(calls).toEqual([points])
+    expect(found.map((site) => site?.latitude)).toEqual([44.6, 44.2, 44.0])
+  })
+
+  it('sends each distinct point once and gives every caller its answer', async () => {
+    const { calls, find } = recordingFinder()
+    const lookup = createNearestSiteLoader(find)
+    const a = { latitude: 44.6, longitude: -123.6 }
+    const b = { latitude: 44.2, longitude: -122.2 }
+    const found = await Promise.all([a, b, { ...a }, a].map((point) => lookup(point)))
+    expect(calls).toEqual([[a, b]])
+    expect(found.map((site) => site?.longitude)).toEqual([-123.6, -122.2, -123.6, -123.6])
+  })
+
+  it('caches nothing between ticks and splits at the batch size', async () => {
+    const { calls, find } = recordingFinder()
+    const lookup = createNearestSiteLoader(find, 2)
+    const point = { latitude: 44.6, longitude: -123.6 }
+    await lookup(point)
+    await lookup(point)
+    expect(calls).toHaveLength(2)
+    await Promise.all([1, 2, 3].map((i) => lookup({ latitude: 44 + i / 10, longitude: -123 })))
+    expect(calls.slice(2).map((call) => call.length)).toEqual([2, 1])
+  })
+
+  it('rejects every waiting caller when the store fails', async () => {
+    const lookup = createNearestSiteLoader(async () => {
+      throw new Error('connection refused')
+    })
+    const results = await Promise.allSettled([
+      lookup({ latitude: 44, longitude: -123 }),
+      lookup({ latitude: 45, longitude: -123 }),
+    ])
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected'])
+  })
+})

@@ -1,0 +1,213 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { type ExecutionResult, getOperationAST } from 'graphql'
+import { processRegularResult } from 'graphql-yoga'
+import type { Logger } from '../logging/logger.ts'
+import { internalGraphQLError } from './errors.ts'
+import type { Gateway } from './yoga.ts'
+
+/** Bodies above this go to yoga, which streams them (its own limit is 25 MB). */
+const FAST_PATH_MAX_BODY_BYTES = 1024 * 1024
+
+const GRAPHQL_PARAMS = new Set(['query', 'variables', 'operationName', 'extensions'])
+
+type RegularMediaType = 'application/graphql-response+json' | 'application/json'
+
+interface GraphQLParams {
+  query: string
+  variables?: Record<string, unknown> | null
+  operationName?: string | null
+  extensions?: Record<string, unknown> | null
+}
+
+/** Yoga's result processor builds a Response; this stand-in only keeps what we write to Node. */
+class PlainResponse {
+  readonly status: number
+  readonly headers: Record<string, string>
+  constructor(
+    readonly body: string | null,
+    init: { status?: number; headers?: Record<string, string> },
+  ) {
+    this.status = init.status ?? 200
+    this.headers = init.headers ?? {}
+  }
+}
+const plainFetchApi = { Response: PlainResponse } as unknown as Parameters<typeof processRegularResult>[1]
+
+/** Yoga's content-type test for JSON bodies (first entry of a list, parameters allowed). */
+function isJsonBody(contentType: string | undefined): boolean {
+  const first = contentType?.split(',')[0]
+  return first === 'application/json' || !!first?.startsWith('application/json;')
+}
+
+/**
+ * The media type yoga's negotiation would answer with for a non-streamed result, or undefined when it
+ * would choose something else (406). Entries are walked last to first, so the first acceptable
+ * entry of the Accept header wins, and `*` matches the later of the two JSON types.
+ */
+export function negotiateMediaType(accept: string | undefined): RegularMediaType | undefined {
+  let chosen: RegularMediaType | undefined
+  const entries = (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',').reverse()
+  for (const entry of entries) {
+    const [mediaType = '', ...params] = entry.split(';')
+    const charset = params.find((param) => param.includes('charset=')) ?? 'charset=utf-8'
+    if (charset !== 'charset=utf-8') continue
+    const [type, subtype] = mediaType.split('/')
+    for (const candidate of ['application/graphql-response+json', 'application/json'] as const) {
+      const [candidateType, candidateSubtype] = candidate.split('/')
+      if ((type === '*' || type === candidateType) && (subtype === '*' || subtype === candidateSubtype))
+        chosen = candidate
+    }
+  }
+  return chosen
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function isOptionalObject(value: unknown): value is Record<string, unknown> | null | undefined {
+  return value == null || isPlainObject(value)
+}
+
+/** A single, well-formed request; anything yoga would reject or treat specially returns undefined. */
+function asGraphQLParams(body: unknown): GraphQLParams | undefined {
+  if (!isPlainObject(body)) return undefined
+  for (const key in body) if (body[key] != null && !GRAPHQL_PARAMS.has(key)) return undefined
+  const { query, variables, operationName, extensions } = body
+  if (typeof query !== 'string') return undefined
+  if (!isOptionalObject(variables) || !isOptionalObject(extensions)) return undefined
+  if (operationName != null && typeof operationName !== 'string') return undefined
+  return { query, variables, operationName, extensions }
+}
+
+/** Just enough of a Fetch Request for the context and plugins: method, url and header lookup. */
+function requestView(req: IncomingMessage): Request {
+  const headers = {
+    get(name: string): string | null {
+      const value = req.headers[name.toLowerCase()]
+      return Array.isArray(value) ? value.join(', ') : (value ?? null)
+    },
+    has(name: string): boolean {
+      return req.headers[name.toLowerCase()] !== undefined
+    },
+  }
+  return { method: req.method, url: `http://localhost${req.url ?? '/'}`, headers } as unknown as Request
+}
+
+function readBody(req: IncomingMessage, expectedBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let received = 0
+    req.on('data', (chunk: Buffer) => {
+      received += chunk.length
+      if (received > expectedBytes) {
+        req.destroy()
+        reject(new Error('body longer than its content-length'))
+      } else chunks.push(chunk)
+    })
+    req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)))
+    req.once('error', reject)
+  })
+}
+
+/**
+ * POST /graphql with a JSON body — what dashboards, scripts and GraphiQL send — runs straight through
+ * the gateway's envelop pipeline (the same plugins: limits, auth, quota, cost, error shaping),
+ * without the Fetch-API bridge (Request, AbortSignal, streams and Response per request), which cost
+ * more CPU than the prediction itself. Status and body come from yoga's own result processor.
+ * Everything else, and any request that fails to parse or validate, is handed to yoga unchanged, so the
+ * GraphQL-over-HTTP behaviour stays yoga's (test/graphql/http-transport.test.ts compares the two).
+ */
+export function createGraphQLHttpHandler(gateway: Gateway, logger: Logger) {
+  async function viaYoga(req: IncomingMessage, res: ServerResponse, body?: Buffer): Promise<void> {
+    if (!body) return void (await gateway(req, res))
+    const headers: [string, string][] = []
+    for (let i = 0; i < req.rawHeaders.length; i += 2)
+      headers.push([req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string])
+    const response = await gateway.fetch(
+      `http://localhost${req.url ?? '/'}`,
+      { method: req.method, headers, body },
+      { req, res },
+    )
+    res.writeHead(response.status, Object.fromEntries(response.headers))
+    res.end(Buffer.from(await response.arrayBuffer()))
+  }
+
+  async function execute(
+    req: IncomingMessage,
+    res: ServerResponse,
+    params: GraphQLParams,
+    mediaType: RegularMediaType,
+  ): Promise<boolean> {
+    const request = requestView(req)
+    const enveloped = gateway.getEnveloped({ req, res, request, params })
+    let document: ReturnType<typeof enveloped.parse>
+    try {
+      document = enveloped.parse(params.query)
+      if (enveloped.validate(enveloped.schema, document).length > 0) return false
+    } catch {
+      return false
+    }
+    const operation = getOperationAST(document, params.operationName)
+    if (!operation || operation.operation === 'subscription') return false
+    let result: ExecutionResult
+    try {
+      const contextValue = await enveloped.contextFactory()
+      result = (await enveloped.execute({
+        schema: enveloped.schema,
+        document,
+        contextValue,
+        variableValues: params.variables,
+        operationName: params.operationName,
+      })) as ExecutionResult
+    } catch (error) {
+      // The executor reports resolver failures in the result; reaching here is a bug, never a leak.
+      logger.error({ err: error, requestId: req.headers['request-id'] }, 'graphql execution threw')
+      result = { errors: [internalGraphQLError()] }
+    }
+    const response = processRegularResult(result, plainFetchApi, mediaType) as unknown as PlainResponse
+    response.headers['request-id'] = req.headers['request-id'] as string
+    res.writeHead(response.status, response.headers)
+    res.end(response.body)
+    return true
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const headers = req.headers
+    const length = Number(headers['content-length'])
+    const mediaType = negotiateMediaType(headers.accept)
+    const fastPath =
+      req.method === 'POST' &&
+      isJsonBody(headers['content-type']) &&
+      mediaType !== undefined &&
+      headers.origin === undefined &&
+      headers['content-encoding'] === undefined &&
+      headers['transfer-encoding'] === undefined &&
+      Number.isInteger(length) &&
+      length > 0 &&
+      length <= FAST_PATH_MAX_BODY_BYTES
+    if (!fastPath) return viaYoga(req, res)
+    let body: Buffer
+    try {
+      body = await readBody(req, length)
+    } catch {
+      return
+    }
+    let params: GraphQLParams | undefined
+    try {
+      params = asGraphQLParams(JSON.parse(body.toString('utf8')))
+    } catch {
+      params = undefined
+    }
+    if (params && (await execute(req, res, params, mediaType))) return
+    return viaYoga(req, res, body)
+  }
+
+  return function handleGraphQL(req: IncomingMessage, res: ServerResponse): void {
+    handle(req, res).catch((error: unknown) => {
+      logger.error({ err: error, requestId: req.headers['request-id'] }, 'graphql transport failed')
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
+      res.end()
+    })
+  }
+}
