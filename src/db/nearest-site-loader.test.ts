@@ -7,9 +7,7 @@ function recordingFinder() {
   const calls: Coordinates[][] = []
   const find = async (points: readonly Coordinates[]) => {
     calls.push([...points])
-    return points.map(
-      (point) => ({ latitude: point.latitude, longitude: point.longitude }) as unknown as NearestSite,
-    )
+    return points.map((point) => ({ site: point, distanceKm: 0 }) as unknown as NearestSite)
   }
   return { calls, find }
 }
@@ -25,7 +23,7 @@ describe('createNearestSiteLoader', () => {
     ]
     const found = await Promise.all(points.map((point) => lookup(point)))
     expect(calls).toEqual([points])
-    expect(found.map((site) => site?.latitude)).toEqual([44.6, 44.2, 44.0])
+    expect(found.map((answer) => answer?.site.latitude)).toEqual([44.6, 44.2, 44.0])
   })
 
   it('sends each distinct point once and gives every caller its answer', async () => {
@@ -35,7 +33,7 @@ describe('createNearestSiteLoader', () => {
     const b = { latitude: 44.2, longitude: -122.2 }
     const found = await Promise.all([a, b, { ...a }, a].map((point) => lookup(point)))
     expect(calls).toEqual([[a, b]])
-    expect(found.map((site) => site?.longitude)).toEqual([-123.6, -122.2, -123.6, -123.6])
+    expect(found.map((answer) => answer?.site.longitude)).toEqual([-123.6, -122.2, -123.6, -123.6])
   })
 
   it('caches nothing between ticks and splits at the batch size', async () => {
