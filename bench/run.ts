@@ -594,7 +594,7 @@ async function main(): Promise<void> {
   const children: Record<TargetName, Child> = {
     server: spawnNode(
       'server',
-      'src/main.ts',
+      process.env.BENCH_SERVER_ENTRY ?? 'src/main.ts',
       {
         PORT: String(serverPort),
         HOST: '127.0.0.1',

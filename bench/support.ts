@@ -91,7 +91,7 @@ export function spawnNode(
   env: Record<string, string | undefined>,
   options: { maxLines?: number; quiet?: boolean; nodeArgs?: string[]; onLine?: (line: string) => void } = {},
 ): Child {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', script], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...(script.endsWith('.js') ? [] : ['--import', 'tsx']), script], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

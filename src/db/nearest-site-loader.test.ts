@@ -21,7 +21,7 @@ describe('createNearestSiteLoader', () => {
       { latitude: 44.2, longitude: -122.2 },
       { latitude: 44.0, longitude: -121.6 },
     ]
-    const found = await Promise.all(points.map((point) => lookup(point)))
+    const found = await Promise.all(points.map((point) => lookup.one(point)))
     expect(calls).toEqual([points])
     expect(found.map((answer) => answer?.site.latitude)).toEqual([44.6, 44.2, 44.0])
   })
@@ -31,7 +31,7 @@ describe('createNearestSiteLoader', () => {
     const lookup = createNearestSiteLoader(find)
     const a = { latitude: 44.6, longitude: -123.6 }
     const b = { latitude: 44.2, longitude: -122.2 }
-    const found = await Promise.all([a, b, { ...a }, a].map((point) => lookup(point)))
+    const found = await Promise.all([a, b, { ...a }, a].map((point) => lookup.one(point)))
     expect(calls).toEqual([[a, b]])
     expect(found.map((answer) => answer?.site.longitude)).toEqual([-123.6, -122.2, -123.6, -123.6])
   })
@@ -40,11 +40,29 @@ describe('createNearestSiteLoader', () => {
     const { calls, find } = recordingFinder()
     const lookup = createNearestSiteLoader(find, 2)
     const point = { latitude: 44.6, longitude: -123.6 }
-    await lookup(point)
-    await lookup(point)
+    await lookup.one(point)
+    await lookup.one(point)
     expect(calls).toHaveLength(2)
-    await Promise.all([1, 2, 3].map((i) => lookup({ latitude: 44 + i / 10, longitude: -123 })))
+    await Promise.all([1, 2, 3].map((i) => lookup.one({ latitude: 44 + i / 10, longitude: -123 })))
     expect(calls.slice(2).map((call) => call.length)).toEqual([2, 1])
+  })
+
+  it('looks up a batch with one call per batch size, deduplicated, in order, with the tick’s other lookups', async () => {
+    const { calls, find } = recordingFinder()
+    const lookup = createNearestSiteLoader(find, 2)
+    const a = { latitude: 44.6, longitude: -123.6 }
+    const b = { latitude: 44.2, longitude: -122.2 }
+    const c = { latitude: 44.0, longitude: -121.6 }
+    const found = await lookup.many([a, b, c, a])
+    expect(calls).toEqual([
+      [a, b],
+      [c, a],
+    ])
+    expect(found.map((answer) => answer?.site.latitude)).toEqual([44.6, 44.2, 44.0, 44.6])
+    expect(await lookup.many([a, a])).toHaveLength(2)
+    expect(calls.at(-1)).toEqual([a])
+    await Promise.all([lookup.one(c), lookup.many([b])])
+    expect(calls.at(-1)).toEqual([c, b])
   })
 
   it('rejects every waiting caller when the store fails', async () => {
@@ -52,8 +70,8 @@ describe('createNearestSiteLoader', () => {
       throw new Error('connection refused')
     })
     const results = await Promise.allSettled([
-      lookup({ latitude: 44, longitude: -123 }),
-      lookup({ latitude: 45, longitude: -123 }),
+      lookup.one({ latitude: 44, longitude: -123 }),
+      lookup.one({ latitude: 45, longitude: -123 }),
     ])
     expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected'])
   })

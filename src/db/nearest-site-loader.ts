@@ -27,14 +27,18 @@ function deduplicated(findNearest: FindNearestSites): FindNearestSites {
 }
 
 /**
- * One process-wide batching loader: every lookup made in the same tick — the aliases of one GraphQL
- * request, a REST batch, concurrent requests from different callers — becomes one KNN statement.
- * Nothing is cached between ticks, so a re-seeded site table is seen at once.
+ * One process-wide batching loader: every lookup made in the same tick — the aliases and batch of one
+ * GraphQL request, a REST batch, concurrent requests from different callers — becomes one KNN
+ * statement (split at maxBatchSize points). Nothing is cached between ticks, so a re-seeded site
+ * table is seen at once.
  */
 export function createNearestSiteLoader(
   findNearest: FindNearestSites,
   maxBatchSize = 1000,
 ): NearestSiteLookup {
   const loader = new DataLoader(deduplicated(findNearest), { cache: false, maxBatchSize })
-  return (point) => loader.load(point)
+  return {
+    one: (point) => loader.load(point),
+    many: (points) => Promise.all(points.map((point) => loader.load(point))),
+  }
 }

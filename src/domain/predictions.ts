@@ -27,8 +27,37 @@ export interface PredictionRequest extends Coordinates {
 
 export type ComparisonRequest = Omit<PredictionRequest, 'plantingMethod'>
 
-/** Finds the nearest site within the search radius (a per-request DataLoader in practice). */
-export type NearestSiteLookup = (point: Coordinates) => Promise<NearestSite | null>
+/** The nearest site within the search radius (null when none), for one point or for many at once. */
+export interface NearestSiteLookup {
+  one(point: Coordinates): Promise<NearestSite | null>
+  /** Answers in the order of `points`. */
+  many(points: readonly Coordinates[]): Promise<(NearestSite | null)[]>
+}
+
+const OUTSIDE_COVERAGE_MESSAGE = 'The coordinates lie outside the coverage region (Oregon and Washington)'
+const NO_NEARBY_DATA_MESSAGE =
+  'No forest data point lies within the search radius of these coordinates (urban, agricultural or water areas have none)'
+
+function assertInCoverage(point: Coordinates): void {
+  if (!isInCoverage(point.latitude, point.longitude)) {
+    throw new ApiError('outside_coverage', OUTSIDE_COVERAGE_MESSAGE, {
+      suggestion: 'GET /v1/coverage returns the covered area as GeoJSON',
+    })
+  }
+}
+
+function matchedSite(point: Coordinates, nearest: NearestSite | null): MatchedSite {
+  if (!nearest) throw new ApiError('no_nearby_data', NO_NEARBY_DATA_MESSAGE)
+  return {
+    latitude: point.latitude,
+    longitude: point.longitude,
+    matchedLatitude: nearest.site.latitude,
+    matchedLongitude: nearest.site.longitude,
+    matchDistanceKm: nearest.distanceKm,
+    region: COVERAGE_REGION,
+    attributes: nearest.site,
+  }
+}
 
 export interface MatchedSite {
   latitude: number
@@ -127,44 +156,31 @@ export class PredictionService {
 
   /** Coverage, then the nearest site; coordinates are validated by the callers first. */
   private async locate(point: Coordinates, lookup: NearestSiteLookup): Promise<MatchedSite> {
-    if (!isInCoverage(point.latitude, point.longitude)) {
-      throw new ApiError(
-        'outside_coverage',
-        'The coordinates lie outside the coverage region (Oregon and Washington)',
-        {
-          suggestion: 'GET /v1/coverage returns the covered area as GeoJSON',
-        },
-      )
-    }
-    const nearest = await lookup(point)
-    if (!nearest) {
-      throw new ApiError(
-        'no_nearby_data',
-        'No forest data point lies within the search radius of these coordinates (urban, agricultural or water areas have none)',
-      )
-    }
-    return {
-      latitude: point.latitude,
-      longitude: point.longitude,
-      matchedLatitude: nearest.site.latitude,
-      matchedLongitude: nearest.site.longitude,
-      matchDistanceKm: nearest.distanceKm,
-      region: COVERAGE_REGION,
-      attributes: nearest.site,
-    }
+    assertInCoverage(point)
+    return matchedSite(point, await lookup.one(point))
   }
 
-  async predict(request: PredictionRequest, lookup: NearestSiteLookup): Promise<Prediction> {
-    const { horizons, species, plantingMethod } = checkPredictionRequest(request)
-    const site = await this.locate(request, lookup)
+  private prediction(
+    site: MatchedSite,
+    checked: ReturnType<typeof checkPredictionRequest>,
+    model: ModelInfo,
+    generatedAt: Date,
+  ): Prediction {
+    const { horizons, species, plantingMethod } = checked
     return {
       site,
       species,
       plantingMethod,
       predictions: this.model.predict(site.attributes, species, plantingMethod, horizons),
-      model: this.modelInfo,
-      generatedAt: this.now(),
+      model,
+      generatedAt,
     }
+  }
+
+  async predict(request: PredictionRequest, lookup: NearestSiteLookup): Promise<Prediction> {
+    const checked = checkPredictionRequest(request)
+    const site = await this.locate(request, lookup)
+    return this.prediction(site, checked, this.modelInfo, this.now())
   }
 
   async compare(request: ComparisonRequest, lookup: NearestSiteLookup): Promise<Comparison> {
@@ -193,7 +209,10 @@ export class PredictionService {
     }
   }
 
-  /** Checks the tier's batch size, then predicts every item; one item's error does not fail the rest. */
+  /**
+   * Checks the tier's batch size, then predicts every item with the same checks, in the same order, as
+   * `predict`; one item's error does not fail the rest. All located items share one lookup.
+   */
   async batch(
     requests: readonly PredictionRequest[],
     tier: Tier,
@@ -201,17 +220,32 @@ export class PredictionService {
   ): Promise<BatchItemResult[]> {
     if (requests.length === 0) throw invalidField('sites', 'a batch must hold at least one site')
     assertBatchSize(requests.length, tier)
-    return Promise.all(
-      requests.map((request) =>
-        this.predict(request, lookup).then(
-          (prediction): BatchItemResult => ({ ok: true, prediction }),
-          (error: unknown): BatchItemResult => {
-            if (error instanceof ApiError) return { ok: false, error }
-            throw error
-          },
-        ),
-      ),
-    )
+    const checked = requests.map((request) => {
+      try {
+        const item = checkPredictionRequest(request)
+        assertInCoverage(request)
+        return item
+      } catch (error) {
+        if (error instanceof ApiError) return error
+        throw error
+      }
+    })
+    const located = requests.filter((_, index) => !(checked[index] instanceof ApiError))
+    const nearest = located.length > 0 ? await lookup.many(located) : []
+    const model = this.modelInfo
+    const generatedAt = this.now()
+    let next = 0
+    return requests.map((request, index): BatchItemResult => {
+      const item = checked[index] as ApiError | ReturnType<typeof checkPredictionRequest>
+      if (item instanceof ApiError) return { ok: false, error: item }
+      try {
+        const site = matchedSite(request, nearest[next++] ?? null)
+        return { ok: true, prediction: this.prediction(site, item, model, generatedAt) }
+      } catch (error) {
+        if (error instanceof ApiError) return { ok: false, error }
+        throw error
+      }
+    })
   }
 }
 
