@@ -8,7 +8,7 @@
  * A missed target is reported, not an error: the exit code is non-zero only when the run itself fails.
  *
  * Env: BENCH_DURATION (s per run, 8), BENCH_ROUNDS (3), BENCH_WARMUP (s, 3), BENCH_SCENARIOS (comma-separated
- * ids, default all), BENCH_CPU_PROF (a directory: the server runs under `node --cpu-prof` and writes its
+ * ids, default all), BENCH_CONNECTIONS (override every scenario's connection count), BENCH_CPU_PROF (a directory: the server runs under `node --cpu-prof` and writes its
  * profile there on exit), BENCH_SERVER_NODE_ARGS (extra node flags for the server, e.g. a diagnostic --import),
  * BENCH_ADMIN_DATABASE_URL, BENCH_REDIS_URL.
  */
@@ -41,6 +41,7 @@ import {
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8)
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3))
 const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 3)
+const CONNECTIONS = process.env.BENCH_CONNECTIONS ? Number(process.env.BENCH_CONNECTIONS) : undefined
 const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((id) => id.trim())
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF
 const SERVER_NODE_ARGS = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []
@@ -261,7 +262,8 @@ function headersFor(apiKey: string): Record<string, string> {
   }
 }
 
-function cannon(baseUrl: string, load: Load, apiKey: string, connections: number, durationS: number) {
+function cannon(baseUrl: string, load: Load, apiKey: string, scenarioConnections: number, durationS: number) {
+  const connections = CONNECTIONS ?? scenarioConnections
   const bodies = load.bodies
   let next = Math.floor(Math.random() * bodies.length)
   return new Promise<AutocannonResult>((resolve, reject) => {

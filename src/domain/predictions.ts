@@ -213,11 +213,24 @@ export class PredictionService {
    * Checks the tier's batch size, then predicts every item with the same checks, in the same order, as
    * `predict`; one item's error does not fail the rest. All located items share one lookup.
    */
-  async batch(
+  batch(
     requests: readonly PredictionRequest[],
     tier: Tier,
     lookup: NearestSiteLookup,
   ): Promise<BatchItemResult[]> {
+    return this.batchEach(requests, tier, lookup, (result) => result)
+  }
+
+  /**
+   * `batch`, handing each item's result to `present` as soon as it is computed, so a caller that
+   * serialises items one by one never holds 500 predictions' worth of objects at once.
+   */
+  async batchEach<T>(
+    requests: readonly PredictionRequest[],
+    tier: Tier,
+    lookup: NearestSiteLookup,
+    present: (result: BatchItemResult, index: number) => T,
+  ): Promise<T[]> {
     if (requests.length === 0) throw invalidField('sites', 'a batch must hold at least one site')
     assertBatchSize(requests.length, tier)
     const checked = requests.map((request) => {
@@ -235,16 +248,18 @@ export class PredictionService {
     const model = this.modelInfo
     const generatedAt = this.now()
     let next = 0
-    return requests.map((request, index): BatchItemResult => {
+    return requests.map((request, index) => {
       const item = checked[index] as ApiError | ReturnType<typeof checkPredictionRequest>
-      if (item instanceof ApiError) return { ok: false, error: item }
+      if (item instanceof ApiError) return present({ ok: false, error: item }, index)
+      let result: BatchItemResult
       try {
         const site = matchedSite(request, nearest[next++] ?? null)
-        return { ok: true, prediction: this.prediction(site, item, model, generatedAt) }
+        result = { ok: true, prediction: this.prediction(site, item, model, generatedAt) }
       } catch (error) {
-        if (error instanceof ApiError) return { ok: false, error }
-        throw error
+        if (!(error instanceof ApiError)) throw error
+        result = { ok: false, error }
       }
+      return present(result, index)
     })
   }
 }

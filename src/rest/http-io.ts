@@ -4,6 +4,11 @@ import { ApiError } from '../domain/errors.ts'
 /** Largest accepted request body: a 500-site batch is ~100 KB. */
 export const MAX_BODY_BYTES = 1024 * 1024
 
+/** A body already serialised (piece by piece, to keep large responses from piling up objects). */
+export class SerializedJson {
+  constructor(readonly text: string) {}
+}
+
 export function sendJson(
   res: ServerResponse,
   status: number,
@@ -11,11 +16,12 @@ export function sendJson(
   headers: Record<string, string> = {},
   contentType = 'application/json; charset=utf-8',
 ): void {
-  const payload = JSON.stringify(body)
+  // Encoded once: the length is the buffer's, and the socket writes it without another pass.
+  const payload = Buffer.from(body instanceof SerializedJson ? body.text : JSON.stringify(body))
   res.writeHead(status, {
     ...headers,
     'content-type': contentType,
-    'content-length': Buffer.byteLength(payload),
+    'content-length': payload.length,
   })
   res.end(payload)
 }

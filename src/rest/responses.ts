@@ -2,7 +2,7 @@ import type { ApiError } from '../domain/errors.ts'
 import type { BatchItemResult, Comparison, MatchedSite, Prediction } from '../domain/predictions.ts'
 import type { HorizonPrediction } from '../model/index.ts'
 import type { RestMethodsQuery, RestSpeciesQuery } from './generated/operations.ts'
-import { errorBody } from './http-io.ts'
+import { errorBody, SerializedJson } from './http-io.ts'
 
 /**
  * Results → the spec's /v1 JSON (snake_case, lower-case values). Field sets are exactly the spec's;
@@ -71,6 +71,15 @@ export function batchItemJson(item: BatchItemResult, index: number) {
   return item.ok
     ? { index, prediction: predictionJson(item.prediction) }
     : { index, error: errorBody(item.error as ApiError).error }
+}
+
+/** `{"results":[…]}` around items serialised one by one, built as one flat string (no rope to flatten). */
+export function batchResultsJson(serializedItems: string[]): SerializedJson {
+  if (serializedItems.length === 0) return new SerializedJson('{"results":[]}')
+  const items = [...serializedItems]
+  items[0] = `{"results":[${items[0]}`
+  items[items.length - 1] = `${items[items.length - 1]}]}`
+  return new SerializedJson(items.join(','))
 }
 
 export function methodJson(m: GqlMethod) {

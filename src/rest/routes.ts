@@ -11,7 +11,14 @@ import { readJsonBody } from './http-io.ts'
 import { OPENAPI_DOCUMENT } from './openapi.ts'
 import { REST_DOCUMENTS } from './operations.ts'
 import { BatchBody, CompareBody, PredictBody, parseInput, SpeciesQuery } from './request-schemas.ts'
-import { batchItemJson, comparisonJson, methodJson, predictionJson, speciesJson } from './responses.ts'
+import {
+  batchItemJson,
+  batchResultsJson,
+  comparisonJson,
+  methodJson,
+  predictionJson,
+  speciesJson,
+} from './responses.ts'
 
 export interface RestDeps {
   gateway: Gateway
@@ -111,12 +118,13 @@ export const ROUTES: readonly Route[] = [
     async handle(request, deps, admission) {
       const body = parseInput(BatchBody, await readJsonBody(request.req))
       if (!admission) throw new Error('batch handled without an admission')
-      const results = await deps.predictions.batch(
+      const items = await deps.predictions.batchEach(
         body.sites.map(predictRequest),
         admission.caller.tier,
         deps.nearestSite,
+        (result, index) => JSON.stringify(batchItemJson(result, index)),
       )
-      return { status: 200, body: { results: results.map(batchItemJson) } }
+      return { status: 200, body: batchResultsJson(items) }
     },
   },
   {
