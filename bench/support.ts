@@ -91,11 +91,15 @@ export function spawnNode(
   env: Record<string, string | undefined>,
   options: { maxLines?: number; quiet?: boolean; nodeArgs?: string[]; onLine?: (line: string) => void } = {},
 ): Child {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...(script.endsWith('.js') ? [] : ['--import', 'tsx']), script], {
-    cwd: ROOT,
-    env: { ...process.env, NODE_ENV: 'production', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), ...(script.endsWith('.js') ? [] : ['--import', 'tsx']), script],
+    {
+      cwd: ROOT,
+      env: { ...process.env, NODE_ENV: 'production', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   if (!child.pid) throw new Error(`could not start ${name}`)
   let lines = 0
   const maxLines = options.maxLines ?? 40
