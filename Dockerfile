@@ -1,4 +1,16 @@
 # syntax=docker/dockerfile:1
+# Build: compile the TypeScript once (the image runs plain JavaScript: no transpiler in memory).
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+ENV SKIP_EMBEDDED_SNAPSHOT=1
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY seed ./seed
+RUN npm run build
+
+# Production dependencies only.
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -9,7 +21,9 @@ FROM node:20-bookworm-slim
 ENV NODE_ENV=production PORT=8080
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
 COPY package.json package-lock.json tsconfig.json ./
+# Sources stay for the operator CLIs (npm run db:migrate, db:seed, keys) and the model artifact.
 COPY src ./src
 COPY seed ./seed
 COPY sql ./sql
@@ -18,4 +32,4 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/v1/health').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
-CMD ["npm", "start"]
+CMD ["node", "dist/src/main.js"]

@@ -8,12 +8,15 @@
  * A missed target is reported, not an error: the exit code is non-zero only when the run itself fails.
  *
  * Env: BENCH_DURATION (s per run, 8), BENCH_ROUNDS (3), BENCH_WARMUP (s, 3), BENCH_SCENARIOS (comma-separated
- * ids, default all), BENCH_CONNECTIONS (override every scenario's connection count), BENCH_CPU_PROF (a directory: the server runs under `node --cpu-prof` and writes its
+ * ids, default all), BENCH_CONNECTIONS (override every scenario's connection count), BENCH_SERVER_ENTRY
+ * (default dist/src/main.js, built first by `npm run build`; src/main.ts measures `npm start` under tsx), BENCH_CPU_PROF (a directory: the server runs under `node --cpu-prof` and writes its
  * profile there on exit), BENCH_SERVER_NODE_ARGS (extra node flags for the server, e.g. a diagnostic --import),
  * BENCH_ADMIN_DATABASE_URL, BENCH_REDIS_URL.
  */
+import { execFileSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
+import { join } from 'node:path'
 import autocannon, { type AutocannonResult } from 'autocannon'
 import { Redis } from 'ioredis'
 import { generateSites } from '../seed/generate-sites.ts'
@@ -41,6 +44,8 @@ import {
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8)
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3))
 const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 3)
+const PRODUCTION_ENTRY = 'dist/src/main.js'
+const SERVER_ENTRY = process.env.BENCH_SERVER_ENTRY ?? PRODUCTION_ENTRY
 const CONNECTIONS = process.env.BENCH_CONNECTIONS ? Number(process.env.BENCH_CONNECTIONS) : undefined
 const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((id) => id.trim())
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF
@@ -591,12 +596,23 @@ async function main(): Promise<void> {
     const message = (match[2] ?? '').slice(0, 120)
     serverWarnings.set(message, (serverWarnings.get(message) ?? 0) + 1)
   }
+  if (SERVER_ENTRY === PRODUCTION_ENTRY) {
+    log('npm run build (the server runs as the Docker image runs it: compiled, no transpiler)')
+    execFileSync(
+      process.execPath,
+      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
+      {
+        cwd: ROOT,
+        stdio: 'inherit',
+      },
+    )
+  }
   const [serverPort, baselinePort] = [await freePort(), await freePort()]
   const profileArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []
   const children: Record<TargetName, Child> = {
     server: spawnNode(
       'server',
-      process.env.BENCH_SERVER_ENTRY ?? 'src/main.ts',
+      SERVER_ENTRY,
       {
         PORT: String(serverPort),
         HOST: '127.0.0.1',

@@ -81,7 +81,7 @@ export interface Child {
 }
 
 /**
- * Spawns `node --import tsx <script>` from the project root with the given environment. Its output is
+ * Spawns `node <script>` (`node --import tsx <script>` for TypeScript) from the project root with the given environment. Its output is
  * forwarded line by line with a [name] prefix, at most maxLines lines (a flood of warnings under load
  * would distort the measurement and bury the report).
  */

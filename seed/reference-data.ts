@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import type { Position } from 'geojson'
+import { projectFile } from '../src/project-files.ts'
 
 export interface ForestRegion {
   id: string
@@ -36,7 +37,7 @@ interface NoDataZonesFile {
 }
 
 function readSeedJson<T>(fileName: string): T {
-  return JSON.parse(readFileSync(new URL(`./data/${fileName}`, import.meta.url), 'utf8')) as T
+  return JSON.parse(readFileSync(projectFile(`seed/data/${fileName}`), 'utf8')) as T
 }
 
 export const forestRegions: readonly ForestRegion[] = readSeedJson<{ regions: ForestRegion[] }>(

@@ -16,7 +16,16 @@ describe('Dockerfile', () => {
     expect(instructions.filter((line) => line.startsWith('FROM ')).length).toBeGreaterThanOrEqual(2)
     expect(instructions.find((line) => line.startsWith('USER '))).toMatch(/^USER (node|\d{3,})/)
     expect(dockerfile).toMatch(/HEALTHCHECK[\s\S]*\/v1\/health/)
-    expect(instructions.at(-1)).toBe('CMD ["npm", "start"]')
+  })
+
+  it('compiles in a build stage and runs the compiled server (npm run start:prod)', () => {
+    expect(dockerfile).toMatch(/FROM \S+ AS build[\s\S]*RUN npm run build/)
+    expect(dockerfile).toMatch(/COPY --from=build \/app\/dist \.\/dist/)
+    const cmd = JSON.parse(instructions.at(-1)?.replace(/^CMD /, '') ?? '[]') as string[]
+    expect(cmd.join(' ')).toBe(scripts['start:prod'])
+    expect(scripts.build).toMatch(/tsc -p tsconfig\.build\.json/)
+    for (const file of ['tsconfig.json', 'tsconfig.build.json'])
+      expect(dockerfile).toMatch(new RegExp(`COPY [^\\n]*${file.replace('.', '\\.')}`))
   })
 
   it('copies every folder the server reads at run time', () => {

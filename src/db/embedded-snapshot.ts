@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto'
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join, relative } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { PROJECT_ROOT } from '../project-files.ts'
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const ROOT = PROJECT_ROOT
 /** Everything that decides the embedded store's content: the migrations and the seed (code and data). */
 const INPUT_DIRS = ['sql', 'seed']
 

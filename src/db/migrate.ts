@@ -1,7 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises'
+import { projectFile } from '../project-files.ts'
 import type { Sql } from './connect.ts'
 
-const MIGRATIONS_DIR = new URL('../../sql/', import.meta.url)
+const MIGRATIONS_DIR = projectFile('sql/')
 const MIGRATION_FILE = /^(\d{3})_[a-z0-9_]+\.sql$/
 /** Arbitrary constant shared by every instance: serialises concurrent migrators. */
 const MIGRATION_LOCK_ID = 727_001

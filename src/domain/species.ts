@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { projectFile } from '../project-files.ts'
 import { FOREST_ZONES, type ForestZone } from './site.ts'
 
 export const TOLERANCE_LEVELS = ['low', 'moderate', 'high'] as const
@@ -23,7 +24,7 @@ export interface Species {
   notes: string
 }
 
-const SPECIES_CSV = new URL('../../seed/data/species.csv', import.meta.url)
+const SPECIES_CSV = projectFile('seed/data/species.csv')
 
 function oneOf<T extends string>(allowed: readonly T[], value: string, column: string): T {
   if (!(allowed as readonly string[]).includes(value)) {

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs'
+import { projectFile } from '../project-files.ts'
 import { COVERAGE_REGION, type CoverageCollection } from './coverage-types.ts'
 import { createPointInPolygonsTest } from './polygon-index.ts'
 
 export { COVERAGE_REGION }
 
-const COVERAGE_FILE = new URL('../../seed/data/coverage-pnw.geojson', import.meta.url)
+const COVERAGE_FILE = projectFile('seed/data/coverage-pnw.geojson')
 
 // Built once by seed/build-coverage.ts and committed, so no topojson work happens at runtime.
 const coverage = JSON.parse(readFileSync(COVERAGE_FILE, 'utf8')) as CoverageCollection

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
+import { projectFile } from '../project-files.ts'
 
 const nonNegative = z.number().finite().nonnegative()
 const finite = z.number().finite()
@@ -191,7 +192,7 @@ export type FactorKey = FactorSpec['key']
 export type InputRanges = ModelArtifact['inputRanges']
 export type ReferenceSiteSpec = ModelArtifact['referenceSite']
 
-export const DEFAULT_ARTIFACT_URL = new URL('./artifacts/mycel-0.2.json', import.meta.url)
+export const DEFAULT_ARTIFACT_URL = projectFile('src/model/artifacts/mycel-0.2.json')
 
 export function parseArtifact(json: unknown, source = 'model artifact'): ModelArtifact {
   const result = artifactSchema.safeParse(json)

@@ -18,13 +18,20 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
-/** `npm start`'s entry point (src/main.ts) in a child process, ready once /v1/health answers. */
+/** `npm start`: src/main.ts under tsx. */
+export const SOURCE_ENTRY = ['--import', 'tsx', 'src/main.ts']
+
+/**
+ * The server in a child process (`npm start`'s entry point unless `entry` names another, e.g. a
+ * compiled main.js), ready once /v1/health answers.
+ */
 export async function startServerProcess(
   env: Record<string, string | undefined>,
   timeoutMs = 60_000,
+  entry: readonly string[] = SOURCE_ENTRY,
 ): Promise<ServerProcess> {
   const port = await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, entry, {
     env: {
       ...process.env,
       DATABASE_URL: undefined,
