@@ -66,7 +66,9 @@ describe('the compiled build (npm run build, npm run start:prod)', () => {
     const graphql = await fetch(`${server.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': key },
-      body: JSON.stringify({ query: '{ species(search: "fir") { code } coverage { region searchRadiusKm } }' }),
+      body: JSON.stringify({
+        query: '{ species(search: "fir") { code } coverage { region searchRadiusKm } }',
+      }),
     })
     const answer = await graphql.json()
     expect(answer.errors).toBeUndefined()
