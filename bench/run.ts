@@ -9,12 +9,13 @@
  *
  * Env: BENCH_DURATION (s per run, 8), BENCH_ROUNDS (3), BENCH_WARMUP (s, 3), BENCH_SCENARIOS (comma-separated
  * ids, default all), BENCH_CONNECTIONS (override every scenario's connection count), BENCH_SERVER_ENTRY
- * (default dist/src/main.js, built first by `npm run build`; src/main.ts measures `npm start` under tsx), BENCH_CPU_PROF (a directory: the server runs under `node --cpu-prof` and writes its
+ * (default: `npm run start:prod`'s entry and node flags, built first by `npm run build`; src/main.ts measures
+ * `npm start` under tsx), BENCH_CPU_PROF (a directory: the server runs under `node --cpu-prof` and writes its
  * profile there on exit), BENCH_SERVER_NODE_ARGS (extra node flags for the server, e.g. a diagnostic --import),
  * BENCH_ADMIN_DATABASE_URL, BENCH_REDIS_URL.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { join } from 'node:path'
 import autocannon, { type AutocannonResult } from 'autocannon'
@@ -44,7 +45,12 @@ import {
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8)
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3))
 const WARMUP_S = Number(process.env.BENCH_WARMUP ?? 3)
-const PRODUCTION_ENTRY = 'dist/src/main.js'
+/** `npm run start:prod` (what the Docker image runs): its node flags and entry point. */
+const [, ...productionCommand] = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+).scripts['start:prod']?.split(' ') ?? ['node', 'dist/src/main.js']
+const PRODUCTION_ENTRY = productionCommand.at(-1) ?? 'dist/src/main.js'
+const PRODUCTION_NODE_ARGS = productionCommand.slice(0, -1)
 const SERVER_ENTRY = process.env.BENCH_SERVER_ENTRY ?? PRODUCTION_ENTRY
 const CONNECTIONS = process.env.BENCH_CONNECTIONS ? Number(process.env.BENCH_CONNECTIONS) : undefined
 const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((id) => id.trim())
@@ -624,7 +630,15 @@ async function main(): Promise<void> {
         // One process, like the baseline: its pid is the one whose RSS and CPU are read.
         WEB_CONCURRENCY: '1',
       },
-      { nodeArgs: [...SERVER_NODE_ARGS, ...profileArgs], maxLines: 200, onLine: countServerWarning },
+      {
+        nodeArgs: [
+          ...(SERVER_ENTRY === PRODUCTION_ENTRY ? PRODUCTION_NODE_ARGS : []),
+          ...SERVER_NODE_ARGS,
+          ...profileArgs,
+        ],
+        maxLines: 200,
+        onLine: countServerWarning,
+      },
     ),
     baseline: spawnNode(
       'baseline',
