@@ -22,6 +22,18 @@ export interface OperationFacts {
   isPublic: boolean
   /** Site predictions the operation asks for: aliases and batch lists counted. */
   sitePredictions: number
+  /**
+   * The schema field the operation asks for ('predict', 'species', …), 'multiple' when it asks for
+   * several, 'none' when it asks for nothing: a metrics label with a bounded set of values, unlike the
+   * client-chosen operation name.
+   */
+  rootField: string
+}
+
+function distinctRootField(fields: readonly FieldNode[]): string {
+  const names = new Set(fields.map((field) => field.name.value))
+  if (names.size === 0) return 'none'
+  return names.size === 1 ? ([...names][0] ?? 'none') : 'multiple'
 }
 
 function rootFields(
@@ -62,7 +74,7 @@ export function analyzeOperation(
   variables: Record<string, unknown> = {},
 ): OperationFacts {
   const operation = getOperationAST(document, operationName)
-  if (!operation) return { operation: null, isPublic: false, sitePredictions: 0 }
+  if (!operation) return { operation: null, isPublic: false, sitePredictions: 0, rootField: 'none' }
   const fragments = new Map(
     document.definitions
       .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
@@ -81,5 +93,6 @@ export function analyzeOperation(
     operation,
     isPublic: fields.length > 0 && fields.every((field) => PUBLIC_ROOT_FIELDS.has(field.name.value)),
     sitePredictions,
+    rootField: distinctRootField(fields),
   }
 }

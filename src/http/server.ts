@@ -34,7 +34,12 @@ function observe(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, re
   const started = process.hrtime.bigint()
   res.once('finish', () => {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9
-    const labels = { route: record.route, method: req.method ?? 'GET', status: String(res.statusCode) }
+    const labels = {
+      route: record.route,
+      operation: record.graphqlField ?? '',
+      method: req.method ?? 'GET',
+      status: String(res.statusCode),
+    }
     deps.metrics.requests.inc(labels)
     deps.metrics.requestDuration.observe(labels, seconds)
     const level = res.statusCode >= 500 ? 'error' : 'info'

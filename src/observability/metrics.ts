@@ -6,15 +6,15 @@ export class Metrics {
 
   readonly requests = new Counter({
     name: 'survival_http_requests_total',
-    help: 'HTTP requests by route, method and status',
-    labelNames: ['route', 'method', 'status'] as const,
+    help: 'HTTP requests by route, GraphQL root field (operation; empty for REST), method and status',
+    labelNames: ['route', 'operation', 'method', 'status'] as const,
     registers: [this.registry],
   })
 
   readonly requestDuration = new Histogram({
     name: 'survival_http_request_duration_seconds',
-    help: 'HTTP request latency by route, method and status',
-    labelNames: ['route', 'method', 'status'] as const,
+    help: 'HTTP request latency by route, GraphQL root field (operation; empty for REST), method and status',
+    labelNames: ['route', 'operation', 'method', 'status'] as const,
     buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [this.registry],
   })

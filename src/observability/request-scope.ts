@@ -5,7 +5,10 @@ export interface RequestRecord {
   keyId?: string
   tier?: string
   errorCode?: string
+  /** GraphQL: the operation's name as the client wrote it (logs only). */
   operation?: string
+  /** GraphQL: the root field asked for, or 'multiple' (bounded: a metrics label). */
+  graphqlField?: string
 }
 
 // Keyed by the Node request object: cheaper on the hot path than AsyncLocalStorage's promise hooks.

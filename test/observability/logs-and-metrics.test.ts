@@ -95,7 +95,14 @@ describe('request logs and metrics', () => {
     })
     expect(response.status).toBe(200)
     const text = await response.text()
-    expect(text).toMatch(/survival_http_requests_total\{route="\/v1\/predict",method="POST",status="422"\} 1/)
+    expect(text).toMatch(
+      /survival_http_requests_total\{route="\/v1\/predict",operation="",method="POST",status="422"\} 1/,
+    )
+    // GraphQL requests are labelled by the schema field asked for, never by the client's operation name.
+    expect(text).toMatch(
+      /survival_http_requests_total\{route="\/graphql",operation="species",method="POST",status="200"\} 1/,
+    )
+    expect(text).not.toMatch(/operation="Catalog"/)
     expect(text).toMatch(/survival_http_request_duration_seconds_bucket/)
     expect(text).toMatch(/survival_nearest_site_batch_size_count/)
     expect(text).toMatch(/survival_db_queries_in_flight 0/)

@@ -20,7 +20,10 @@ export function useAccessControl(access: AccessControl): Plugin<GraphQLContext> 
     async onExecute({ args, setResultAndStopExecution, extendContext }) {
       const context = args.contextValue as GraphQLContext & { request: Request; req?: object }
       const facts = analyzeOperation(args.document, args.operationName, args.variableValues ?? {})
-      annotateRequest(context.req, { operation: facts.operation?.name?.value ?? 'anonymous' })
+      annotateRequest(context.req, {
+        operation: facts.operation?.name?.value ?? 'anonymous',
+        graphqlField: facts.rootField,
+      })
       if (facts.isPublic) return
       try {
         const admission =

@@ -1,0 +1,35 @@
+import { parse } from 'graphql'
+import { describe, expect, it } from 'vitest'
+import { analyzeOperation } from './operation-analysis.ts'
+
+const facts = (query: string, operationName?: string, variables: Record<string, unknown> = {}) =>
+  analyzeOperation(parse(query), operationName, variables)
+
+describe('analyzeOperation', () => {
+  it('names the one root field asked for, whatever the aliases and operation name', () => {
+    expect(
+      facts('query Mine { a: predict(input: $i) { speciesCode } b: predict(input: $i) { speciesCode } }')
+        .rootField,
+    ).toBe('predict')
+    expect(facts('{ species { code } }').rootField).toBe('species')
+  })
+
+  it('says multiple for several root fields, also through fragments', () => {
+    expect(facts('{ species { code } health { status } }').rootField).toBe('multiple')
+    expect(
+      facts('query Q { ...F } fragment F on Query { species { code } model { version } }').rootField,
+    ).toBe('multiple')
+  })
+
+  it('picks the named operation and says none when there is no such operation', () => {
+    const document = 'query A { species { code } } query B { health { status } }'
+    expect(facts(document, 'B')).toMatchObject({ rootField: 'health', isPublic: true })
+    expect(facts(document, 'C')).toMatchObject({ rootField: 'none', operation: null })
+  })
+
+  it('counts site predictions: aliases one each, batch lists by length', () => {
+    const query =
+      'query ($s: [BatchSiteInput!]!) { a: predict(input: $i) { speciesCode } predictBatch(sites: $s) { index } }'
+    expect(facts(query, undefined, { s: [{}, {}, {}] }).sitePredictions).toBe(4)
+  })
+})
