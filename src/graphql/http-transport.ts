@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { type ExecutionResult, getOperationAST } from 'graphql'
 import { processRegularResult } from 'graphql-yoga'
+import { readBodyBytes } from '../http/body.ts'
 import type { Logger } from '../logging/logger.ts'
 import { internalGraphQLError } from './errors.ts'
 import type { Gateway } from './yoga.ts'
@@ -94,22 +95,6 @@ function requestView(req: IncomingMessage): Request {
   return { method: req.method, url: `http://localhost${req.url ?? '/'}`, headers } as unknown as Request
 }
 
-function readBody(req: IncomingMessage, expectedBytes: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let received = 0
-    req.on('data', (chunk: Buffer) => {
-      received += chunk.length
-      if (received > expectedBytes) {
-        req.destroy()
-        reject(new Error('body longer than its content-length'))
-      } else chunks.push(chunk)
-    })
-    req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)))
-    req.once('error', reject)
-  })
-}
-
 /**
  * POST /graphql with a JSON body — what dashboards, scripts and GraphiQL send — runs straight through
  * the gateway's envelop pipeline (the same plugins: limits, auth, quota, cost, error shaping),
@@ -189,7 +174,7 @@ export function createGraphQLHttpHandler(gateway: Gateway, logger: Logger) {
     if (!fastPath) return viaYoga(req, res)
     let body: Buffer
     try {
-      body = await readBody(req, length)
+      body = await readBodyBytes(req, length)
     } catch {
       return
     }

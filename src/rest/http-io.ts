@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { ApiError } from '../domain/errors.ts'
+import { readBodyBytes } from '../http/body.ts'
 
 /** Largest accepted request body: a 500-site batch is ~100 KB. */
 export const MAX_BODY_BYTES = 1024 * 1024
@@ -59,14 +60,7 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   }
   const declared = Number(req.headers['content-length'])
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit)
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > limit) throw tooLarge(limit)
-    chunks.push(chunk as Buffer)
-  }
-  const text = Buffer.concat(chunks).toString('utf8')
+  const text = (await readBodyBytes(req, limit, () => tooLarge(limit))).toString('utf8')
   if (text.trim() === '') throw new ApiError('invalid_json', 'The request body is empty; send a JSON object')
   try {
     return JSON.parse(text)
