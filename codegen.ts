@@ -1,6 +1,6 @@
 /**
  * GraphQL Code Generator, run with `npm run codegen`: typed documents and result types for the
- * operations the REST adapter sends (src/rest/operations.graphql), from schema/schema.graphql.
+ * operations the project sends (the test client's documents now), from schema/schema.graphql.
  * Uses @graphql-codegen/core directly (the CLI's dependency tree is not fully served by our registry).
  */
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -10,7 +10,9 @@ import * as typescriptOperations from '@graphql-codegen/typescript-operations'
 import { parse } from 'graphql'
 
 const SCHEMA = 'schema/schema.graphql'
-const TARGETS = [{ documents: 'src/rest/operations.graphql', output: 'src/rest/generated/operations.ts' }]
+const TARGETS = [
+  { documents: 'test/graphql/documents/operations.graphql', output: 'test/graphql/generated/operations.ts' },
+]
 
 export async function generate(): Promise<Map<string, string>> {
   const schema = parse(readFileSync(SCHEMA, 'utf8'))

@@ -10,15 +10,10 @@ import { createHash, randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { Redis } from 'ioredis'
 import postgres from 'postgres'
-import type { Site } from '../src/domain/site.ts'
-import { findSpecies, type Species } from '../src/domain/species.ts'
+import { findSpecies, SPECIES } from '../src/domain/species.ts'
 import { isInCoverage } from '../src/geo/coverage.ts'
-import {
-  type Horizon,
-  type HorizonPrediction,
-  loadSurvivalModel,
-  type PlantingMethod,
-} from '../src/model/index.ts'
+import { loadSurvivalModel } from '../src/model/index.ts'
+import type { Horizon, HorizonPrediction, PlantingMethod, Site, Species } from '../src/types.ts'
 
 const PORT = Number(process.env.PORT ?? 8090)
 const DATABASE_URL = process.env.DATABASE_URL
@@ -57,7 +52,7 @@ const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 }) as Redis & {
 }
 redis.defineCommand('consumeQuota', { numberOfKeys: 1, lua: CONSUME_SCRIPT })
 
-const model = loadSurvivalModel()
+const model = loadSurvivalModel(SPECIES)
 const MODEL_INFO = { version: model.version, codename: model.codename, series: model.series }
 
 class HttpError extends Error {

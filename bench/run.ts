@@ -26,7 +26,6 @@ import { openDatabase } from '../src/db/connect.ts'
 import { migrate } from '../src/db/migrate.ts'
 import { SPECIES } from '../src/domain/species.ts'
 import { isInCoverage } from '../src/geo/coverage.ts'
-import { createKey } from '../src/keys/key-store.ts'
 import {
   type Child,
   createDatabase,
@@ -41,6 +40,7 @@ import {
   spawnNode,
   waitForHealthy,
 } from './support.ts'
+import { createKey } from '../src/db/keys.ts'
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8)
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3))

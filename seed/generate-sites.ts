@@ -1,6 +1,6 @@
 import { DEFAULT_SEARCH_RADIUS_KM } from '../src/config/config.ts'
-import type { Site } from '../src/domain/site.ts'
 import { isOnCoverageLand } from '../src/geo/coverage.ts'
+import type { Site } from '../src/types.ts'
 import { forestRegionAt, forestRegionsBBox } from './forest-region-lookup.ts'
 import { createZoneClearanceTest, ZONE_SAFETY_MARGIN_KM } from './no-data-zones.ts'
 import { createRandom, SITE_SEED } from './random.ts'

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Sql } from '../src/db/connect.ts'
-import type { Site } from '../src/domain/site.ts'
-import { SPECIES, type Species } from '../src/domain/species.ts'
+import { SPECIES } from '../src/domain/species.ts'
+import type { Site, Species } from '../src/types.ts'
 
 export interface SeedProgress {
   dataset: string

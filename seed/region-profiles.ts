@@ -1,4 +1,4 @@
-import type { ForestZone } from '../src/domain/site.ts'
+import type { ForestZone } from '../src/types.ts'
 import { bump, clamp, interpolate, kmEastOfCascadeCrest, kmInlandFromPacific } from './geography.ts'
 
 /** Smooth noise values (about −1…1) sampled at one site. */

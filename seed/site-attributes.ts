@@ -1,4 +1,4 @@
-import type { SiteAttributes } from '../src/domain/site.ts'
+import type { SiteAttributes } from '../src/types.ts'
 import { clamp, softUnit, toPlanarKm } from './geography.ts'
 import { heatLoadIndex } from './heat-load.ts'
 import { createNoiseField, type NoiseField } from './noise-fields.ts'

@@ -3,20 +3,24 @@ import { AccessControl } from './auth/access-control.ts'
 import { Authenticator } from './auth/authenticator.ts'
 import type { Config } from './config/config.ts'
 import type { Database } from './db/connect.ts'
-import { createNearestSiteLoader } from './db/nearest-site-loader.ts'
-import { findNearestSites, type NearestSite } from './db/sites.ts'
-import { HealthMonitor, modelInfo, type QuotaStoreState } from './domain/health.ts'
-import { type Coordinates, PredictionService } from './domain/predictions.ts'
+import { Catalogue } from './domain/catalogue.ts'
+import { HealthMonitor, type QuotaStoreState } from './domain/health.ts'
+import { PredictionService } from './domain/prediction-service.ts'
+import { SPECIES } from './domain/species.ts'
+import { createGraphQLHttpHandler } from './graphql/http-transport.ts'
 import { createGateway, type Gateway } from './graphql/yoga.ts'
 import { createHttpServer } from './http/server.ts'
 import type { Logger } from './logging/logger.ts'
-import { loadSurvivalModel, type SurvivalModel } from './model/index.ts'
+import { loadSurvivalModel } from './model/index.ts'
 import { Metrics } from './observability/metrics.ts'
 import { FailoverQuotaStore } from './quota/failover-quota-store.ts'
 import { MemoryQuotaStore } from './quota/memory-quota-store.ts'
 import { QuotaGuard } from './quota/quota-guard.ts'
 import type { QuotaStore } from './quota/quota-store.ts'
 import { RedisQuotaStore } from './quota/redis-quota-store.ts'
+import { createRestHandler } from './rest/router.ts'
+import { databaseProbe, keyDirectory, siteLookup } from './store-ports.ts'
+import type { SurvivalModel } from './types.ts'
 
 export type AppConfig = Pick<
   Config,
@@ -76,57 +80,42 @@ function createQuotaStore(
   return { store, state: () => (store.degraded ? 'disconnected' : 'connected') }
 }
 
-/** Wires the layers together once: stores, services, the GraphQL gateway and the HTTP front door. */
+/** Wires the layers together once: stores, services, the two adapters and the HTTP front door. */
 export function createApp(options: AppOptions): App {
-  const model = options.model ?? loadSurvivalModel()
+  const { config, database, logger } = options
+  const model = options.model ?? loadSurvivalModel(SPECIES)
   const now = options.now ?? (() => new Date())
   const metrics = new Metrics()
   const quota = createQuotaStore(options, metrics)
+  const catalogue = new Catalogue(model, config.SEARCH_RADIUS_KM)
   const health = new HealthMonitor({
-    sql: options.database.sql,
-    model: modelInfo(model),
+    databaseAnswers: databaseProbe(database.sql),
+    model: catalogue.model,
     quotaStoreState: quota.state,
     now,
   })
   const access = new AccessControl(
-    new Authenticator(options.database.sql, {
-      keyCacheMs: options.keyCacheMs,
-      queryDeadlineMs: options.config.DB_QUERY_TIMEOUT_MS,
-    }),
+    new Authenticator(keyDirectory(database.sql, config, metrics), { keyCacheMs: options.keyCacheMs }),
     new QuotaGuard(quota.store, now),
     metrics,
   )
-  const findNearest = (points: readonly Coordinates[]): Promise<(NearestSite | null)[]> => {
-    metrics.nearestSiteLookups.inc(points.length)
-    metrics.nearestSiteBatchSize.observe(points.length)
-    return metrics.trackQuery(() =>
-      findNearestSites(options.database.sql, points, options.config.SEARCH_RADIUS_KM, {
-        deadlineMs: options.config.DB_QUERY_TIMEOUT_MS,
-      }),
-    )
-  }
-  const nearestSite = createNearestSiteLoader(findNearest)
-  const predictions = new PredictionService(model, now)
+  const predictions = new PredictionService(model, siteLookup(database.sql, config, metrics), now)
   const gateway = createGateway({
     health,
-    nearestSite,
-    logger: options.logger,
     predictions,
+    catalogue,
     access,
-    searchRadiusKm: options.config.SEARCH_RADIUS_KM,
-    graphiql: options.config.GRAPHIQL,
+    logger,
+    graphiql: config.GRAPHIQL,
     demoKey: options.demoKey,
   })
   const server = createHttpServer({
-    health,
-    logger: options.logger,
+    rest: createRestHandler({ predictions, catalogue, health, access }, logger),
+    graphql: createGraphQLHttpHandler(gateway, logger),
+    logger,
     metrics,
-    metricsToken: options.config.METRICS_TOKEN,
-    maxInFlight: options.config.MAX_IN_FLIGHT ?? 512,
-    gateway,
-    access,
-    predictions,
-    nearestSite,
+    metricsToken: config.METRICS_TOKEN,
+    maxInFlight: config.MAX_IN_FLIGHT ?? 512,
   })
   return {
     server,

@@ -1,6 +1,6 @@
-import { isApiError } from '../domain/errors.ts'
+import { ApiError } from '../domain/errors.ts'
 import type { Metrics } from '../observability/metrics.ts'
-import { annotateRequest } from '../observability/request-scope.ts'
+import type { RequestContext } from '../observability/request-context.ts'
 import type { QuotaGuard, QuotaStatus } from '../quota/quota-guard.ts'
 import type { Authenticator, Caller } from './authenticator.ts'
 
@@ -18,14 +18,17 @@ export class AccessControl {
     private readonly metrics?: Metrics,
   ) {}
 
-  /** `req` (the Node request, when there is one) receives the caller's key id and tier for the request log. */
-  async admit(apiKey: string | null | undefined, req?: object): Promise<Admission> {
+  /** `request` (when there is one) receives the caller's key id and tier for the request log. */
+  async admit(apiKey: string | null | undefined, request?: RequestContext): Promise<Admission> {
     const caller = await this.authenticator.authenticate(apiKey)
-    annotateRequest(req, { keyId: caller.keyId, tier: caller.tier.name })
+    if (request) {
+      request.keyId = caller.keyId
+      request.tier = caller.tier.name
+    }
     try {
       return { caller, quota: await this.quota.consume(caller) }
     } catch (error) {
-      if (isApiError(error) && error.code === 'rate_limit_exceeded') {
+      if (error instanceof ApiError && error.code === 'rate_limit_exceeded') {
         this.metrics?.quotaRejections.inc({ tier: caller.tier.name })
       }
       throw error

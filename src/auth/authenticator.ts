@@ -1,9 +1,6 @@
-import { withDeadline } from '../db/availability.ts'
-import type { Sql } from '../db/connect.ts'
-import { ApiError } from '../domain/errors.ts'
-import { loadTiers, type Tier } from '../domain/tiers.ts'
+import { apiError } from '../domain/errors.ts'
 import { hashApiKey, isWellFormedApiKey } from '../keys/api-key.ts'
-import { type ApiKeyRecord, findKeyByHash, type TierName } from '../keys/key-store.ts'
+import type { ApiKeyRecord, KeyDirectory, Tier, TierName } from '../types.ts'
 
 /** Who is calling: never the key itself. */
 export interface Caller {
@@ -21,12 +18,8 @@ export interface AuthenticatorOptions {
   keyCacheMs?: number
   tierCacheMs?: number
   maxCachedKeys?: number
-  /** Longest a key lookup may wait on the database (then 503). */
-  queryDeadlineMs?: number
   now?: () => number
 }
-
-const INVALID_KEY_MESSAGE = 'A valid API key is required in the X-API-Key header'
 
 /**
  * Resolves X-API-Key to a caller. Lookups go by SHA-256 hash and are cached per process for at most
@@ -39,39 +32,33 @@ export class Authenticator {
   private readonly keyCacheMs: number
   private readonly tierCacheMs: number
   private readonly maxCachedKeys: number
-  private readonly queryDeadlineMs: number
   private readonly now: () => number
 
   constructor(
-    private readonly sql: Sql,
+    private readonly directory: KeyDirectory,
     options: AuthenticatorOptions = {},
   ) {
     this.keyCacheMs = options.keyCacheMs ?? 2000
     this.tierCacheMs = options.tierCacheMs ?? 60_000
     this.maxCachedKeys = options.maxCachedKeys ?? 10_000
-    this.queryDeadlineMs = options.queryDeadlineMs ?? 3000
     this.now = options.now ?? Date.now
   }
 
   async authenticate(presented: string | null | undefined): Promise<Caller> {
-    if (!presented || !isWellFormedApiKey(presented))
-      throw new ApiError('invalid_api_key', INVALID_KEY_MESSAGE)
+    if (!presented || !isWellFormedApiKey(presented)) throw apiError('invalid_api_key')
     const { record } = await this.lookup(hashApiKey(presented))
     if (!record || record.status === 'rotated' || record.status === 'revoked') {
-      throw new ApiError('invalid_api_key', INVALID_KEY_MESSAGE)
+      throw apiError('invalid_api_key')
     }
     if (record.status === 'inactive') {
-      throw new ApiError(
-        'key_inactive',
-        'This API key is deactivated; ask your account contact to reactivate it',
-      )
+      throw apiError('key_inactive')
     }
     return { keyId: record.id, tier: await this.tier(record.tier) }
   }
 
   async tier(name: TierName): Promise<Tier> {
     if (!this.tiers || this.tiers.expiresAt <= this.now()) {
-      const tiers = await loadTiers(this.sql)
+      const tiers = await this.directory.tiers()
       this.tiers = {
         byName: new Map(tiers.map((t) => [t.name, t])),
         expiresAt: this.now() + this.tierCacheMs,
@@ -94,7 +81,7 @@ export class Authenticator {
   }
 
   private async fetch(hash: string): Promise<CachedLookup> {
-    const record = await withDeadline(findKeyByHash(this.sql, hash), this.queryDeadlineMs)
+    const record = await this.directory.findByHash(hash)
     const entry = { record, expiresAt: this.now() + this.keyCacheMs }
     if (this.keys.size >= this.maxCachedKeys) this.keys.clear()
     this.keys.set(hash, entry)

@@ -2,8 +2,9 @@ import { Command, InvalidArgumentError, Option } from 'commander'
 import { loadConfig } from '../config/config.ts'
 import type { Sql } from '../db/connect.ts'
 import { openDatabase } from '../db/connect.ts'
-import { createKey, KeyStoreError, listKeys, rotateKey, setKeyStatus, TIER_NAMES } from '../keys/key-store.ts'
+import { createKey, KeyStoreError, listKeys, rotateKey, setKeyStatus } from '../db/keys.ts'
 import { createLogger } from '../logging/logger.ts'
+import { TIER_NAMES } from '../types.ts'
 
 const log = createLogger({ destination: 'stderr' })
 

@@ -1,5 +1,3 @@
-import { ApiError } from '../domain/errors.ts'
-
 /** Connection-level failures: the data store is away, not the request wrong. */
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -19,34 +17,17 @@ const UNAVAILABLE_CODES = new Set([
   '57014', // query_canceled (statement_timeout)
 ])
 
-/** Seconds a client should wait before retrying while the data store is away. */
-export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5
-
-export class QueryDeadlineError extends Error {
+class QueryDeadlineError extends Error {
   readonly code = 'QUERY_DEADLINE'
   constructor(ms: number) {
     super(`database query took longer than ${ms} ms`)
   }
 }
 
+/** True for failures that mean "the database is away, retry later" rather than a bug. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code
   return typeof code === 'string' && UNAVAILABLE_CODES.has(code)
-}
-
-export function serviceUnavailable(): ApiError {
-  return new ApiError(
-    'service_unavailable',
-    'The data store is temporarily unavailable; retry shortly',
-    undefined,
-    { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
-  )
-}
-
-/** The ApiError a failure should surface as: its own, 503 for an unreachable store, or none (a bug). */
-export function asApiError(error: unknown): ApiError | undefined {
-  if (error instanceof ApiError) return error
-  return isDatabaseUnavailable(error) ? serviceUnavailable() : undefined
 }
 
 /**

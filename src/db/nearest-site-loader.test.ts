@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { Coordinates } from '../domain/predictions.ts'
+import type { Coordinates, NearestSite } from '../types.ts'
 import { createNearestSiteLoader } from './nearest-site-loader.ts'
-import type { NearestSite } from './sites.ts'
 
 function recordingFinder() {
   const calls: Coordinates[][] = []

@@ -1,6 +1,5 @@
 import DataLoader from 'dataloader'
-import type { Coordinates, NearestSiteLookup } from '../domain/predictions.ts'
-import type { NearestSite } from './sites.ts'
+import type { Coordinates, NearestSite, NearestSiteLookup } from '../types.ts'
 
 export type FindNearestSites = (points: readonly Coordinates[]) => Promise<(NearestSite | null)[]>
 

@@ -4,11 +4,11 @@ import { generateSites } from '../../seed/generate-sites.ts'
 import { seedSites } from '../../seed/load.ts'
 import { createTestDatabase, openEmbeddedDatabase, type TestDatabase } from '../../test/support/database.ts'
 import { DEFAULT_SEARCH_RADIUS_KM } from '../config/config.ts'
-import type { Site } from '../domain/site.ts'
 import { greatCircleKm } from '../geo/great-circle.ts'
+import type { Coordinates, Site } from '../types.ts'
 import { type Database, openDatabase } from './connect.ts'
 import { migrate } from './migrate.ts'
-import { findNearestSite, findNearestSites } from './sites.ts'
+import { findNearestSites } from './sites.ts'
 
 const SITES = generateSites()
 
@@ -29,6 +29,11 @@ const POINTS = fc.sample(
   }),
   { numRuns: 1000, seed: 20261122 },
 )
+
+async function findNearestSite(sql: TestDatabase['sql'], point: Coordinates, radiusKm: number) {
+  const [nearest] = await findNearestSites(sql, [point], radiusKm)
+  return nearest ?? null
+}
 
 describe('nearest-site lookup on PostgreSQL', () => {
   let db: TestDatabase

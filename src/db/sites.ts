@@ -1,17 +1,6 @@
-import type { Site } from '../domain/site.ts'
+import type { Coordinates, NearestSite, Site } from '../types.ts'
 import { withDeadline } from './availability.ts'
 import type { Sql } from './connect.ts'
-
-export interface Coordinates {
-  latitude: number
-  longitude: number
-}
-
-export interface NearestSite {
-  site: Site
-  /** Great-circle distance on the earthdistance sphere, km. */
-  distanceKm: number
-}
 
 type NearestRow = Site & { ord: number; distanceKm: number | null }
 
@@ -49,13 +38,4 @@ export async function findNearestSites(
     const { ord: _ord, distanceKm, ...site } = row
     return { site, distanceKm }
   })
-}
-
-export async function findNearestSite(
-  sql: Sql,
-  point: Coordinates,
-  radiusKm: number,
-): Promise<NearestSite | null> {
-  const [nearest] = await findNearestSites(sql, [point], radiusKm)
-  return nearest ?? null
 }

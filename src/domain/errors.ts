@@ -1,29 +1,97 @@
 /**
- * Every error the API reports, with its HTTP status: raised once in the domain layer, shown by
- * GraphQL in `errors[].extensions` and by REST as `{"error": {...}}`.
+ * Every error the API reports: its code, HTTP status and message, defined once here. GraphQL shows
+ * them in `errors[].extensions`, REST as `{"error": {...}}`; schema/openapi.yaml documents the same
+ * codes (a test keeps the two equal).
  */
-export const ERROR_STATUS = {
-  invalid_api_key: 401,
-  key_inactive: 403,
-  rate_limit_exceeded: 429,
-  outside_coverage: 422,
-  no_nearby_data: 422,
-  invalid_species: 422,
-  invalid_method: 422,
-  batch_too_large: 422,
-  invalid_request: 400,
-  invalid_json: 400,
-  not_found: 404,
-  method_not_allowed: 405,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  query_too_complex: 400,
-  service_unavailable: 503,
-  internal_error: 500,
+
+export type ErrorDetails = Record<string, unknown>
+
+/** Seconds a client should wait before retrying while the data store is away. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 5
+
+const ERRORS = {
+  invalid_api_key: {
+    status: 401,
+    message: () => 'A valid API key is required in the X-API-Key header',
+  },
+  key_inactive: {
+    status: 403,
+    message: () => 'This API key is deactivated; ask your account contact to reactivate it',
+  },
+  rate_limit_exceeded: {
+    status: 429,
+    message: (p: { limit: number | null; tier: string }) =>
+      `Daily request limit of ${p.limit} reached for the ${p.tier} tier; it resets at midnight UTC`,
+  },
+  outside_coverage: {
+    status: 422,
+    message: () => 'The coordinates lie outside the coverage region (Oregon and Washington)',
+  },
+  no_nearby_data: {
+    status: 422,
+    message: () =>
+      'No forest data point lies within the search radius of these coordinates (urban, agricultural or water areas have none)',
+  },
+  invalid_species: {
+    status: 422,
+    message: (p: { code: string; closest?: { code: string; commonName: string } }) =>
+      `Species code "${p.code}" is not recognized.${p.closest ? ` Did you mean ${p.closest.code} (${p.closest.commonName})?` : ''}`,
+  },
+  invalid_method: {
+    status: 422,
+    message: (p: { method: string; allowed: readonly string[] }) =>
+      `Planting method "${p.method}" is not available; use one of: ${p.allowed.join(', ')}`,
+  },
+  batch_too_large: {
+    status: 422,
+    message: (p: { submitted: number; tier: string; limit: number }) =>
+      `This batch has ${p.submitted} sites; the ${p.tier} tier allows up to ${p.limit} per call`,
+  },
+  invalid_request: {
+    status: 400,
+    message: (p: { field: string; reason: string; subject?: string }) =>
+      p.field === '(root)'
+        ? `The ${p.subject ?? 'request body'} must be a JSON object`
+        : `${p.field} ${p.reason}`,
+  },
+  invalid_json: {
+    status: 400,
+    message: (p: { empty: boolean }) =>
+      p.empty ? 'The request body is empty; send a JSON object' : 'The request body is not valid JSON',
+  },
+  not_found: { status: 404, message: (p: { path: string }) => `No endpoint at ${p.path}` },
+  method_not_allowed: {
+    status: 405,
+    message: (p: { method: string; path: string; allow: string }) =>
+      `${p.method} is not allowed on ${p.path}; use ${p.allow}`,
+  },
+  payload_too_large: {
+    status: 413,
+    message: (p: { limit: number }) => `The request body exceeds ${p.limit} bytes`,
+  },
+  unsupported_media_type: {
+    status: 415,
+    message: () => 'Send the body as JSON with Content-Type: application/json',
+  },
+  query_too_complex: { status: 400, message: (p: { reason: string }) => p.reason },
+  service_unavailable: {
+    status: 503,
+    message: (p: { cause: 'data_store' | 'capacity' }) =>
+      p.cause === 'capacity'
+        ? 'The server is at capacity; retry shortly'
+        : 'The data store is temporarily unavailable; retry shortly',
+  },
+  internal_error: { status: 500, message: () => 'Unexpected server failure' },
 } as const
 
-export type ErrorCode = keyof typeof ERROR_STATUS
-export type ErrorDetails = Record<string, unknown>
+export type ErrorCode = keyof typeof ERRORS
+type MessageParams<C extends ErrorCode> = Parameters<(typeof ERRORS)[C]['message']>[0]
+
+export const ERROR_CODES = Object.keys(ERRORS) as ErrorCode[]
+
+export function errorStatus(code: ErrorCode): number {
+  return ERRORS[code].status
+}
 
 export class ApiError extends Error {
   readonly status: number
@@ -37,10 +105,65 @@ export class ApiError extends Error {
   ) {
     super(message)
     this.name = 'ApiError'
-    this.status = ERROR_STATUS[code]
+    this.status = errorStatus(code)
   }
 }
 
-export function isApiError(error: unknown): error is ApiError {
-  return error instanceof ApiError
+/**
+ * The error `code` with its message written from `params` (omitted when the message takes none), plus
+ * optional details and response headers.
+ */
+export function apiError<C extends ErrorCode>(
+  code: C,
+  ...[params, extra]: MessageParams<C> extends undefined
+    ? [params?: undefined, extra?: { details?: ErrorDetails; headers?: Record<string, string> }]
+    : [params: MessageParams<C>, extra?: { details?: ErrorDetails; headers?: Record<string, string> }]
+): ApiError {
+  const message = (ERRORS[code].message as (p: unknown) => string)(params)
+  return new ApiError(code, message, extra?.details, extra?.headers)
+}
+
+/** An input field that breaks its rule: invalid_request with the one `details` shape, `{field, reason}`. */
+export function invalidField(field: string, reason: string, subject?: string): ApiError {
+  return apiError('invalid_request', { field, reason, subject }, { details: { field, reason } })
+}
+
+export function serviceUnavailable(cause: 'data_store' | 'capacity' = 'data_store'): ApiError {
+  const retryAfter = cause === 'capacity' ? 1 : UNAVAILABLE_RETRY_AFTER_SECONDS
+  return apiError('service_unavailable', { cause }, { headers: { 'retry-after': String(retryAfter) } })
+}
+
+/**
+ * Marks a failure of a store the service depends on (database, key store) as "unavailable, retry":
+ * the store adapters throw it, so that no layer above needs to know the driver's error codes.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super('data store unavailable', { cause })
+    this.name = 'StoreUnavailableError'
+  }
+}
+
+/**
+ * What any failure is reported as: its own ApiError (also when wrapped, e.g. by GraphQL, up to a few
+ * `originalError` links deep), 503 for an unavailable store, else internal_error (`expected` false: a
+ * bug, to be logged; never shown).
+ */
+export function toApiError(error: unknown): { error: ApiError; expected: boolean } {
+  let current: unknown = error
+  for (let depth = 0; depth < 5 && current; depth++) {
+    if (current instanceof ApiError) return { error: current, expected: true }
+    if (current instanceof StoreUnavailableError) return { error: serviceUnavailable(), expected: true }
+    current = (current as { originalError?: unknown }).originalError
+  }
+  return { error: apiError('internal_error'), expected: false }
+}
+
+/** The spec's error envelope: `{"error": {code, message, details?}}` and nothing else. */
+export function errorEnvelope(error: ApiError): {
+  error: { code: ErrorCode; message: string; details?: ErrorDetails }
+} {
+  return {
+    error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
+  }
 }

@@ -1,12 +1,5 @@
-import type { Sql } from '../db/connect.ts'
-import type { SurvivalModel } from '../model/index.ts'
+import type { ModelInfo } from '../types.ts'
 import { API_VERSION, COVERAGE_REGIONS } from '../version.ts'
-
-export interface ModelInfo {
-  version: string
-  codename: string
-  series: string
-}
 
 export type QuotaStoreState = 'connected' | 'disconnected' | 'not_configured'
 
@@ -25,38 +18,19 @@ export interface HealthReport {
   timestamp: string
 }
 
-export function modelInfo(model: SurvivalModel): ModelInfo {
-  return { version: model.version, codename: model.codename, series: model.series }
-}
-
-/** True when the data store answers a trivial query within timeoutMs. */
-export async function databaseAnswers(sql: Sql, timeoutMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs)
-  })
-  try {
-    return await Promise.race([sql`SELECT 1`.then(() => true), timeout])
-  } catch {
-    return false
-  } finally {
-    clearTimeout(timer)
-  }
-}
-
 export class HealthMonitor {
   constructor(
     private readonly deps: {
-      sql: Sql
+      /** True when the data store answers a trivial query in time; never throws. */
+      databaseAnswers: () => Promise<boolean>
       model: ModelInfo
       quotaStoreState: () => QuotaStoreState
-      timeoutMs?: number
       now?: () => Date
     },
   ) {}
 
   async check(): Promise<HealthReport> {
-    const connected = await databaseAnswers(this.deps.sql, this.deps.timeoutMs ?? 1000)
+    const connected = await this.deps.databaseAnswers()
     const redis = this.deps.quotaStoreState()
     return {
       status: !connected ? 'unavailable' : redis === 'disconnected' ? 'degraded' : 'healthy',

@@ -1,28 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { projectFile } from '../project-files.ts'
-import { FOREST_ZONES, type ForestZone } from './site.ts'
-
-export const TOLERANCE_LEVELS = ['low', 'moderate', 'high'] as const
-export type ToleranceLevel = (typeof TOLERANCE_LEVELS)[number]
-export const SHADE_TOLERANCE_LEVELS = ['very_low', 'low', 'moderate', 'high', 'very_high'] as const
-export type ShadeToleranceLevel = (typeof SHADE_TOLERANCE_LEVELS)[number]
-export type SpeciesGroup = 'conifer' | 'hardwood'
-
-export interface Species {
-  code: string
-  commonName: string
-  scientificName: string
-  group: SpeciesGroup
-  elevMinM: number
-  elevMaxM: number
-  precipMinMm: number
-  precipMaxMm: number
-  droughtTolerance: ToleranceLevel
-  shadeTolerance: ShadeToleranceLevel
-  frostTolerance: ToleranceLevel
-  rangeZones: ForestZone[]
-  notes: string
-}
+import { FOREST_ZONES, SHADE_TOLERANCE_LEVELS, type Species, TOLERANCE_LEVELS } from '../types.ts'
 
 const SPECIES_CSV = projectFile('seed/data/species.csv')
 
@@ -33,8 +11,8 @@ function oneOf<T extends string>(allowed: readonly T[], value: string, column: s
   return value as T
 }
 
-/** Parses seed/data/species.csv (a copy of shared/reference/species.csv: no quoted fields). */
-export function parseSpeciesCsv(text: string): Species[] {
+/** Parses seed/data/species.csv (a copy of the project reference species list: no quoted fields). */
+function parseSpeciesCsv(text: string): Species[] {
   const [header, ...rows] = text.trim().split(/\r?\n/)
   const columns = header?.split(',') ?? []
   return rows.map((row) => {

@@ -1,7 +1,7 @@
 import SchemaBuilder from '@pothos/core'
 import ZodPlugin from '@pothos/plugin-zod'
 import { JSONResolver } from 'graphql-scalars'
-import { ApiError } from '../domain/errors.ts'
+import { inputError } from '../domain/input-rules.ts'
 import type { GraphQLContext } from './context.ts'
 
 export const builder = new SchemaBuilder<{
@@ -15,20 +15,18 @@ export const builder = new SchemaBuilder<{
   plugins: [ZodPlugin],
   defaultFieldNullability: false,
   zod: {
-    // A failed input check reaches the client as invalid_request naming the argument path.
-    validationError: (zodError) => {
-      const issue = zodError.issues[0]
-      const field = issue?.path.map(String).join('.') || 'input'
-      return new ApiError('invalid_request', `${field}: ${issue?.message ?? 'invalid value'}`, { field })
-    },
+    // A failed input rule reaches the client as invalid_request naming the argument path, as in REST.
+    validationError: (zodError) => inputError(zodError, 'arguments'),
   },
 })
 
-builder.addScalarType('JSON', JSONResolver)
+builder.addScalarType('JSON', JSONResolver, {
+  description: 'Any JSON value (used for GeoJSON and error details)',
+})
 builder.scalarType('DateTime', {
   description: 'ISO 8601 timestamp in UTC',
   serialize: (value) => value.toISOString(),
   parseValue: (value) => new Date(String(value)),
 })
 
-builder.queryType({})
+builder.queryType({ description: 'Every read the API offers: predictions, the catalogue and the service' })

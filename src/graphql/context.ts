@@ -1,18 +1,18 @@
-import type { Admission } from '../auth/access-control.ts'
 import type { Caller } from '../auth/authenticator.ts'
+import type { Catalogue } from '../domain/catalogue.ts'
 import type { HealthMonitor } from '../domain/health.ts'
-import type { NearestSiteLookup, PredictionService } from '../domain/predictions.ts'
+import type { PredictionService } from '../domain/prediction-service.ts'
+import type { RequestContext } from '../observability/request-context.ts'
 
-/** What every resolver can reach. */
+/** What every resolver and plugin can reach. */
 export interface GraphQLContext {
-  requestId: string
-  /** Set by the auth plugin for operations that need a key; null for public ones (health, introspection). */
+  /** The request as the front door opened it: id, route, and what the layers learn about it. */
+  request: RequestContext
+  /** The X-API-Key header as sent (checked by the access-control plugin; never logged). */
+  apiKey: string | undefined
+  /** Set by the access-control plugin for operations that need a key; null for public ones (health, introspection). */
   caller: Caller | null
-  /** Present when the request was already admitted (the REST adapter admits before reading the body). */
-  admission?: Admission
-  health: HealthMonitor
-  searchRadiusKm: number
   predictions: PredictionService
-  /** Process-wide batching: one SQL statement per tick, nothing cached. */
-  nearestSite: NearestSiteLookup
+  catalogue: Catalogue
+  health: HealthMonitor
 }

@@ -1,6 +1,5 @@
 import { GraphQLError } from 'graphql'
-import { asApiError } from '../db/availability.ts'
-import { ApiError, ERROR_STATUS } from '../domain/errors.ts'
+import type { ApiError } from '../domain/errors.ts'
 
 /**
  * GraphQL form of a domain error: `extensions` carries the spec's code, the HTTP status and details;
@@ -20,24 +19,7 @@ export function toGraphQLError(error: ApiError, source?: GraphQLError): GraphQLE
   })
 }
 
-export function internalGraphQLError(source?: GraphQLError): GraphQLError {
-  return toGraphQLError(new ApiError('internal_error', 'Unexpected server failure'), source)
-}
-
-/** The ApiError behind an error anywhere in its chain (resolvers wrap what they throw); 503 for an unreachable store. */
-export function findApiError(error: unknown): ApiError | undefined {
-  let current: unknown = error
-  for (let depth = 0; depth < 5 && current; depth++) {
-    const apiError = asApiError(current)
-    if (apiError) return apiError
-    current = (current as { originalError?: unknown }).originalError
-  }
-  return undefined
-}
-
 /** Errors that GraphQL itself raises about the document or variables: safe to show as they are. */
 export function isRequestError(error: GraphQLError): boolean {
   return !error.originalError || error.originalError instanceof GraphQLError
 }
-
-export { ERROR_STATUS }

@@ -1,10 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { type ExecutionResult, getOperationAST } from 'graphql'
+import { type ExecutionResult, GraphQLError, getOperationAST } from 'graphql'
 import { processRegularResult } from 'graphql-yoga'
-import { readBodyBytes } from '../http/body.ts'
+import { apiError } from '../domain/errors.ts'
+import { readBodyBytes } from '../http-io/body.ts'
 import type { Logger } from '../logging/logger.ts'
-import { internalGraphQLError } from './errors.ts'
-import type { Gateway } from './yoga.ts'
+import type { RequestContext } from '../observability/request-context.ts'
+import { toGraphQLError } from './errors.ts'
+import type { Gateway, GatewayServerContext } from './yoga.ts'
 
 /** Bodies above this go to yoga, which streams them (its own limit is 25 MB). */
 const FAST_PATH_MAX_BODY_BYTES = 1024 * 1024
@@ -62,6 +64,22 @@ export function negotiateMediaType(accept: string | undefined): RegularMediaType
   return chosen
 }
 
+/**
+ * Yoga marks a syntax error as a 400 request error in a parse hook that needs a Fetch Request in the
+ * context, which this path does not build. Its parse cache then hands the same error object to the
+ * yoga fallback, so mark it here exactly as yoga would.
+ */
+function markAsParseFailure(error: unknown): void {
+  if (!(error instanceof GraphQLError)) return
+  const extensions = error.extensions as Record<string, unknown> & {
+    http?: { spec?: boolean; status?: number }
+  }
+  extensions.code ??= 'GRAPHQL_PARSE_FAILED'
+  extensions.http ??= {}
+  extensions.http.spec ??= true
+  extensions.http.status ??= 400
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
@@ -81,20 +99,6 @@ function asGraphQLParams(body: unknown): GraphQLParams | undefined {
   return { query, variables, operationName, extensions }
 }
 
-/** Just enough of a Fetch Request for the context and plugins: method, url and header lookup. */
-function requestView(req: IncomingMessage): Request {
-  const headers = {
-    get(name: string): string | null {
-      const value = req.headers[name.toLowerCase()]
-      return Array.isArray(value) ? value.join(', ') : (value ?? null)
-    },
-    has(name: string): boolean {
-      return req.headers[name.toLowerCase()] !== undefined
-    },
-  }
-  return { method: req.method, url: `http://localhost${req.url ?? '/'}`, headers } as unknown as Request
-}
-
 /**
  * POST /graphql with a JSON body — what dashboards, scripts and GraphiQL send — runs straight through
  * the gateway's envelop pipeline (the same plugins: limits, auth, quota, cost, error shaping),
@@ -104,16 +108,20 @@ function requestView(req: IncomingMessage): Request {
  * GraphQL-over-HTTP behaviour stays yoga's (test/graphql/http-transport.test.ts compares the two).
  */
 export function createGraphQLHttpHandler(gateway: Gateway, logger: Logger) {
-  async function viaYoga(req: IncomingMessage, res: ServerResponse, body?: Buffer): Promise<void> {
-    if (!body) return void (await gateway(req, res))
+  async function viaYoga(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestContext: RequestContext,
+    body?: Buffer,
+  ): Promise<void> {
+    if (!body) return void (await gateway(req, res, { requestContext }))
     const headers: [string, string][] = []
     for (let i = 0; i < req.rawHeaders.length; i += 2)
       headers.push([req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string])
-    const response = await gateway.fetch(
-      `http://localhost${req.url ?? '/'}`,
-      { method: req.method, headers, body },
-      { req, res },
-    )
+    // A Node Buffer is a Uint8Array; TypeScript's BodyInit only wants it backed by a plain ArrayBuffer.
+    const init: RequestInit = { method: req.method, headers, body: body as Uint8Array<ArrayBuffer> }
+    const serverContext: GatewayServerContext = { req, requestContext }
+    const response = await gateway.fetch(`http://localhost${req.url ?? '/'}`, init, serverContext)
     res.writeHead(response.status, Object.fromEntries(response.headers))
     res.end(Buffer.from(await response.arrayBuffer()))
   }
@@ -121,16 +129,17 @@ export function createGraphQLHttpHandler(gateway: Gateway, logger: Logger) {
   async function execute(
     req: IncomingMessage,
     res: ServerResponse,
+    requestContext: RequestContext,
     params: GraphQLParams,
     mediaType: RegularMediaType,
   ): Promise<boolean> {
-    const request = requestView(req)
-    const enveloped = gateway.getEnveloped({ req, res, request, params })
+    const enveloped = gateway.getEnveloped({ req, res, requestContext, params })
     let document: ReturnType<typeof enveloped.parse>
     try {
       document = enveloped.parse(params.query)
       if (enveloped.validate(enveloped.schema, document).length > 0) return false
-    } catch {
+    } catch (error) {
+      markAsParseFailure(error)
       return false
     }
     const operation = getOperationAST(document, params.operationName)
@@ -147,17 +156,17 @@ export function createGraphQLHttpHandler(gateway: Gateway, logger: Logger) {
       })) as ExecutionResult
     } catch (error) {
       // The executor reports resolver failures in the result; reaching here is a bug, never a leak.
-      logger.error({ err: error, requestId: req.headers['request-id'] }, 'graphql execution threw')
-      result = { errors: [internalGraphQLError()] }
+      logger.error({ err: error, requestId: requestContext.requestId }, 'graphql execution threw')
+      result = { errors: [toGraphQLError(apiError('internal_error'))] }
     }
     const response = processRegularResult(result, plainFetchApi, mediaType) as unknown as PlainResponse
-    response.headers['request-id'] = req.headers['request-id'] as string
+    response.headers['request-id'] = requestContext.requestId
     res.writeHead(response.status, response.headers)
     res.end(response.body)
     return true
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, requestContext: RequestContext) {
     const headers = req.headers
     const length = Number(headers['content-length'])
     const mediaType = negotiateMediaType(headers.accept)
@@ -171,7 +180,7 @@ export function createGraphQLHttpHandler(gateway: Gateway, logger: Logger) {
       Number.isInteger(length) &&
       length > 0 &&
       length <= FAST_PATH_MAX_BODY_BYTES
-    if (!fastPath) return viaYoga(req, res)
+    if (!fastPath) return viaYoga(req, res, requestContext)
     let body: Buffer
     try {
       body = await readBodyBytes(req, length)
@@ -184,13 +193,18 @@ export function createGraphQLHttpHandler(gateway: Gateway, logger: Logger) {
     } catch {
       params = undefined
     }
-    if (params && (await execute(req, res, params, mediaType))) return
-    return viaYoga(req, res, body)
+    if (params && (await execute(req, res, requestContext, params, mediaType))) return
+    return viaYoga(req, res, requestContext, body)
   }
 
-  return function handleGraphQL(req: IncomingMessage, res: ServerResponse): void {
-    handle(req, res).catch((error: unknown) => {
-      logger.error({ err: error, requestId: req.headers['request-id'] }, 'graphql transport failed')
+  return function handleGraphQL(
+    req: IncomingMessage,
+    res: ServerResponse,
+    _url: URL,
+    requestContext: RequestContext,
+  ): void {
+    handle(req, res, requestContext).catch((error: unknown) => {
+      logger.error({ err: error, requestId: requestContext.requestId }, 'graphql transport failed')
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
       res.end()
     })

@@ -1,7 +1,9 @@
 import { lexicographicSortSchema, printSchema } from 'graphql'
 import { builder } from './builder.ts'
-import './types/catalog.ts'
+import './types/catalogue.ts'
 import './types/prediction.ts'
+import './types/comparison.ts'
+import './types/batch.ts'
 import './types/service.ts'
 
 export const schema = builder.toSchema()

@@ -1,32 +1,39 @@
+import type { IncomingMessage } from 'node:http'
 import { createRequire } from 'node:module'
 import { createYoga, type GraphiQLOptions, type YogaServerInstance } from 'graphql-yoga'
-import type { AccessControl, Admission } from '../auth/access-control.ts'
+import type { AccessControl } from '../auth/access-control.ts'
+import type { Catalogue } from '../domain/catalogue.ts'
 import type { HealthMonitor } from '../domain/health.ts'
-import type { NearestSiteLookup, PredictionService } from '../domain/predictions.ts'
+import type { PredictionService } from '../domain/prediction-service.ts'
 import type { Logger } from '../logging/logger.ts'
+import type { RequestContext } from '../observability/request-context.ts'
 import type { GraphQLContext } from './context.ts'
 import { useAccessControl } from './plugins/access-control.ts'
 import { useDocumentLimits } from './plugins/document-limits.ts'
 import { useErrorShaping } from './plugins/error-shaping.ts'
-import { requestIdOf, useRequestId } from './plugins/request-id.ts'
+import { useRequestId } from './plugins/request-id.ts'
 import { schema } from './schema.ts'
 
 export interface GatewayDeps {
   health: HealthMonitor
-  /** The process-wide batching lookup: all points asked for in one tick share one SQL statement. */
-  nearestSite: NearestSiteLookup
-  logger: Logger
   predictions: PredictionService
+  catalogue: Catalogue
   access: AccessControl
-  searchRadiusKm: number
+  logger: Logger
   graphiql: boolean
   /** Prefilled X-API-Key in GraphiQL (embedded demo mode only). */
   demoKey?: string
 }
 
-export type Gateway = YogaServerInstance<Record<string, unknown>, GraphQLContext>
+/** What the HTTP transport passes with every GraphQL request. */
+export interface GatewayServerContext {
+  req: IncomingMessage
+  requestContext: RequestContext
+}
 
-export const EXAMPLE_OPERATION = `# Survival of hand-planted Douglas-fir in the Oregon Coast Range.
+export type Gateway = YogaServerInstance<GatewayServerContext, GraphQLContext>
+
+const EXAMPLE_OPERATION = `# Survival of hand-planted Douglas-fir in the Oregon Coast Range.
 # Put your key in the Headers tab: {"X-API-Key": "tsp_live_..."}
 query Example {
   predict(input: { latitude: 44.6, longitude: -123.6, speciesCode: "PSME", plantingMethod: MANUAL }) {
@@ -54,7 +61,7 @@ function renderGraphiQLOnDemand(options?: GraphiQLOptions): string {
 }
 
 export function createGateway(deps: GatewayDeps): Gateway {
-  return createYoga<Record<string, unknown>, GraphQLContext>({
+  return createYoga<GatewayServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
@@ -69,15 +76,18 @@ export function createGateway(deps: GatewayDeps): Gateway {
         }
       : false,
     renderGraphiQL: renderGraphiQLOnDemand,
-    context: ({ request, admission }: { request: Request; admission?: Admission }): GraphQLContext => ({
-      requestId: requestIdOf(request),
-      admission,
-      caller: null,
-      health: deps.health,
-      searchRadiusKm: deps.searchRadiusKm,
-      predictions: deps.predictions,
-      nearestSite: deps.nearestSite,
-    }),
+    // Both ways in (src/graphql/http-transport.ts) hand over the Node request and the front door's context.
+    context: ({ req, requestContext }: GatewayServerContext): GraphQLContext => {
+      const apiKey = req.headers['x-api-key']
+      return {
+        request: requestContext,
+        apiKey: Array.isArray(apiKey) ? apiKey[0] : apiKey,
+        caller: null,
+        health: deps.health,
+        predictions: deps.predictions,
+        catalogue: deps.catalogue,
+      }
+    },
     plugins: [
       useRequestId(),
       useDocumentLimits(),

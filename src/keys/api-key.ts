@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 
-export const API_KEY_PREFIX = 'tsp_live_'
+const API_KEY_PREFIX = 'tsp_live_'
 const API_KEY_PATTERN = /^tsp_live_[0-9a-f]{32}$/
 
 export function generateApiKey(): string {

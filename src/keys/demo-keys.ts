@@ -1,5 +1,6 @@
 import type { Sql } from '../db/connect.ts'
-import { createKey, type IssuedKey, TIER_NAMES } from './key-store.ts'
+import { createKey, type IssuedKey } from '../db/keys.ts'
+import { TIER_NAMES } from '../types.ts'
 
 /** One key per tier for the embedded demo store (never used with DATABASE_URL). */
 export function createDemoKeys(sql: Sql): Promise<IssuedKey[]> {

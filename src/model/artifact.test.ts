@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { SPECIES } from '../domain/species.ts'
 import {
   DEFAULT_ARTIFACT_URL,
   FACTOR_KEYS,
@@ -17,7 +18,7 @@ const edited = (edit: (copy: ModelArtifact) => void): unknown => {
 }
 
 describe('mycel 0.2 artifact', () => {
-  const model = loadSurvivalModel()
+  const model = loadSurvivalModel(SPECIES)
 
   it('identifies itself as series mycel, version 0.2', () => {
     expect(model.series).toBe('mycel')
@@ -36,7 +37,7 @@ describe('mycel 0.2 artifact', () => {
   })
 
   it('loads from an explicit file path', () => {
-    expect(loadSurvivalModel(fileURLToPath(DEFAULT_ARTIFACT_URL)).version).toBe('0.2')
+    expect(loadSurvivalModel(SPECIES, fileURLToPath(DEFAULT_ARTIFACT_URL)).version).toBe('0.2')
   })
 
   it('rejects intercepts that rise with horizon', () => {

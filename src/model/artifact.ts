@@ -168,7 +168,7 @@ const referenceSite = z.strictObject({
   browsePressureIndex: finite,
 })
 
-export const artifactSchema = z
+const artifactSchema = z
   .strictObject({
     series: z.string().trim().min(1),
     version: z.string().trim().min(1),

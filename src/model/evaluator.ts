@@ -1,9 +1,3 @@
-import type { SiteAttributes } from '../domain/site.ts'
-import { SPECIES, type Species } from '../domain/species.ts'
-import type { FactorSpec, ModelArtifact } from './artifact.ts'
-import { sigmoid } from './logistic.ts'
-import { compileSeverity, type Severity } from './severity.ts'
-import { clampSite, referenceSiteFor } from './site-input.ts'
 import {
   type FactorContribution,
   HORIZONS,
@@ -11,8 +5,14 @@ import {
   type HorizonPrediction,
   PLANTING_METHODS,
   type PlantingMethod,
+  type SiteAttributes,
+  type Species,
   type SurvivalModel,
-} from './types.ts'
+} from '../types.ts'
+import type { FactorSpec, ModelArtifact } from './artifact.ts'
+import { sigmoid } from './logistic.ts'
+import { compileSeverity, type Severity } from './severity.ts'
+import { clampSite, referenceSiteFor } from './site-input.ts'
 import { factorWeight } from './weight.ts'
 
 interface CompiledFactor {
@@ -39,7 +39,14 @@ interface PredictionPlan {
 
 type SpeciesPlans = Record<PlantingMethod, PredictionPlan>
 
-export function createSurvivalModel(artifact: ModelArtifact): SurvivalModel {
+/**
+ * Prepares an artifact for prediction. `catalogue` is the species list served (the plans of those
+ * species are computed once here); any other species object is planned when it is asked for.
+ */
+export function createSurvivalModel(
+  artifact: ModelArtifact,
+  catalogue: readonly Species[] = [],
+): SurvivalModel {
   const factors: CompiledFactor[] = artifact.factors.map((spec) => ({
     key: spec.key,
     name: spec.name,
@@ -78,7 +85,7 @@ export function createSurvivalModel(artifact: ModelArtifact): SurvivalModel {
     drone_seeded: planFor(species, 'drone_seeded'),
   })
 
-  const precomputed = new Map(SPECIES.map((species) => [species.code, plansFor(species)]))
+  const precomputed = new Map(catalogue.map((species) => [species.code, plansFor(species)]))
 
   const lookupPlan = (species: Species, method: PlantingMethod): PredictionPlan => {
     if (!PLANTING_METHODS.includes(method)) throw new RangeError(`unknown planting method ${String(method)}`)

@@ -1,14 +1,14 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { SPECIES } from '../domain/species.ts'
+import { PLANTING_METHODS } from '../types.ts'
 import { readArtifact } from './artifact.ts'
 import { loadSurvivalModel } from './loader.ts'
 import { logit } from './logistic.ts'
 import { referenceSiteFor } from './site-input.ts'
 import { methodArbitrary, siteArbitrary, speciesArbitrary } from './test-arbitraries.ts'
-import { PLANTING_METHODS } from './types.ts'
 
-const model = loadSurvivalModel()
+const model = loadSurvivalModel(SPECIES)
 const factorNames = new Map(model.factors.map((factor) => [factor.key, factor.name]))
 
 describe('explanations', () => {

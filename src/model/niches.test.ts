@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import type { SiteAttributes } from '../domain/site.ts'
-import { findSpecies } from '../domain/species.ts'
+import { findSpecies, SPECIES } from '../domain/species.ts'
+import type { Horizon, PlantingMethod, SiteAttributes } from '../types.ts'
 import { loadSurvivalModel } from './loader.ts'
-import type { Horizon, PlantingMethod } from './types.ts'
 
-const model = loadSurvivalModel()
+const model = loadSurvivalModel(SPECIES)
 
 function survival(
   code: string,

@@ -1,10 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest'
-import type { SiteAttributes } from '../domain/site.ts'
-import { SPECIES, type Species } from '../domain/species.ts'
+import { SPECIES } from '../domain/species.ts'
+import { HORIZONS, type SiteAttributes, type Species } from '../types.ts'
 import { loadSurvivalModel } from './loader.ts'
 import { isInNiche, isNative, TEST_POPULATION } from './test-population.ts'
 import { mean, quartileEffect, spearman } from './test-stats.ts'
-import { HORIZONS } from './types.ts'
 
 interface PairedPrediction {
   site: SiteAttributes
@@ -13,7 +12,7 @@ interface PairedPrediction {
   drone: number[]
 }
 
-const model = loadSurvivalModel()
+const model = loadSurvivalModel(SPECIES)
 let native: PairedPrediction[] = []
 
 beforeAll(() => {

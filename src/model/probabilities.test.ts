@@ -1,11 +1,11 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { SPECIES } from '../domain/species.ts'
+import { HORIZONS, PLANTING_METHODS } from '../types.ts'
 import { loadSurvivalModel } from './loader.ts'
 import { siteArbitrary } from './test-arbitraries.ts'
-import { HORIZONS, PLANTING_METHODS } from './types.ts'
 
-const model = loadSurvivalModel()
+const model = loadSurvivalModel(SPECIES)
 
 describe('survival probabilities', () => {
   it('are finite, strictly inside (0, 1) and non-increasing with horizon for any finite site, species and method', () => {

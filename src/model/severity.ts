@@ -1,5 +1,4 @@
-import type { SiteAttributes } from '../domain/site.ts'
-import type { Species } from '../domain/species.ts'
+import type { SiteAttributes, Species } from '../types.ts'
 import type { FactorSpec } from './artifact.ts'
 
 /** How badly a (clamped) site stresses a species on one factor: 0 = not at all, capped at maxSeverity. */

@@ -1,5 +1,4 @@
-import { NUMERIC_SITE_ATTRIBUTES, type SiteAttributes } from '../domain/site.ts'
-import type { Species } from '../domain/species.ts'
+import { NUMERIC_SITE_ATTRIBUTES, type SiteAttributes, type Species } from '../types.ts'
 import type { InputRanges, ReferenceSiteSpec } from './artifact.ts'
 
 // Every numeric site attribute must have an input range in the artifact.

@@ -1,7 +1,6 @@
 import fc from 'fast-check'
-import { FOREST_ZONES, type SiteAttributes } from '../domain/site.ts'
 import { SPECIES } from '../domain/species.ts'
-import { PLANTING_METHODS } from './types.ts'
+import { FOREST_ZONES, PLANTING_METHODS, type SiteAttributes } from '../types.ts'
 
 const anyFinite = fc.double({ noNaN: true, noDefaultInfinity: true })
 

@@ -1,6 +1,5 @@
-import type { Species } from '../domain/species.ts'
+import type { PlantingMethod, Species } from '../types.ts'
 import type { FactorSpec } from './artifact.ts'
-import type { PlantingMethod } from './types.ts'
 
 /** Log-odds penalty per unit of severity for one species and method. */
 export function factorWeight(spec: FactorSpec, species: Species, method: PlantingMethod): number {

@@ -41,13 +41,13 @@ export class Metrics {
 
   readonly dbQueriesInFlight = new Gauge({
     name: 'survival_db_queries_in_flight',
-    help: 'Nearest-site and key queries waiting on PostgreSQL (pool use)',
+    help: 'Nearest-site queries waiting on PostgreSQL (pool use)',
     registers: [this.registry],
   })
 
   readonly fallbackEvents = new Counter({
     name: 'survival_fallback_events_total',
-    help: 'Degradations: quota store fell back to memory, data store unavailable',
+    help: 'Degradations by kind: quota_memory (Redis away, quotas kept in this process), load_shed (503 at capacity), data_store (a query found the database away)',
     labelNames: ['kind'] as const,
     registers: [this.registry],
   })

@@ -1,5 +1,5 @@
 import type { Caller } from '../auth/authenticator.ts'
-import { ApiError } from '../domain/errors.ts'
+import { apiError } from '../domain/errors.ts'
 import { nextUtcMidnight, secondsUntilReset } from './day-window.ts'
 import type { QuotaStore } from './quota-store.ts'
 
@@ -36,7 +36,7 @@ export function rateLimitHeaders(status: QuotaStatus): Record<string, string> {
   }
 }
 
-/** Counts one request per call against the caller's daily tier limit (spec §8). */
+/** Counts one request per call against the caller's daily tier limit (the API spec's quota rules, README → quota counting). */
 export class QuotaGuard {
   constructor(
     private readonly store: QuotaStore,
@@ -56,11 +56,10 @@ export class QuotaGuard {
       resetAt: nextUtcMidnight(now),
     }
     if (!allowed) {
-      throw new ApiError(
+      throw apiError(
         'rate_limit_exceeded',
-        `Daily request limit of ${limit} reached for the ${caller.tier.name} tier; it resets at midnight UTC`,
-        undefined,
-        { ...rateLimitHeaders(status), 'retry-after': String(status.resetSeconds) },
+        { limit, tier: caller.tier.name },
+        { headers: { ...rateLimitHeaders(status), 'retry-after': String(status.resetSeconds) } },
       )
     }
     return status

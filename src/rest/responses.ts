@@ -1,21 +1,16 @@
-import type { ApiError } from '../domain/errors.ts'
-import type { BatchItemResult, Comparison, MatchedSite, Prediction } from '../domain/predictions.ts'
-import type { HorizonPrediction } from '../model/index.ts'
-import type { RestMethodsQuery, RestSpeciesQuery } from './generated/operations.ts'
-import { errorBody, SerializedJson } from './http-io.ts'
+import type { CoverageInfo, PlantingMethodInfo } from '../domain/catalogue.ts'
+import { errorEnvelope } from '../domain/errors.ts'
+import type { BatchItemResult, Comparison, MatchedSite, Prediction } from '../domain/prediction-types.ts'
+import { SerializedJson } from '../http-io/json.ts'
+import type { HorizonPrediction, ModelInfo, Species } from '../types.ts'
 
 /**
- * Results → the spec's /v1 JSON (snake_case, lower-case values). Field sets are exactly the spec's;
- * where the spec is silent the layout is documented in README and schema/openapi.yaml.
+ * Domain results → the spec's /v1 JSON (snake_case). Field sets are exactly the spec's; where the spec
+ * is silent the layout is documented in README and schema/openapi.yaml.
  */
 
 /** The spec's top 3 risk factors per prediction, ranked by magnitude. */
 const RISK_FACTORS_SHOWN = 3
-
-type GqlSpecies = RestSpeciesQuery['species'][number]
-type GqlMethod = RestMethodsQuery['plantingMethods'][number]
-
-const enumValue = (value: string) => value.toLowerCase()
 
 function siteJson(site: MatchedSite) {
   return {
@@ -38,6 +33,10 @@ function horizonJson(horizon: HorizonPrediction) {
   }
 }
 
+function modelJson(model: ModelInfo) {
+  return { version: model.version, codename: model.codename, series: model.series }
+}
+
 export function predictionJson(p: Prediction) {
   return {
     site: siteJson(p.site),
@@ -45,7 +44,7 @@ export function predictionJson(p: Prediction) {
     species_common_name: p.species.commonName,
     planting_method: p.plantingMethod,
     predictions: p.predictions.map(horizonJson),
-    model: { version: p.model.version, codename: p.model.codename, series: p.model.series },
+    model: modelJson(p.model),
     generated_at: p.generatedAt.toISOString(),
   }
 }
@@ -62,44 +61,62 @@ export function comparisonJson(c: Comparison) {
       drone_seeded: d.droneSeeded,
       difference: d.difference,
     })),
-    model: { version: c.model.version, codename: c.model.codename, series: c.model.series },
+    model: modelJson(c.model),
     generated_at: c.generatedAt.toISOString(),
   }
 }
 
-export function batchItemJson(item: BatchItemResult, index: number) {
+function batchItemJson(item: BatchItemResult) {
   return item.ok
-    ? { index, prediction: predictionJson(item.prediction) }
-    : { index, error: errorBody(item.error as ApiError).error }
+    ? { index: item.index, prediction: predictionJson(item.prediction) }
+    : { index: item.index, error: errorEnvelope(item.error).error }
 }
 
-/** `{"results":[…]}` around items serialised one by one, built as one flat string (no rope to flatten). */
-export function batchResultsJson(serializedItems: string[]): SerializedJson {
-  if (serializedItems.length === 0) return new SerializedJson('{"results":[]}')
-  const items = [...serializedItems]
+/**
+ * `{"results":[…]}`, each item serialised as it comes from the domain and the whole built as one flat
+ * string, so a 500-site batch never holds 500 predictions' worth of objects at once.
+ */
+export function batchResultsJson(results: Iterable<BatchItemResult>): SerializedJson {
+  const items: string[] = []
+  for (const result of results) items.push(JSON.stringify(batchItemJson(result)))
+  if (items.length === 0) return new SerializedJson('{"results":[]}')
   items[0] = `{"results":[${items[0]}`
   items[items.length - 1] = `${items[items.length - 1]}]}`
   return new SerializedJson(items.join(','))
 }
 
-export function methodJson(m: GqlMethod) {
-  return { id: enumValue(m.id), name: m.name, description: m.description }
+export function methodJson(m: PlantingMethodInfo) {
+  return { id: m.id, name: m.name, description: m.description }
 }
 
-export function speciesJson(s: GqlSpecies) {
+export function speciesJson(s: Species) {
   return {
     code: s.code,
     common_name: s.commonName,
     scientific_name: s.scientificName,
-    group: enumValue(s.group),
-    elevation_min_m: s.elevationMinM,
-    elevation_max_m: s.elevationMaxM,
-    precipitation_min_mm: s.precipitationMinMm,
-    precipitation_max_mm: s.precipitationMaxMm,
-    drought_tolerance: enumValue(s.droughtTolerance),
-    shade_tolerance: enumValue(s.shadeTolerance),
-    frost_tolerance: enumValue(s.frostTolerance),
+    group: s.group,
+    elevation_min_m: s.elevMinM,
+    elevation_max_m: s.elevMaxM,
+    precipitation_min_mm: s.precipMinMm,
+    precipitation_max_mm: s.precipMaxMm,
+    drought_tolerance: s.droughtTolerance,
+    shade_tolerance: s.shadeTolerance,
+    frost_tolerance: s.frostTolerance,
     range_zones: s.rangeZones,
     notes: s.notes,
+  }
+}
+
+/** RFC 7946 FeatureCollection with the spec's foreign members, also in each feature's properties. */
+export function coverageJson(coverage: CoverageInfo) {
+  const { region, searchRadiusKm, geojson } = coverage
+  return {
+    ...geojson,
+    features: geojson.features.map((feature) => ({
+      ...feature,
+      properties: { ...feature.properties, search_radius_km: searchRadiusKm },
+    })),
+    region,
+    search_radius_km: searchRadiusKm,
   }
 }

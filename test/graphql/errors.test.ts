@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { migrate } from '../../src/db/migrate.ts'
-import { resolvePlantingMethod } from '../../src/domain/catalog.ts'
+import { resolvePlantingMethod } from '../../src/domain/catalogue.ts'
 import { ApiError } from '../../src/domain/errors.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import {

@@ -2,8 +2,9 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createGraphQLHttpHandler, negotiateMediaType } from '../../src/graphql/http-transport.ts'
-import type { Gateway } from '../../src/graphql/yoga.ts'
+import type { Gateway, GatewayServerContext } from '../../src/graphql/yoga.ts'
 import { createLogger } from '../../src/logging/logger.ts'
+import { createRequestContext } from '../../src/observability/request-context.ts'
 import { FOREST_POINTS } from '../support/fixtures.ts'
 import { predictInput } from '../support/graphql-helpers.ts'
 import { type SeededServer, startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
@@ -202,18 +203,26 @@ describe('which requests skip yoga', () => {
     // The same handler over the running gateway, with yoga's buffered-body entry point counted.
     const gateway = running.server.app.gateway
     const fallbacks: string[] = []
-    const counted = Object.assign((req: IncomingMessage, res: ServerResponse) => gateway(req, res), {
-      getEnveloped: gateway.getEnveloped,
-      fetch: (url: string, init: RequestInit, context: object) => {
-        fallbacks.push(String(init.body))
-        return gateway.fetch(url, init, context)
+    const counted = Object.assign(
+      (req: IncomingMessage, res: ServerResponse, context: GatewayServerContext) =>
+        gateway(req, res, context),
+      {
+        getEnveloped: gateway.getEnveloped,
+        fetch: (url: string, init: RequestInit, context: GatewayServerContext) => {
+          fallbacks.push(String(init.body))
+          return gateway.fetch(url, init, context)
+        },
       },
-    }) as unknown as Gateway
+    ) as unknown as Gateway
     const handle = createGraphQLHttpHandler(counted, createLogger({ level: 'silent' }))
-    const server = createServer((req, res) => {
-      req.headers['request-id'] = 'req_counted'
-      handle(req, res)
-    })
+    const server = createServer((req, res) =>
+      handle(
+        req,
+        res,
+        new URL(req.url ?? '/', 'http://localhost'),
+        createRequestContext('req_counted', '/graphql'),
+      ),
+    )
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
     try {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ERROR_STATUS } from '../../src/domain/errors.ts'
+import { ERROR_CODES, type ErrorCode, errorStatus } from '../../src/domain/errors.ts'
 import { ROUTES } from '../../src/rest/routes.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { createSeededDatabase } from '../support/fixtures.ts'
@@ -91,12 +91,19 @@ describe('the OpenAPI document', () => {
   it('documents every REST error code under the HTTP status the service gives it', () => {
     const documented = documentedErrorCodes()
     for (const { code, status, where } of documented) {
-      expect(ERROR_STATUS[code as keyof typeof ERROR_STATUS], `${code} at ${where}`).toBe(status)
+      expect(errorStatus(code as ErrorCode), `${code} at ${where}`).toBe(status)
     }
     const codes = new Set(documented.map((entry) => entry.code))
-    // query_too_complex belongs to GraphQL document limits only; /v1 runs fixed documents.
-    const restCodes = Object.keys(ERROR_STATUS).filter((code) => code !== 'query_too_complex')
+    // query_too_complex belongs to GraphQL document limits only: no /v1 response carries it.
+    const restCodes = ERROR_CODES.filter((code) => code !== 'query_too_complex')
     expect([...codes].sort()).toEqual(restCodes.sort())
+  })
+
+  it('lists every code of the errors module in its error table with the same status, and no other', () => {
+    const table = [...String(document.info.description).matchAll(/^\| `([a-z_]+)` \| (\d{3}) \|/gm)]
+    const listed = table.map(([, code, status]) => ({ code, status: Number(status) }))
+    expect(listed.map((entry) => entry.code).sort()).toEqual([...ERROR_CODES].sort())
+    for (const { code, status } of listed) expect(errorStatus(code as ErrorCode), code).toBe(status)
   })
 
   it('documents every operation with an operationId, a 2xx and, for keyed ones, 401/403/429', () => {

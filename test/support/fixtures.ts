@@ -1,7 +1,8 @@
 import { seedAll } from '../../seed/seed-all.ts'
 import { migrate } from '../../src/db/migrate.ts'
-import { createKey, type IssuedKey, type TierName } from '../../src/keys/key-store.ts'
 import { createTestDatabase, type TestDatabase } from './database.ts'
+import { createKey, type IssuedKey } from '../../src/db/keys.ts'
+import type { TierName } from '../../src/types.ts'
 
 /** A migrated, fully seeded PostgreSQL database for API tests. */
 export async function createSeededDatabase(): Promise<TestDatabase> {

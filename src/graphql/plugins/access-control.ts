@@ -1,8 +1,7 @@
 import type { Plugin } from 'graphql-yoga'
 import type { AccessControl } from '../../auth/access-control.ts'
-import { asApiError } from '../../db/availability.ts'
-import { assertBatchSize } from '../../domain/predictions.ts'
-import { annotateRequest } from '../../observability/request-scope.ts'
+import { assertBatchSize } from '../../domain/batch-limits.ts'
+import { toApiError } from '../../domain/errors.ts'
 import { rateLimitHeaders } from '../../quota/quota-guard.ts'
 import type { GraphQLContext } from '../context.ts'
 import { toGraphQLError } from '../errors.ts'
@@ -12,23 +11,18 @@ import { analyzeOperation } from '../operation-analysis.ts'
  * One hook, in order: who is calling (X-API-Key), may they make another request today (tier quota),
  * and does the operation stay within their batch size (aliases and batch lists counted).
  * Public operations (health, model, introspection) skip all three and are never counted.
- * The REST adapter admits its request before reading the body and hands the admission in, so a
- * /v1 call is still counted exactly once.
  */
 export function useAccessControl(access: AccessControl): Plugin<GraphQLContext> {
   return {
     async onExecute({ args, setResultAndStopExecution, extendContext }) {
-      const context = args.contextValue as GraphQLContext & { request: Request; req?: object }
+      const context = args.contextValue as GraphQLContext
       const facts = analyzeOperation(args.document, args.operationName, args.variableValues ?? {})
-      annotateRequest(context.req, {
-        operation: facts.operation?.name?.value ?? 'anonymous',
-        graphqlField: facts.rootField,
-      })
+      context.request.operation = facts.operation?.name?.value ?? 'anonymous'
+      context.request.graphqlField = facts.rootField
       if (facts.isPublic) return
       try {
-        const admission =
-          context.admission ?? (await access.admit(context.request.headers.get('x-api-key'), context.req))
-        extendContext({ caller: admission.caller, admission })
+        const admission = await access.admit(context.apiKey, context.request)
+        extendContext({ caller: admission.caller })
         assertBatchSize(facts.sitePredictions, admission.caller.tier)
         return {
           onExecuteDone({ result }) {
@@ -40,9 +34,9 @@ export function useAccessControl(access: AccessControl): Plugin<GraphQLContext> 
           },
         }
       } catch (error) {
-        const apiError = asApiError(error)
-        if (!apiError) throw error
-        annotateRequest(context.req, { errorCode: apiError.code })
+        const { error: apiError, expected } = toApiError(error)
+        if (!expected) throw error
+        context.request.errorCode = apiError.code
         setResultAndStopExecution({ errors: [toGraphQLError(apiError)] })
       }
     },

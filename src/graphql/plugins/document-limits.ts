@@ -1,12 +1,12 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor'
 import type { GraphQLError, ValidationContext } from 'graphql'
-import { ApiError } from '../../domain/errors.ts'
+import { apiError } from '../../domain/errors.ts'
 import { toGraphQLError } from '../errors.ts'
 
 /** Armor reports a rejection as a syntax error with status 200; report query_too_complex (400) instead. */
 function rejectAsTooComplex(context: ValidationContext | null, error: GraphQLError): void {
   const message = error.message.replace(/^Syntax Error: /, '')
-  context?.reportError(toGraphQLError(new ApiError('query_too_complex', message)))
+  context?.reportError(toGraphQLError(apiError('query_too_complex', { reason: message })))
 }
 
 const reject = { propagateOnRejection: false, onReject: [rejectAsTooComplex] }

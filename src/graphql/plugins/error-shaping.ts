@@ -1,9 +1,9 @@
 import { GraphQLError } from 'graphql'
 import type { Plugin } from 'graphql-yoga'
+import { toApiError } from '../../domain/errors.ts'
 import type { Logger } from '../../logging/logger.ts'
-import { annotateRequest } from '../../observability/request-scope.ts'
 import type { GraphQLContext } from '../context.ts'
-import { findApiError, internalGraphQLError, isRequestError, toGraphQLError } from '../errors.ts'
+import { isRequestError, toGraphQLError } from '../errors.ts'
 
 /** Some root field answered: a partial success is HTTP 200 and each error still says its status. */
 function hasAnyData(data: Record<string, unknown> | null | undefined): boolean {
@@ -34,19 +34,18 @@ export function useErrorShaping(logger: Logger): Plugin<GraphQLContext> {
         onExecuteDone({ result, setResult }) {
           if (!('errors' in result) || !result.errors?.length) return
           const errors = result.errors.map((error: GraphQLError) => {
-            const apiError = findApiError(error)
-            if (apiError)
+            const { error: apiError, expected } = toApiError(error)
+            if (expected)
               return error.extensions?.code === apiError.code ? error : toGraphQLError(apiError, error)
             if (isRequestError(error)) return error
             logger.error(
-              { requestId: context.requestId, err: error.originalError, path: error.path },
+              { requestId: context.request.requestId, err: error.originalError, path: error.path },
               'unexpected error',
             )
-            return internalGraphQLError(error)
+            return toGraphQLError(apiError, error)
           })
           const code = errors[0]?.extensions?.code
-          if (typeof code === 'string')
-            annotateRequest((context as { req?: object }).req, { errorCode: code })
+          if (typeof code === 'string') context.request.errorCode = code
           setResult({ ...result, errors: hasAnyData(result.data) ? errors.map(withoutHttpStatus) : errors })
         },
       }

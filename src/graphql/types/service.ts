@@ -1,32 +1,40 @@
+import type { CoverageInfo } from '../../domain/catalogue.ts'
 import type { HealthReport } from '../../domain/health.ts'
-import { COVERAGE_REGION, coverageGeoJson } from '../../geo/coverage.ts'
 import { builder } from '../builder.ts'
-import { ModelRef } from './catalog.ts'
+import { ModelRef } from './catalogue.ts'
 
 const HealthRef = builder.objectRef<HealthReport>('Health').implement({
   description: 'API status (no key needed)',
   fields: (t) => ({
     status: t.exposeString('status', {
-      description: '`healthy` when operational; `degraded` or `unavailable` otherwise',
+      description:
+        '`healthy` when operational; `degraded` (quotas kept per instance) or `unavailable` otherwise',
     }),
-    version: t.exposeString('version', { description: 'API version' }),
-    model: t.field({ type: ModelRef, resolve: (h) => h.model }),
-    coverageRegions: t.exposeStringList('coverage_regions'),
-    database: t.exposeString('database', { description: '`connected` when the data store answers' }),
-    timestamp: t.exposeString('timestamp'),
+    version: t.exposeString('version', { description: 'API version, e.g. 1.0.0' }),
+    model: t.field({
+      type: ModelRef,
+      description: 'The model answering predictions',
+      resolve: (h) => h.model,
+    }),
+    coverageRegions: t.exposeStringList('coverage_regions', { description: 'Regions covered: pnw' }),
+    database: t.exposeString('database', {
+      description: '`connected` when the data store answers, else `disconnected`',
+    }),
+    timestamp: t.exposeString('timestamp', { description: 'When the status was taken, ISO 8601 UTC' }),
   }),
 })
 
-const CoverageRef = builder.objectRef<{ region: string; searchRadiusKm: number }>('Coverage').implement({
+const CoverageRef = builder.objectRef<CoverageInfo>('Coverage').implement({
+  description: 'Where the API answers: Oregon and Washington with their inland marine waters',
   fields: (t) => ({
-    region: t.exposeString('region'),
+    region: t.exposeString('region', { description: 'Region id: pnw' }),
     searchRadiusKm: t.exposeFloat('searchRadiusKm', {
-      description: 'A point farther than this from every data point answers no_nearby_data',
+      description: 'A point farther than this from every data point answers no_nearby_data, km',
     }),
     geojson: t.field({
       type: 'JSON',
       description: 'The covered area as an RFC 7946 FeatureCollection',
-      resolve: () => coverageGeoJson(),
+      resolve: (c) => c.geojson,
     }),
   }),
 })
@@ -34,10 +42,12 @@ const CoverageRef = builder.objectRef<{ region: string; searchRadiusKm: number }
 builder.queryFields((t) => ({
   health: t.field({
     type: HealthRef,
+    description: 'API status: the same report as GET /v1/health (no key needed)',
     resolve: (_root, _args, ctx) => ctx.health.check(),
   }),
   coverage: t.field({
     type: CoverageRef,
-    resolve: (_root, _args, ctx) => ({ region: COVERAGE_REGION, searchRadiusKm: ctx.searchRadiusKm }),
+    description: 'The area the API answers for',
+    resolve: (_root, _args, ctx) => ctx.catalogue.coverage(),
   }),
 }))

@@ -1,16 +1,14 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../test/support/database.ts'
-import { migrate } from '../db/migrate.ts'
-import { hashApiKey, isWellFormedApiKey } from './api-key.ts'
-import {
-  createKey,
-  findKeyByPlaintext,
-  KeyStoreError,
-  listKeys,
-  rotateKey,
-  setKeyStatus,
-} from './key-store.ts'
+import { hashApiKey, isWellFormedApiKey } from '../keys/api-key.ts'
+import { createKey, findKeyByHash, KeyStoreError, listKeys, rotateKey, setKeyStatus } from './keys.ts'
+import { migrate } from './migrate.ts'
+
+/** The record for a presented key, as the authenticator finds it: malformed input never reaches the database. */
+function findKeyByPlaintext(sql: TestDatabase['sql'], presented: string) {
+  return isWellFormedApiKey(presented) ? findKeyByHash(sql, hashApiKey(presented)) : Promise.resolve(null)
+}
 
 describe('key store (PostgreSQL)', () => {
   let db: TestDatabase

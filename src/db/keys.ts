@@ -1,21 +1,6 @@
-import type { Sql } from '../db/connect.ts'
-import { generateApiKey, generateKeyId, hashApiKey, hashesMatch, isWellFormedApiKey } from './api-key.ts'
-
-export const TIER_NAMES = ['spore', 'mycel', 'hypha'] as const
-export type TierName = (typeof TIER_NAMES)[number]
-export const KEY_STATUSES = ['active', 'inactive', 'rotated', 'revoked'] as const
-export type KeyStatus = (typeof KEY_STATUSES)[number]
-
-export interface ApiKeyRecord {
-  id: string
-  tier: TierName
-  status: KeyStatus
-  name: string | null
-  keyHint: string
-  rotatedTo: string | null
-  createdAt: Date
-  updatedAt: Date
-}
+import { generateApiKey, generateKeyId, hashApiKey, hashesMatch } from '../keys/api-key.ts'
+import type { ApiKeyRecord, KeyStatus, TierName } from '../types.ts'
+import type { Sql } from './connect.ts'
 
 /** A newly issued key: the only time the plaintext exists outside the caller's hands. */
 export interface IssuedKey {
@@ -97,12 +82,6 @@ export function rotateKey(sql: Sql, id: string): Promise<IssuedKey> {
 
 export function listKeys(sql: Sql): Promise<ApiKeyRecord[]> {
   return sql<ApiKeyRecord[]>`SELECT ${sql.unsafe(RECORD_COLUMNS)} FROM api_keys ORDER BY created_at, id`
-}
-
-/** Finds the record for a presented key by its hash; malformed input never reaches the database. */
-export async function findKeyByPlaintext(sql: Sql, presented: string): Promise<ApiKeyRecord | null> {
-  if (!isWellFormedApiKey(presented)) return null
-  return findKeyByHash(sql, hashApiKey(presented))
 }
 
 export async function findKeyByHash(sql: Sql, hash: string): Promise<ApiKeyRecord | null> {

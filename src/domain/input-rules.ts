@@ -1,0 +1,84 @@
+import { z } from 'zod'
+import { HORIZONS, type Horizon, SPECIES_GROUPS } from '../types.ts'
+import { invalidField } from './errors.ts'
+
+/**
+ * The rule of every input field, once: REST builds its snake_case bodies from these, GraphQL validates
+ * its camelCase inputs with the same schemas (Pothos zod plugin). Only types, presence and ranges are
+ * judged here; whether a species code or planting method exists is the catalogue's question
+ * (invalid_species / invalid_method, 422).
+ */
+export const latitude = z
+  .number({ error: 'must be a number' })
+  .min(-90, 'must be from -90 to 90')
+  .max(90, 'must be from -90 to 90')
+
+export const longitude = z
+  .number({ error: 'must be a number' })
+  .min(-180, 'must be from -180 to 180')
+  .max(180, 'must be from -180 to 180')
+
+/** Any of 1, 3 and 5 (repeats allowed, at most 10 entries); absent means all three. */
+export const horizons = z
+  .array(z.number({ error: 'must be a number' }).int('must be 1, 3 or 5'), {
+    error: 'must be an array of 1, 3 and 5',
+  })
+  .min(1, 'must hold at least one of 1, 3, 5')
+  .max(10, 'must hold at most 10 entries')
+  .refine(
+    (values): values is Horizon[] => values.every((h) => (HORIZONS as readonly number[]).includes(h)),
+    'may only contain 1, 3 and 5',
+  )
+
+/** A species code or planting method as sent; the catalogue decides whether it names one. */
+export const catalogueCode = z.string({ error: 'must be a string' }).max(100, 'is too long')
+
+/** A batch: at least one site; the tier's batch size is checked against the caller later. */
+export function batchOf<T extends z.ZodType>(item: T) {
+  return z.array(item, { error: 'must be an array of sites' }).min(1, 'must hold at least one site')
+}
+
+export const speciesGroup = z.enum(SPECIES_GROUPS, { error: 'must be conifer or hardwood' })
+export const speciesSearch = z.string({ error: 'must be a string' }).max(100, 'is too long')
+export const forestZone = z.string({ error: 'must be a string' }).max(40, 'is too long')
+
+/** `sites[3].latitude` style path of an input field. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>(
+    (out, part) =>
+      typeof part === 'number' || /^\d+$/.test(String(part))
+        ? `${out}[${String(part)}]`
+        : out
+          ? `${out}.${String(part)}`
+          : String(part),
+    '',
+  )
+}
+
+/**
+ * The invalid_request error for the first issue zod found, with `details` = `{field, reason}`.
+ * `subject` names what was parsed ("request body", "query string") for a wrong root.
+ */
+export function inputError(error: z.ZodError, subject = 'request body') {
+  const issue = error.issues[0]
+  if (!issue) return invalidField('(root)', 'is invalid', subject)
+  if (issue.path.length === 0 && issue.code !== 'unrecognized_keys') {
+    return invalidField('(root)', issue.message, subject)
+  }
+  const path = issue.path
+  const field = fieldPath(issue.code === 'unrecognized_keys' ? [...path, issue.keys[0] ?? ''] : path)
+  const reason =
+    issue.code === 'unrecognized_keys'
+      ? 'is not a recognized field'
+      : issue.code === 'invalid_type' && issue.input === undefined
+        ? 'is required'
+        : issue.message
+  return invalidField(field, reason, subject)
+}
+
+/** Parses input against a schema, or throws invalid_request naming the first offending field. */
+export function parseInput<T>(schema: z.ZodType<T>, input: unknown, subject = 'request body'): T {
+  const result = schema.safeParse(input, { reportInput: true })
+  if (result.success) return result.data
+  throw inputError(result.error, subject)
+}

@@ -1,0 +1,151 @@
+import {
+  HORIZONS,
+  type Horizon,
+  type HorizonPrediction,
+  type ModelInfo,
+  type NearestSiteLookup,
+  type PlantingMethod,
+  type Species,
+  type SurvivalModel,
+  type Tier,
+} from '../types.ts'
+import { assertBatchSize } from './batch-limits.ts'
+import { modelInfo, resolvePlantingMethod, resolveSpecies } from './catalogue.ts'
+import { ApiError } from './errors.ts'
+import type {
+  BatchItemResult,
+  Comparison,
+  ComparisonRequest,
+  MatchedSite,
+  Prediction,
+  PredictionRequest,
+} from './prediction-types.ts'
+import { assertInCoverage, matchedSite } from './site-matching.ts'
+
+/** Requested horizons, de-duplicated and ascending; absent or null means all three. */
+function requestedHorizons(horizons: readonly Horizon[] | null | undefined): Horizon[] {
+  return horizons ? HORIZONS.filter((h) => horizons.includes(h)) : [...HORIZONS]
+}
+
+interface CheckedRequest {
+  horizons: Horizon[]
+  species: Species
+  plantingMethod: PlantingMethod
+}
+
+/** The checks that need no data, in the order the API reports them: species, then method. */
+function checkRequest(request: PredictionRequest): CheckedRequest {
+  return {
+    horizons: requestedHorizons(request.horizons),
+    species: resolveSpecies(request.speciesCode),
+    plantingMethod: resolvePlantingMethod(request.plantingMethod),
+  }
+}
+
+/**
+ * The prediction rules of the spec, once, for GraphQL and REST alike. Requests arrive with their fields
+ * checked by the input rules; then species and method, then coverage, then the nearest-site lookup.
+ */
+export class PredictionService {
+  readonly model: ModelInfo
+
+  constructor(
+    private readonly survivalModel: SurvivalModel,
+    private readonly nearestSite: NearestSiteLookup,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.model = modelInfo(survivalModel)
+  }
+
+  async predict(request: PredictionRequest): Promise<Prediction> {
+    const checked = checkRequest(request)
+    assertInCoverage(request)
+    const site = matchedSite(request, await this.nearestSite.one(request))
+    return this.prediction(site, checked, this.now())
+  }
+
+  async compare(request: ComparisonRequest): Promise<Comparison> {
+    const horizons = requestedHorizons(request.horizons)
+    const species = resolveSpecies(request.speciesCode)
+    assertInCoverage(request)
+    const site = matchedSite(request, await this.nearestSite.one(request))
+    const manual = this.survivalModel.predict(site.attributes, species, 'manual', horizons)
+    const droneSeeded = this.survivalModel.predict(site.attributes, species, 'drone_seeded', horizons)
+    return {
+      site,
+      species,
+      manual,
+      droneSeeded,
+      methodDifferential: manual.map((m, index) => {
+        const drone = (droneSeeded[index] as HorizonPrediction).survivalProbability
+        return {
+          horizonYears: m.horizonYears,
+          manual: m.survivalProbability,
+          droneSeeded: drone,
+          difference: m.survivalProbability - drone,
+        }
+      }),
+      model: this.model,
+      generatedAt: this.now(),
+    }
+  }
+
+  /**
+   * Checks the tier's batch size, then every item with the same checks, in the same order, as
+   * `predict`; one item's error does not fail the rest. All located items share one lookup. The
+   * results come lazily, in request order, so a caller that writes each one out as it comes never
+   * holds a whole batch of predictions at once.
+   */
+  async batch(requests: readonly PredictionRequest[], tier: Tier): Promise<Iterable<BatchItemResult>> {
+    if (requests.length === 0) throw new RangeError('a batch holds at least one site (input rules)')
+    assertBatchSize(requests.length, tier)
+    const checked = requests.map((request): CheckedRequest | ApiError => {
+      try {
+        const item = checkRequest(request)
+        assertInCoverage(request)
+        return item
+      } catch (error) {
+        if (error instanceof ApiError) return error
+        throw error
+      }
+    })
+    const located = requests.filter((_, index) => !(checked[index] instanceof ApiError))
+    const nearest = located.length > 0 ? await this.nearestSite.many(located) : []
+    return this.batchResults(requests, checked, nearest, this.now())
+  }
+
+  private *batchResults(
+    requests: readonly PredictionRequest[],
+    checked: readonly (CheckedRequest | ApiError)[],
+    nearest: Awaited<ReturnType<NearestSiteLookup['many']>>,
+    generatedAt: Date,
+  ): Generator<BatchItemResult> {
+    let next = 0
+    for (let index = 0; index < requests.length; index++) {
+      const item = checked[index] as CheckedRequest | ApiError
+      if (item instanceof ApiError) {
+        yield { index, ok: false, error: item }
+        continue
+      }
+      try {
+        const site = matchedSite(requests[index] as PredictionRequest, nearest[next++] ?? null)
+        yield { index, ok: true, prediction: this.prediction(site, item, generatedAt) }
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error
+        yield { index, ok: false, error }
+      }
+    }
+  }
+
+  private prediction(site: MatchedSite, checked: CheckedRequest, generatedAt: Date): Prediction {
+    const { horizons, species, plantingMethod } = checked
+    return {
+      site,
+      species,
+      plantingMethod,
+      predictions: this.survivalModel.predict(site.attributes, species, plantingMethod, horizons),
+      model: this.model,
+      generatedAt,
+    }
+  }
+}

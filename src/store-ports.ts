@@ -1,0 +1,59 @@
+import type { Config } from './config/config.ts'
+import { isDatabaseUnavailable, withDeadline } from './db/availability.ts'
+import type { Sql } from './db/connect.ts'
+import { databaseAnswers } from './db/health.ts'
+import { findKeyByHash } from './db/keys.ts'
+import { createNearestSiteLoader } from './db/nearest-site-loader.ts'
+import { findNearestSites } from './db/sites.ts'
+import { loadTiers } from './db/tiers.ts'
+import { StoreUnavailableError } from './domain/errors.ts'
+import type { Metrics } from './observability/metrics.ts'
+import type { KeyDirectory, NearestSiteLookup } from './types.ts'
+
+/**
+ * The ports of src/types.ts implemented over PostgreSQL: each query bounded by the query deadline, and
+ * a database that is away reported as StoreUnavailableError (503 service_unavailable upstairs), so no
+ * layer above src/db needs to know the driver's error codes.
+ */
+async function storeCall<T>(query: Promise<T>, metrics: Metrics): Promise<T> {
+  try {
+    return await query
+  } catch (error) {
+    if (!isDatabaseUnavailable(error)) throw error
+    metrics.fallbackEvents.inc({ kind: 'data_store' })
+    throw new StoreUnavailableError(error)
+  }
+}
+
+type StoreConfig = Pick<Config, 'SEARCH_RADIUS_KM' | 'DB_QUERY_TIMEOUT_MS'>
+
+/** One process-wide batching lookup: concurrent requests' points share one KNN statement. */
+export function siteLookup(sql: Sql, config: StoreConfig, metrics: Metrics): NearestSiteLookup {
+  return createNearestSiteLoader((points) => {
+    metrics.nearestSiteLookups.inc(points.length)
+    metrics.nearestSiteBatchSize.observe(points.length)
+    return metrics.trackQuery(() =>
+      storeCall(
+        findNearestSites(sql, points, config.SEARCH_RADIUS_KM, { deadlineMs: config.DB_QUERY_TIMEOUT_MS }),
+        metrics,
+      ),
+    )
+  })
+}
+
+export function keyDirectory(
+  sql: Sql,
+  config: Pick<Config, 'DB_QUERY_TIMEOUT_MS'>,
+  metrics: Metrics,
+): KeyDirectory {
+  const deadline = config.DB_QUERY_TIMEOUT_MS
+  return {
+    findByHash: (hash) => storeCall(withDeadline(findKeyByHash(sql, hash), deadline), metrics),
+    tiers: () => storeCall(withDeadline(loadTiers(sql), deadline), metrics),
+  }
+}
+
+/** For health: whether the database answers within a second. */
+export function databaseProbe(sql: Sql): () => Promise<boolean> {
+  return () => databaseAnswers(sql, 1000)
+}

@@ -1,0 +1,194 @@
+/**
+ * The vocabulary every layer shares: places, sites, species, planting methods, horizons, tiers and
+ * the model's answers. Types and fixed value lists only — no behaviour, no imports — so the model,
+ * the domain, the store and the adapters can all speak it without depending on one another.
+ */
+
+export interface Coordinates {
+  latitude: number
+  longitude: number
+}
+
+export type PlantingMethod = 'manual' | 'drone_seeded'
+export const PLANTING_METHODS: readonly PlantingMethod[] = Object.freeze(['manual', 'drone_seeded'] as const)
+
+export type Horizon = 1 | 3 | 5
+export const HORIZONS: readonly Horizon[] = Object.freeze([1, 3, 5] as const)
+
+/** Ecological zones of the synthetic site data, as used in species.csv `range_zones`. */
+export const FOREST_ZONES = [
+  'coast',
+  'westside_lowland',
+  'westside_cascades',
+  'subalpine',
+  'eastside_cascades',
+  'klamath',
+  'blue_mountains',
+  'okanogan_selkirk',
+] as const
+export type ForestZone = (typeof FOREST_ZONES)[number]
+
+/** Site attributes of the synthetic forest-site data set; docs/data-dictionary.md explains each one. */
+export interface SiteAttributes {
+  zone: ForestZone
+  elevationM: number
+  /** 0–60 degrees. */
+  slopeDeg: number
+  /** 0–360 degrees clockwise from north; downslope direction. */
+  aspectDeg: number
+  /** 0 (cool, north-facing) – 1 (hot, steep south-west facing); McCune & Keon style folded aspect. */
+  heatLoadIndex: number
+  soilDepthCm: number
+  /** Share of coarse fragments / surface rock, 0–100 %. */
+  rockFractionPct: number
+  /** Cover of competing grass, forbs and shrubs at planting, 0–100 %. */
+  vegetationCoverPct: number
+  annualPrecipMm: number
+  /** Climatic summer water deficit (potential minus actual evapotranspiration), mm. */
+  summerWaterDeficitMm: number
+  /** Days in May–September with a minimum temperature at or below −2 °C. */
+  growingSeasonFrostDays: number
+  /** 0 (none) – 1 (severe) index of browse, clipping and seed predation (deer, elk, mountain beaver, gophers, rodents). */
+  browsePressureIndex: number
+}
+
+/** The measured (numeric) site attributes, in data-dictionary order. */
+export const NUMERIC_SITE_ATTRIBUTES = [
+  'elevationM',
+  'slopeDeg',
+  'aspectDeg',
+  'heatLoadIndex',
+  'soilDepthCm',
+  'rockFractionPct',
+  'vegetationCoverPct',
+  'annualPrecipMm',
+  'summerWaterDeficitMm',
+  'growingSeasonFrostDays',
+  'browsePressureIndex',
+] as const satisfies readonly (keyof SiteAttributes)[]
+
+export interface Site extends SiteAttributes {
+  id: number
+  latitude: number
+  longitude: number
+  /** Forest region id from seed/data/forest_regions.json. */
+  regionId: string
+}
+
+/** The site nearest a point, within the search radius. */
+export interface NearestSite {
+  site: Site
+  /** Great-circle distance on the earthdistance sphere, km. */
+  distanceKm: number
+}
+
+export const TOLERANCE_LEVELS = ['low', 'moderate', 'high'] as const
+export type ToleranceLevel = (typeof TOLERANCE_LEVELS)[number]
+export const SHADE_TOLERANCE_LEVELS = ['very_low', 'low', 'moderate', 'high', 'very_high'] as const
+export type ShadeToleranceLevel = (typeof SHADE_TOLERANCE_LEVELS)[number]
+export const SPECIES_GROUPS = ['conifer', 'hardwood'] as const
+export type SpeciesGroup = (typeof SPECIES_GROUPS)[number]
+
+export interface Species {
+  code: string
+  commonName: string
+  scientificName: string
+  group: SpeciesGroup
+  elevMinM: number
+  elevMaxM: number
+  precipMinMm: number
+  precipMaxMm: number
+  droughtTolerance: ToleranceLevel
+  shadeTolerance: ShadeToleranceLevel
+  frostTolerance: ToleranceLevel
+  rangeZones: ForestZone[]
+  notes: string
+}
+
+export interface FactorContribution {
+  key: string
+  /** Human-readable factor name. */
+  factor: string
+  /** Change in log-odds of survival relative to the reference site. */
+  contribution: number
+  /** 'positive' when the contribution is ≥ 0 (exact zeros included), else 'negative'. */
+  impact: 'positive' | 'negative'
+  magnitude: number
+}
+
+export interface HorizonPrediction {
+  horizonYears: Horizon
+  survivalProbability: number
+  baselineLogOdds: number
+  logOdds: number
+  /** All factors, sorted by magnitude descending, ties by key. */
+  contributions: FactorContribution[]
+}
+
+export interface FactorDescription {
+  key: string
+  name: string
+  description: string
+}
+
+/** Which model answers: reported with every prediction and by health. */
+export interface ModelInfo {
+  version: string
+  codename: string
+  series: string
+}
+
+/** A survival model ready to evaluate (src/model builds one from a versioned artifact). */
+export interface SurvivalModel extends ModelInfo {
+  factors: readonly FactorDescription[]
+  /** Predictions in ascending horizon order; default horizons are [1, 3, 5]. */
+  predict(
+    site: SiteAttributes,
+    species: Species,
+    method: PlantingMethod,
+    horizons?: readonly Horizon[],
+  ): HorizonPrediction[]
+}
+
+export const TIER_NAMES = ['spore', 'mycel', 'hypha'] as const
+export type TierName = (typeof TIER_NAMES)[number]
+
+export interface Tier {
+  name: TierName
+  /** null = unlimited. */
+  dailyRequestLimit: number | null
+  batchSizeLimit: number
+}
+
+export type KeyStatus = 'active' | 'inactive' | 'rotated' | 'revoked'
+
+/** An API key as stored: never the key itself, only its hash (not even that leaves src/db). */
+export interface ApiKeyRecord {
+  id: string
+  tier: TierName
+  status: KeyStatus
+  name: string | null
+  keyHint: string
+  rotatedTo: string | null
+  createdAt: Date
+  updatedAt: Date
+}
+
+/*
+ * Ports: what the domain and access control need from the stores. src/db implements them over
+ * PostgreSQL; src/store-ports.ts wires them in. A store that cannot answer throws the domain's
+ * StoreUnavailableError.
+ */
+
+export interface NearestSiteLookup {
+  /** The nearest site within the search radius, or null when there is none. */
+  one(point: Coordinates): Promise<NearestSite | null>
+  /** The same for many points, answered in the order of `points`. */
+  many(points: readonly Coordinates[]): Promise<(NearestSite | null)[]>
+}
+
+export interface KeyDirectory {
+  /** The key whose hash this is, or null. */
+  findByHash(hash: string): Promise<ApiKeyRecord | null>
+  tiers(): Promise<Tier[]>
+}
