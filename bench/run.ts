@@ -23,6 +23,7 @@ import { Redis } from 'ioredis'
 import { generateSites } from '../seed/generate-sites.ts'
 import { seedAll } from '../seed/seed-all.ts'
 import { openDatabase } from '../src/db/connect.ts'
+import { createKey } from '../src/db/keys.ts'
 import { migrate } from '../src/db/migrate.ts'
 import { SPECIES } from '../src/domain/species.ts'
 import { isInCoverage } from '../src/geo/coverage.ts'
@@ -40,7 +41,6 @@ import {
   spawnNode,
   waitForHealthy,
 } from './support.ts'
-import { createKey } from '../src/db/keys.ts'
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 8)
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3))

@@ -1,12 +1,12 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { methodArbitrary, siteArbitrary, speciesArbitrary } from '../../test/support/model/arbitraries.ts'
 import { SPECIES } from '../domain/species.ts'
 import { PLANTING_METHODS } from '../types.ts'
 import { readArtifact } from './artifact.ts'
 import { loadSurvivalModel } from './loader.ts'
 import { logit } from './logistic.ts'
 import { referenceSiteFor } from './site-input.ts'
-import { methodArbitrary, siteArbitrary, speciesArbitrary } from './test-arbitraries.ts'
 
 const model = loadSurvivalModel(SPECIES)
 const factorNames = new Map(model.factors.map((factor) => [factor.key, factor.name]))

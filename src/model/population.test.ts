@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import { isInNiche, isNative, TEST_POPULATION } from '../../test/support/model/population.ts'
+import { mean, quartileEffect, spearman } from '../../test/support/model/stats.ts'
 import { SPECIES } from '../domain/species.ts'
 import { HORIZONS, type SiteAttributes, type Species } from '../types.ts'
 import { loadSurvivalModel } from './loader.ts'
-import { isInNiche, isNative, TEST_POPULATION } from './test-population.ts'
-import { mean, quartileEffect, spearman } from './test-stats.ts'
 
 interface PairedPrediction {
   site: SiteAttributes

@@ -1,9 +1,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { siteArbitrary } from '../../test/support/model/arbitraries.ts'
 import { SPECIES } from '../domain/species.ts'
 import { HORIZONS, PLANTING_METHODS } from '../types.ts'
 import { loadSurvivalModel } from './loader.ts'
-import { siteArbitrary } from './test-arbitraries.ts'
 
 const model = loadSurvivalModel(SPECIES)
 

@@ -1,10 +1,10 @@
 import { getIntrospectionQuery } from 'graphql'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createKey, rotateKey, setKeyStatus } from '../../src/db/keys.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { createSeededDatabase, FOREST_POINTS, issueKey } from '../support/fixtures.ts'
 import { eventually, firstError, type GraphQLResult, predictField } from '../support/graphql-helpers.ts'
 import { graphql, startTestServer, type TestServer } from '../support/server.ts'
-import { createKey, rotateKey, setKeyStatus } from '../../src/db/keys.ts'
 
 const KEY_CACHE_MS = 200
 

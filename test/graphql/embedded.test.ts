@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { seedAll } from '../../seed/seed-all.ts'
 import { type Database, openDatabase } from '../../src/db/connect.ts'
+import { createKey } from '../../src/db/keys.ts'
 import { migrate } from '../../src/db/migrate.ts'
 import { FOREST_POINTS, NO_DATA_POINTS, OUTSIDE_POINTS } from '../support/fixtures.ts'
 import {
@@ -13,7 +14,6 @@ import {
   simultaneously,
 } from '../support/graphql-helpers.ts'
 import { graphql, startTestServer, type TestServer } from '../support/server.ts'
-import { createKey } from '../../src/db/keys.ts'
 
 /**
  * The embedded path (no DATABASE_URL, no REDIS_URL): PGlite behind a loopback socket and the

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SPECIES } from '../../src/domain/species.ts'
+import { NUMERIC_SITE_ATTRIBUTES } from '../../src/types.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { createSeededDatabase, FOREST_POINTS, issueKey, OUTSIDE_POINTS } from '../support/fixtures.ts'
 import {
@@ -11,7 +12,6 @@ import {
   predictInput,
 } from '../support/graphql-helpers.ts'
 import { graphql, startTestServer, type TestServer } from '../support/server.ts'
-import { NUMERIC_SITE_ATTRIBUTES } from '../../src/types.ts'
 
 let db: TestDatabase
 let server: TestServer

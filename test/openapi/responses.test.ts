@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http'
 import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Database, openDatabase } from '../../src/db/connect.ts'
+import { setKeyStatus } from '../../src/db/keys.ts'
 import { utcDay } from '../../src/quota/day-window.ts'
 import type { TestDatabase } from '../support/database.ts'
 import {
@@ -13,7 +14,6 @@ import {
 } from '../support/fixtures.ts'
 import { startTestServer, TEST_REDIS_URL, type TestServer } from '../support/server.ts'
 import { loadOpenApiDocument, type ObservedResponse, OpenApiValidator } from './openapi-validator.ts'
-import { setKeyStatus } from '../../src/db/keys.ts'
 
 /**
  * Real responses of every /v1 endpoint and every error the service can be made to give, validated

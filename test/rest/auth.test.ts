@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createKey, rotateKey, setKeyStatus } from '../../src/db/keys.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
 import { eventually } from '../support/graphql-helpers.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
-import { createKey, rotateKey, setKeyStatus } from '../../src/db/keys.ts'
 import {
   batchSites,
   compareBody,

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { TierName } from '../../src/types.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { FOREST_POINTS, issueKey, NO_DATA_POINTS, OUTSIDE_POINTS } from '../support/fixtures.ts'
 import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
 import type { TestServer } from '../support/server.ts'
-import type { TierName } from '../../src/types.ts'
 import {
   batchProblems,
   batchSites,

@@ -1,8 +1,8 @@
 import { seedAll } from '../../seed/seed-all.ts'
-import { migrate } from '../../src/db/migrate.ts'
-import { createTestDatabase, type TestDatabase } from './database.ts'
 import { createKey, type IssuedKey } from '../../src/db/keys.ts'
+import { migrate } from '../../src/db/migrate.ts'
 import type { TierName } from '../../src/types.ts'
+import { createTestDatabase, type TestDatabase } from './database.ts'
 
 /** A migrated, fully seeded PostgreSQL database for API tests. */
 export async function createSeededDatabase(): Promise<TestDatabase> {

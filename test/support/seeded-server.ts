@@ -1,7 +1,7 @@
+import type { TierName } from '../../src/types.ts'
 import type { TestDatabase } from './database.ts'
 import { createSeededDatabase, issueKey } from './fixtures.ts'
 import { startTestServer, type TestServer, type TestServerOptions } from './server.ts'
-import type { TierName } from '../../src/types.ts'
 
 export interface SeededServer {
   db: TestDatabase

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
-import { SPECIES } from '../domain/species.ts'
-import { FOREST_ZONES, PLANTING_METHODS, type SiteAttributes } from '../types.ts'
+import { SPECIES } from '../../../src/domain/species.ts'
+import { FOREST_ZONES, PLANTING_METHODS, type SiteAttributes } from '../../../src/types.ts'
 
 const anyFinite = fc.double({ noNaN: true, noDefaultInfinity: true })
 

@@ -1,5 +1,5 @@
-import { generateSites } from '../../seed/generate-sites.ts'
-import type { SiteAttributes, Species } from '../types.ts'
+import { generateSites } from '../../../seed/generate-sites.ts'
+import type { SiteAttributes, Species } from '../../../src/types.ts'
 
 /** The real synthetic data set (~18,000 sites), as served by the API. */
 export const TEST_POPULATION: readonly SiteAttributes[] = generateSites()
