@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs'
+import semver from 'semver'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { loadConfig } from '../src/config/config.ts'
@@ -68,5 +69,28 @@ describe('docker-compose.yml', () => {
         expect([...schemaKeys, 'DATABASE_URL', 'REDIS_URL', 'METRICS_TOKEN']).toContain(name)
       expect(() => loadConfig(environment)).not.toThrow()
     }
+  })
+})
+
+/** npm ci warns EBADENGINE for every locked package whose engines leave out the Node we declare. */
+describe('declared Node engines', () => {
+  const manifest = JSON.parse(read('package.json')) as { engines: { node: string } }
+  const lock = JSON.parse(read('package-lock.json')) as {
+    packages: Record<string, { engines?: { node?: string } | string[] }>
+  }
+  const lowestSupported = semver.minVersion(manifest.engines.node)?.version ?? ''
+
+  it('hold for the Node this machine runs and the Docker image is built on', () => {
+    expect(semver.satisfies(process.version, manifest.engines.node)).toBe(true)
+    const imageMajors = [...read('Dockerfile').matchAll(/^FROM node:(\d+)/gm)].map((match) => match[1])
+    expect(new Set(imageMajors)).toEqual(new Set([String(semver.major(lowestSupported))]))
+  })
+
+  it('hold for every locked dependency (npm ci prints no EBADENGINE warning)', () => {
+    const refusing = Object.entries(lock.packages).flatMap(([path, entry]) => {
+      const range = Array.isArray(entry.engines) ? undefined : entry.engines?.node
+      return path && range && !semver.satisfies(lowestSupported, range) ? [`${path} needs node ${range}`] : []
+    })
+    expect(refusing).toEqual([])
   })
 })

@@ -101,7 +101,7 @@ export function createSurvivalModel(
     horizons: readonly Horizon[] = HORIZONS,
   ): HorizonPrediction[] => {
     const plan = lookupPlan(species, method)
-    const requested = normalizeHorizons(horizons)
+    const requested = distinctAscending(horizons)
     const penalties = penaltiesAt(clampSite(site, artifact.inputRanges), species, plan.weights)
     const total = sum(penalties)
 
@@ -155,7 +155,7 @@ function byMagnitudeThenKey(a: FactorContribution, b: FactorContribution): numbe
   return b.magnitude - a.magnitude || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
 }
 
-function normalizeHorizons(horizons: readonly Horizon[]): Horizon[] {
+function distinctAscending(horizons: readonly Horizon[]): Horizon[] {
   for (const horizon of horizons) {
     if (!HORIZONS.includes(horizon)) throw new RangeError(`unknown horizon ${String(horizon)}`)
   }
