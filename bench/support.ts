@@ -1,9 +1,11 @@
-/** Shared helpers of the benchmarks: child processes, ports, health polling, RSS, statistics. */
+/** Shared helpers of the benchmarks: child processes, ports, databases, Redis keys, health polling, CPU, RSS, statistics. */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
+import { Redis } from 'ioredis'
 import postgres from 'postgres'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -27,6 +29,11 @@ export function median(values: readonly number[]): number {
 export function round(value: number, digits = 2): number {
   const factor = 10 ** digits
   return Math.round(value * factor) / factor
+}
+
+/** The machine's 1, 5 and 15 minute load averages, to two decimals. */
+export function loadAverages(): number[] {
+  return loadavg().map((load) => round(load, 2))
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -69,6 +76,23 @@ export async function createDatabase(
       }
     },
   }
+}
+
+/** Deletes every key under prefix on REDIS_URL; returns how many there were. */
+export async function deleteRedisKeys(prefix: string): Promise<number> {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 })
+  let deleted = 0
+  try {
+    let cursor = '0'
+    do {
+      const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500)
+      cursor = nextCursor
+      if (keys.length) deleted += await redis.del(...keys)
+    } while (cursor !== '0')
+  } finally {
+    redis.disconnect()
+  }
+  return deleted
 }
 
 export interface Child {
