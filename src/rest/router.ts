@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AccessControl } from '../auth/access-control.ts'
 import { apiError, toApiError } from '../domain/errors.ts'
+import { ClientClosedError } from '../http-io/body.ts'
 import { sendError, sendJson } from '../http-io/json.ts'
 import type { Logger } from '../logging/logger.ts'
 import type { RequestContext } from '../observability/request-context.ts'
@@ -56,6 +57,7 @@ export function createRestHandler(deps: RestDeps & { access: AccessControl }, lo
       }
       sendJson(res, response.status, response.body, { ...headers, ...response.headers }, response.contentType)
     } catch (error) {
+      if (error instanceof ClientClosedError) return
       const { error: reported, expected } = toApiError(error)
       if (!expected)
         logger.error({ requestId: request.requestId, err: error, path: url.pathname }, 'unexpected error')

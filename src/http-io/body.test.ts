@@ -1,0 +1,56 @@
+import { createServer, type IncomingMessage } from 'node:http'
+import { connect } from 'node:net'
+import { describe, expect, it } from 'vitest'
+import { ClientClosedError, readBodyBytes } from './body.ts'
+
+/** A server whose one request's body read ends (bytes or error) is handed back; the client is `send`. */
+async function readOne(send: (port: number) => void, limit = 1024): Promise<Buffer | Error> {
+  let settle: (outcome: Buffer | Error) => void = () => {}
+  const outcome = new Promise<Buffer | Error>((resolve) => {
+    settle = resolve
+  })
+  const server = createServer((req: IncomingMessage, res) => {
+    readBodyBytes(req, limit).then(settle, settle)
+    req.on('end', () => res.end())
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  send(port)
+  try {
+    return await outcome
+  } finally {
+    server.closeAllConnections()
+    server.close()
+  }
+}
+
+const head = (length: number) =>
+  `POST / HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${length}\r\n\r\n`
+
+describe('readBodyBytes', () => {
+  it('reads the whole body', async () => {
+    const outcome = await readOne((port) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(`${head(7)}{"a":1}`))
+    })
+    expect(outcome).toEqual(Buffer.from('{"a":1}'))
+  })
+
+  it('reports a client that hangs up mid-body as ClientClosedError, not as a failure of ours', async () => {
+    const outcome = await readOne((port) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write(`${head(100)}{"lat`)
+        setTimeout(() => socket.destroy(), 20)
+      })
+    })
+    expect(outcome).toBeInstanceOf(ClientClosedError)
+  })
+
+  it('stops at the limit with the caller’s error', async () => {
+    const outcome = await readOne((port) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(`${head(40)}${'x'.repeat(40)}`))
+    }, 10)
+    expect(outcome).toBeInstanceOf(Error)
+    expect(outcome).not.toBeInstanceOf(ClientClosedError)
+    expect((outcome as Error).message).toBe('request body over 10 bytes')
+  })
+})
