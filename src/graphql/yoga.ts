@@ -91,8 +91,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
     plugins: [
       useRequestId(),
       useDocumentLimits(),
-      useAccessControl(deps.access),
+      // Before access control: its onExecuteDone also shapes the result access control stops with.
       useErrorShaping(deps.logger),
+      useAccessControl(deps.access),
     ],
   })
 }

@@ -1,31 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestDatabase } from '../support/database.ts'
-import { createSeededDatabase, FOREST_POINTS, issueKey } from '../support/fixtures.ts'
+import { issueKey } from '../support/fixtures.ts'
 import {
   aliasedPredicts,
   batchInputTypeName,
-  batchSites,
   firstError,
-  forestGrid,
   type GraphQLResult,
+  graphql,
   predictField,
 } from '../support/graphql-helpers.ts'
-import { graphql, startTestServer, type TestServer } from '../support/server.ts'
+import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
+import type { TestServer } from '../support/server.ts'
+import { FOREST_POINTS, forestGrid, predictionInputs } from '../support/sites.ts'
 
 let db: TestDatabase
 let server: TestServer
 let batchType: string
 
 beforeAll(async () => {
-  db = await createSeededDatabase()
-  server = await startTestServer({ database: db })
+  ;({ db, server } = await startSeededServer())
   batchType = await batchInputTypeName(server.url)
 })
 
-afterAll(async () => {
-  await server?.close()
-  await db?.drop()
-})
+afterAll(() => stopSeededServer({ db, server }))
 
 /** A fresh spore key per test: the daily quota never interferes with what is being tested. */
 const sporeKey = async () => (await issueKey(db, 'spore')).key
@@ -39,10 +36,11 @@ function expectTooLarge(result: GraphQLResult, submitted: number, tier = 'spore'
   expect(error.extensions?.details).toEqual({ submitted, tier_limit: limit, tier })
 }
 
-function expectRejectedDocument(result: GraphQLResult, pattern: RegExp) {
+function expectRejectedDocument(result: GraphQLResult, pattern: RegExp, code = 'query_too_complex') {
   expect(result.status, JSON.stringify(result.body).slice(0, 500)).toBe(400)
   expect(result.body.data ?? null).toBeNull()
   expect(firstError(result).message).toMatch(pattern)
+  expect(firstError(result).extensions?.code).toBe(code)
 }
 
 describe('site predictions per operation are capped at the tier batch size', () => {
@@ -72,8 +70,8 @@ describe('site predictions per operation are capped at the tier batch size', () 
       predictBatch(sites: $sites) { index }
       ${predictField(FOREST_POINTS.coastRange, 'speciesCode', 'single')}
     }`
-    expectTooLarge(await graphql(server.url, query, { key, variables: { sites: batchSites(10) } }), 11)
-    const ok = await graphql(server.url, query, { key, variables: { sites: batchSites(9) } })
+    expectTooLarge(await graphql(server.url, query, { key, variables: { sites: predictionInputs(10) } }), 11)
+    const ok = await graphql(server.url, query, { key, variables: { sites: predictionInputs(9) } })
     expect(ok.status).toBe(200)
     expect(ok.body.data.predictBatch).toHaveLength(9)
   })
@@ -85,7 +83,10 @@ describe('site predictions per operation are capped at the tier batch size', () 
       b: predictBatch(sites: $b) { index }
     }`
     expectTooLarge(
-      await graphql(server.url, query, { key, variables: { a: batchSites(6), b: batchSites(6) } }),
+      await graphql(server.url, query, {
+        key,
+        variables: { a: predictionInputs(6), b: predictionInputs(6) },
+      }),
       12,
     )
   })
@@ -96,7 +97,7 @@ describe('site predictions per operation are capped at the tier batch size', () 
     const query = `query L(${names.map((n) => `$${n}: ${batchType}!`).join(', ')}) {
       predictBatch(sites: [${names.map((n) => `$${n}`).join(', ')}]) { index }
     }`
-    const sites = batchSites(11)
+    const sites = predictionInputs(11)
     const variables = Object.fromEntries(names.map((n, i) => [n, sites[i]]))
     expectTooLarge(await graphql(server.url, query, { key, variables }), 11)
   })
@@ -142,7 +143,8 @@ describe('document limits', () => {
   it('depth: a fragment cycle is refused with 400', async () => {
     const key = await sporeKey()
     const cycle = 'query { ...A } fragment A on Query { species { code } ...B } fragment B on Query { ...A }'
-    expectRejectedDocument(await graphql(server.url, cycle, { key }), /.+/)
+    // A fragment cycle is invalid GraphQL before it is too deep.
+    expectRejectedDocument(await graphql(server.url, cycle, { key }), /.+/, 'GRAPHQL_VALIDATION_FAILED')
   })
 
   it('aliases: 510 aliased fields pass, 511 are refused with 400', async () => {

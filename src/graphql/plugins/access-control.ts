@@ -1,3 +1,4 @@
+import { GraphQLError } from 'graphql'
 import type { Plugin } from 'graphql-yoga'
 import type { AccessControl } from '../../auth/access-control.ts'
 import { assertBatchSize } from '../../domain/batch-limits.ts'
@@ -34,10 +35,12 @@ export function useAccessControl(access: AccessControl): Plugin<GraphQLContext> 
           },
         }
       } catch (error) {
+        // Error shaping (registered first) logs and masks an unexpected failure like any resolver's.
         const { error: apiError, expected } = toApiError(error)
-        if (!expected) throw error
-        context.request.errorCode = apiError.code
-        setResultAndStopExecution({ errors: [toGraphQLError(apiError)] })
+        const reported = expected
+          ? toGraphQLError(apiError)
+          : new GraphQLError('access control failed', { originalError: error as Error })
+        setResultAndStopExecution({ errors: [reported] })
       }
     },
   }

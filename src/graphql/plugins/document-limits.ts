@@ -6,7 +6,10 @@ import { toGraphQLError } from '../errors.ts'
 /** Armor reports a rejection as a syntax error with status 200; report query_too_complex (400) instead. */
 function rejectAsTooComplex(context: ValidationContext | null, error: GraphQLError): void {
   const message = error.message.replace(/^Syntax Error: /, '')
-  context?.reportError(toGraphQLError(apiError('query_too_complex', { reason: message })))
+  const tooComplex = toGraphQLError(apiError('query_too_complex', { reason: message }))
+  // The token limit is checked by the parser, where there is no validation context to report to.
+  if (!context) throw tooComplex
+  context.reportError(tooComplex)
 }
 
 const reject = { propagateOnRejection: false, onReject: [rejectAsTooComplex] }
@@ -20,7 +23,7 @@ export function useDocumentLimits() {
   return EnvelopArmorPlugin({
     maxDepth: { n: 10, ignoreIntrospection: true, ...reject },
     maxAliases: { n: 510, allowList: [], ...reject },
-    maxTokens: { n: 30_000 },
+    maxTokens: { n: 30_000, ...reject },
     maxDirectives: { n: 50, ...reject },
     costLimit: { maxCost: 250_000, ignoreIntrospection: true, ...reject },
     blockFieldSuggestion: { enabled: false },

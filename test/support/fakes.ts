@@ -1,0 +1,184 @@
+/**
+ * In-memory stand-ins for the ports of src/types.ts and the few collaborators the unit tests beside
+ * src/ need: no database, no Redis, no server. Each fake records what it was asked, so a test can
+ * prove how often and with what the code under test called it.
+ */
+import { AccessControl } from '../../src/auth/access-control.ts'
+import { Authenticator } from '../../src/auth/authenticator.ts'
+import { generateApiKey, generateKeyId, hashApiKey } from '../../src/keys/api-key.ts'
+import type { Logger } from '../../src/logging/logger.ts'
+import { createRequestContext, type RequestContext } from '../../src/observability/request-context.ts'
+import { MemoryQuotaStore } from '../../src/quota/memory-quota-store.ts'
+import { QuotaGuard } from '../../src/quota/quota-guard.ts'
+import type {
+  ApiKeyRecord,
+  Coordinates,
+  KeyDirectory,
+  KeyStatus,
+  NearestSite,
+  NearestSiteLookup,
+  Site,
+  Tier,
+  TierName,
+} from '../../src/types.ts'
+
+/** The tiers of sql/002_tiers_api_keys.sql. */
+export const TIERS: Readonly<Record<TierName, Tier>> = Object.freeze({
+  spore: { name: 'spore', dailyRequestLimit: 100, batchSizeLimit: 10 },
+  mycel: { name: 'mycel', dailyRequestLimit: 10_000, batchSizeLimit: 100 },
+  hypha: { name: 'hypha', dailyRequestLimit: null, batchSizeLimit: 500 },
+})
+
+/** Points inside the coverage region (Oregon Coast Range, western and eastern Cascades). */
+export const FOREST_POINTS = {
+  coastRange: { latitude: 44.6, longitude: -123.6 },
+  westCascades: { latitude: 44.2, longitude: -122.2 },
+  eastCascades: { latitude: 44.0, longitude: -121.6 },
+} as const satisfies Record<string, Coordinates>
+
+/** Points outside Oregon and Washington. */
+export const OUTSIDE_POINTS = {
+  boise: { latitude: 43.615, longitude: -116.202 },
+  openPacific: { latitude: 46.5, longitude: -125.0 },
+} as const satisfies Record<string, Coordinates>
+
+/** Covered, but (in the real data) without a forest site nearby: the fakes answer null here by default. */
+export const NO_DATA_POINT = { latitude: 45.5152, longitude: -122.6784 } as const satisfies Coordinates
+
+const samePoint = (a: Coordinates, b: Coordinates) => a.latitude === b.latitude && a.longitude === b.longitude
+
+/** A plausible westside forest site a little north of `point`. */
+export function forestSite(point: Coordinates, overrides: Partial<Site> = {}): Site {
+  return {
+    id: Math.round(Math.abs(point.latitude * 1000 + point.longitude * 10)),
+    latitude: Number((point.latitude + 0.01).toFixed(5)),
+    longitude: point.longitude,
+    regionId: 'or_coast_range',
+    zone: 'westside_lowland',
+    elevationM: 420,
+    slopeDeg: 18,
+    aspectDeg: 200,
+    heatLoadIndex: 0.55,
+    soilDepthCm: 95,
+    rockFractionPct: 12,
+    vegetationCoverPct: 55,
+    annualPrecipMm: 1900,
+    summerWaterDeficitMm: 140,
+    growingSeasonFrostDays: 3,
+    browsePressureIndex: 0.35,
+    ...overrides,
+  }
+}
+
+/** The fake's default answer: a forest site 1.11 km away, except at NO_DATA_POINT. */
+export function nearbyForestSite(point: Coordinates): NearestSite | null {
+  return samePoint(point, NO_DATA_POINT) ? null : { site: forestSite(point), distanceKm: 1.11 }
+}
+
+/** NearestSiteLookup answering from a function, recording every call. */
+export class FakeSiteLookup implements NearestSiteLookup {
+  readonly oneCalls: Coordinates[] = []
+  readonly manyCalls: Coordinates[][] = []
+
+  constructor(private readonly answer: (point: Coordinates) => NearestSite | null = nearbyForestSite) {}
+
+  async one(point: Coordinates): Promise<NearestSite | null> {
+    this.oneCalls.push(point)
+    return this.answer(point)
+  }
+
+  async many(points: readonly Coordinates[]): Promise<(NearestSite | null)[]> {
+    this.manyCalls.push([...points])
+    return points.map((point) => this.answer(point))
+  }
+
+  get calls(): number {
+    return this.oneCalls.length + this.manyCalls.length
+  }
+}
+
+/** A NearestSiteLookup whose store is away or broken: every call rejects with `error`. */
+export function failingSiteLookup(error: unknown): NearestSiteLookup {
+  return {
+    one: () => Promise.reject(error),
+    many: () => Promise.reject(error),
+  }
+}
+
+/** KeyDirectory over a Map of hashes; `issue` hands out real, well-formed keys. */
+export class FakeKeyDirectory implements KeyDirectory {
+  private readonly records = new Map<string, ApiKeyRecord>()
+  /** findByHash calls: shows whether a request reached the key store at all. */
+  lookups = 0
+  /** When set, every call rejects with it (a store that is away, or a bug below). */
+  failure: unknown = null
+
+  constructor(private readonly tierList: readonly Tier[] = Object.values(TIERS)) {}
+
+  /** A new key of `tier` in `status`: returns the key as the client would send it, and its id. */
+  issue(tier: TierName, status: KeyStatus = 'active'): { key: string; id: string } {
+    const key = generateApiKey()
+    const id = generateKeyId()
+    const at = new Date('2026-01-01T00:00:00Z')
+    this.records.set(hashApiKey(key), {
+      id,
+      tier,
+      status,
+      name: `test ${tier}`,
+      keyHint: key.slice(-4),
+      rotatedTo: null,
+      createdAt: at,
+      updatedAt: at,
+    })
+    return { key, id }
+  }
+
+  async findByHash(hash: string): Promise<ApiKeyRecord | null> {
+    this.lookups += 1
+    if (this.failure) throw this.failure
+    return this.records.get(hash) ?? null
+  }
+
+  async tiers(): Promise<Tier[]> {
+    if (this.failure) throw this.failure
+    return [...this.tierList]
+  }
+}
+
+/** The real access control (authenticator + daily quota) over a fake key directory and an in-memory quota. */
+export function accessControlOver(
+  directory: KeyDirectory,
+  now: () => Date = () => new Date(),
+): AccessControl {
+  return new AccessControl(
+    new Authenticator(directory, { keyCacheMs: 0 }),
+    new QuotaGuard(new MemoryQuotaStore(), now),
+  )
+}
+
+export interface LogEntry {
+  level: 'error' | 'warn' | 'info' | 'debug'
+  fields: Record<string, unknown>
+  message: string | undefined
+}
+
+/** A Logger that keeps its entries: for proving that a failure was (or was not) logged. */
+export function recordingLogger(): { logger: Logger; entries: LogEntry[] } {
+  const entries: LogEntry[] = []
+  const record = (level: LogEntry['level']) => (fields: Record<string, unknown>, message?: string) => {
+    entries.push({ level, fields, message })
+  }
+  const logger = {
+    error: record('error'),
+    warn: record('warn'),
+    info: record('info'),
+    debug: record('debug'),
+  }
+  // Only the methods above are reached by the code under test.
+  return { logger: logger as unknown as Logger, entries }
+}
+
+/** The front door's per-request context, as src/http opens it. */
+export function requestContext(requestId = 'req-test-1', route = 'test'): RequestContext {
+  return createRequestContext(requestId, route)
+}
