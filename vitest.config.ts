@@ -13,6 +13,8 @@ export default defineConfig({
   },
   test: {
     include: ['src/**/*.test.ts', 'seed/**/*.test.ts', 'test/**/*.test.ts'],
+    // Stops the run at once, with one line, when PostgreSQL or Redis is not there.
+    globalSetup: ['./test/support/preflight.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

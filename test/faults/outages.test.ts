@@ -1,42 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Database, openDatabase } from '../../src/db/connect.ts'
+import { get, post } from '../rest/client.ts'
 import type { TestDatabase } from '../support/database.ts'
-import { createSeededDatabase, FOREST_POINTS, issueKey } from '../support/fixtures.ts'
-import { startTestServer, TEST_REDIS_URL, type TestServer } from '../support/server.ts'
+import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
+import { startTestServer, type TestServer } from '../support/server.ts'
+import { TEST_REDIS_URL } from '../support/services.ts'
+import { predictBody } from '../support/sites.ts'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
+import { eventually } from '../support/waiting.ts'
 
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are read freely in assertions
-type Body = any
-
-const PREDICT_BODY = JSON.stringify({
-  ...FOREST_POINTS.coastRange,
-  species_code: 'PSME',
-  planting_method: 'manual',
-})
-
-async function predict(url: string, key: string): Promise<{ status: number; body: Body; headers: Headers }> {
-  const response = await fetch(`${url}/v1/predict`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': key },
-    body: PREDICT_BODY,
-  })
-  return { status: response.status, body: await response.json(), headers: response.headers }
-}
-
-async function health(url: string): Promise<{ status: number; body: Body }> {
-  const response = await fetch(`${url}/v1/health`)
-  return { status: response.status, body: await response.json() }
-}
-
-/** Polls until check() holds, bounded. */
-async function eventually(check: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (await check()) return
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-  throw new Error(`condition not met within ${timeoutMs} ms`)
-}
+const predict = (url: string, key: string) => post(url, '/v1/predict', predictBody(), key)
+const health = (url: string) => get(url, '/v1/health')
 
 describe('PostgreSQL outage', () => {
   let db: TestDatabase
@@ -48,8 +22,8 @@ describe('PostgreSQL outage', () => {
   beforeAll(async () => {
     db = await createSeededDatabase()
     key = (await issueKey(db, 'hypha')).key
-    proxy = await startTcpProxy({ host: '127.0.0.1', port: 5432 })
     const url = new URL(db.url)
+    proxy = await startTcpProxy({ host: url.hostname, port: Number(url.port || 5432) })
     url.port = String(proxy.port)
     proxied = await openDatabase({ DATABASE_URL: url.toString(), DB_POOL_MAX: 4 })
     server = await startTestServer({
@@ -91,7 +65,9 @@ describe('PostgreSQL outage', () => {
     expect((await graphqlDuring.json()).errors[0].extensions.code).toBe('service_unavailable')
 
     proxy.restore()
-    await eventually(async () => (await predict(server.url, key)).status === 200)
+    expect(await eventually(async () => (await predict(server.url, key)).status === 200, 15_000, 200)).toBe(
+      true,
+    )
     expect((await health(server.url)).body).toMatchObject({ status: 'healthy', database: 'connected' })
   })
 })
@@ -116,11 +92,15 @@ describe('Redis outage', () => {
   })
 
   it('keeps serving with per-instance quotas, reports degraded health, counts the fallback, and returns to Redis', async () => {
-    await eventually(
-      async () =>
-        (await health(server.url)).body.redis === 'connected' &&
-        (await predict(server.url, key)).status === 200,
-    )
+    expect(
+      await eventually(
+        async () =>
+          (await health(server.url)).body.redis === 'connected' &&
+          (await predict(server.url, key)).status === 200,
+        15_000,
+        200,
+      ),
+    ).toBe(true)
     const before = await predict(server.url, key)
     const usedBefore = 100 - Number(before.headers.get('x-ratelimit-remaining'))
 
@@ -136,10 +116,15 @@ describe('Redis outage', () => {
     expect(metrics).toMatch(/survival_fallback_events_total\{kind="quota_memory"\} [1-9]/)
 
     proxy.restore()
-    await eventually(async () => {
-      const after = await predict(server.url, key)
-      return after.status === 200 && (await health(server.url)).body.redis === 'connected'
-    })
+    expect(
+      await eventually(
+        async () =>
+          (await predict(server.url, key)).status === 200 &&
+          (await health(server.url)).body.redis === 'connected',
+        15_000,
+        200,
+      ),
+    ).toBe(true)
     const after = await predict(server.url, key)
     // Back on the shared Redis counter, which kept counting from before the outage.
     expect(100 - Number(after.headers.get('x-ratelimit-remaining'))).toBeGreaterThan(usedBefore)

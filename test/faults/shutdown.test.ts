@@ -1,16 +1,15 @@
 import { randomBytes } from 'node:crypto'
-import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { post } from '../rest/client.ts'
 import type { TestDatabase } from '../support/database.ts'
-import { createSeededDatabase, FOREST_POINTS, issueKey } from '../support/fixtures.ts'
+import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
 import { startServerProcess } from '../support/process.ts'
-import { TEST_REDIS_URL } from '../support/server.ts'
+import { deleteKeysWithPrefix } from '../support/redis.ts'
+import { TEST_REDIS_URL } from '../support/services.ts'
+import { FOREST_POINTS, predictBody } from '../support/sites.ts'
+import { sleep } from '../support/waiting.ts'
 
-const BODY = JSON.stringify({
-  ...FOREST_POINTS.westCascades,
-  species_code: 'TSHE',
-  planting_method: 'manual',
-})
+const BODY = predictBody({ ...FOREST_POINTS.westCascades, species_code: 'TSHE' })
 
 describe('graceful shutdown and scale-out', () => {
   let db: TestDatabase
@@ -22,10 +21,7 @@ describe('graceful shutdown and scale-out', () => {
   const prefix = `test:shutdown:${randomBytes(4).toString('hex')}:`
   afterAll(async () => {
     await db.drop()
-    const redis = new Redis(TEST_REDIS_URL)
-    const keys = await redis.keys(`${prefix}*`)
-    if (keys.length) await redis.del(...keys)
-    redis.disconnect()
+    await deleteKeysWithPrefix(prefix)
   })
 
   const env = () => ({ DATABASE_URL: db.url, REDIS_URL: TEST_REDIS_URL, QUOTA_KEY_PREFIX: prefix })
@@ -33,13 +29,9 @@ describe('graceful shutdown and scale-out', () => {
   it('SIGTERM during load: requests already sent finish, and the process exits 0', async () => {
     const server = await startServerProcess(env())
     const inFlight = Array.from({ length: 60 }, () =>
-      fetch(`${server.url}/v1/predict`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': key },
-        body: BODY,
-      }).then((r) => r.status),
+      post(server.url, '/v1/predict', BODY, key).then((r) => r.status),
     )
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await sleep(20)
     const exit = server.stop('SIGTERM')
     const statuses = await Promise.allSettled(inFlight)
     expect(await exit).toBe(0)
@@ -55,13 +47,7 @@ describe('graceful shutdown and scale-out', () => {
   it('WEB_CONCURRENCY=2 serves from two workers sharing the port and stops cleanly', async () => {
     const server = await startServerProcess({ ...env(), WEB_CONCURRENCY: '2' })
     const responses = await Promise.all(
-      Array.from({ length: 20 }, () =>
-        fetch(`${server.url}/v1/predict`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': key },
-          body: BODY,
-        }),
-      ),
+      Array.from({ length: 20 }, () => post(server.url, '/v1/predict', BODY, key)),
     )
     expect(responses.every((r) => r.status === 200)).toBe(true)
     expect(await server.stop('SIGTERM')).toBe(0)

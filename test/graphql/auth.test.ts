@@ -2,9 +2,12 @@ import { getIntrospectionQuery } from 'graphql'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKey, rotateKey, setKeyStatus } from '../../src/db/keys.ts'
 import type { TestDatabase } from '../support/database.ts'
-import { createSeededDatabase, FOREST_POINTS, issueKey } from '../support/fixtures.ts'
-import { eventually, firstError, type GraphQLResult, predictField } from '../support/graphql-helpers.ts'
-import { graphql, startTestServer, type TestServer } from '../support/server.ts'
+import { issueKey } from '../support/fixtures.ts'
+import { firstError, type GraphQLResult, graphql, predictField } from '../support/graphql-helpers.ts'
+import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
+import { startTestServer, type TestServer } from '../support/server.ts'
+import { FOREST_POINTS } from '../support/sites.ts'
+import { eventually } from '../support/waiting.ts'
 
 const KEY_CACHE_MS = 200
 
@@ -12,14 +15,10 @@ let db: TestDatabase
 let server: TestServer
 
 beforeAll(async () => {
-  db = await createSeededDatabase()
-  server = await startTestServer({ database: db, keyCacheMs: KEY_CACHE_MS })
+  ;({ db, server } = await startSeededServer({ keyCacheMs: KEY_CACHE_MS }))
 })
 
-afterAll(async () => {
-  await server?.close()
-  await db?.drop()
-})
+afterAll(() => stopSeededServer({ db, server }))
 
 const SPECIES_QUERY = '{ species { code } }'
 const PREDICT_QUERY = `{ ${predictField(FOREST_POINTS.coastRange)} }`

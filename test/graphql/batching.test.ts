@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Database, openDatabase } from '../../src/db/connect.ts'
 import type { TestDatabase } from '../support/database.ts'
-import { createSeededDatabase, FOREST_POINTS, issueKey } from '../support/fixtures.ts'
+import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
 import {
   aliasedPredicts,
   batchInputTypeName,
   batchQuery,
-  batchSites,
-  forestGrid,
+  graphql,
   predictField,
 } from '../support/graphql-helpers.ts'
-import { graphql, startTestServer, type TestServer } from '../support/server.ts'
+import { startTestServer, type TestServer } from '../support/server.ts'
+import { FOREST_POINTS, forestGrid, predictionInputs } from '../support/sites.ts'
 
 let db: TestDatabase
 let counted: Database
@@ -44,7 +44,7 @@ afterAll(async () => {
 
 describe('nearest-site lookups are batched per request', () => {
   it('a 500-site predictBatch issues exactly one nearest-site statement, answers in order', async () => {
-    const sites = batchSites(500)
+    const sites = predictionInputs(500)
     statements.length = 0
     const result = await graphql(server.url, batchQuery(batchType), { key, variables: { sites } })
     expect(result.status).toBe(200)
@@ -82,7 +82,7 @@ describe('nearest-site lookups are batched per request', () => {
       statements.length = 0
       const result = await graphql(server.url, batchQuery(batchType), {
         key,
-        variables: { sites: batchSites(50) },
+        variables: { sites: predictionInputs(50) },
       })
       expect(result.status).toBe(200)
       expect(knnStatements()).toHaveLength(1)
@@ -101,7 +101,9 @@ describe('nearest-site lookups are batched per request', () => {
       }`,
       {
         key,
-        variables: { sites: [{ ...c, speciesCode: 'PSME', plantingMethod: 'manual' }, ...batchSites(20)] },
+        variables: {
+          sites: [{ ...c, speciesCode: 'PSME', plantingMethod: 'manual' }, ...predictionInputs(20)],
+        },
       },
     )
     expect(result.status).toBe(200)

@@ -3,17 +3,17 @@ import { seedAll } from '../../seed/seed-all.ts'
 import { type Database, openDatabase } from '../../src/db/connect.ts'
 import { createKey } from '../../src/db/keys.ts'
 import { migrate } from '../../src/db/migrate.ts'
-import { FOREST_POINTS, NO_DATA_POINTS, OUTSIDE_POINTS } from '../support/fixtures.ts'
 import {
   batchInputTypeName,
   batchQuery,
-  batchSites,
   firstError,
+  graphql,
   outcomeCounts,
   predictField,
-  simultaneously,
 } from '../support/graphql-helpers.ts'
-import { graphql, startTestServer, type TestServer } from '../support/server.ts'
+import { startTestServer, type TestServer } from '../support/server.ts'
+import { FOREST_POINTS, NO_DATA_POINTS, OUTSIDE_POINTS, predictionInputs } from '../support/sites.ts'
+import { simultaneously } from '../support/waiting.ts'
 
 /**
  * The embedded path (no DATABASE_URL, no REDIS_URL): PGlite behind a loopback socket and the
@@ -93,7 +93,7 @@ describe('GraphQL on the embedded store', () => {
     statements.length = 0
     const result = await graphql(server.url, batchQuery(batchType), {
       key,
-      variables: { sites: batchSites(500) },
+      variables: { sites: predictionInputs(500) },
     })
     expect(result.status).toBe(200)
     expect(result.body.data.predictBatch).toHaveLength(500)
@@ -120,7 +120,7 @@ describe('GraphQL on the embedded store', () => {
     const key = await issue('spore')
     const result = await graphql(server.url, batchQuery(batchType), {
       key,
-      variables: { sites: batchSites(11) },
+      variables: { sites: predictionInputs(11) },
     })
     expect(result.status).toBe(422)
     expect(firstError(result).extensions?.details).toEqual({ submitted: 11, tier_limit: 10, tier: 'spore' })

@@ -3,22 +3,18 @@ import { migrate } from '../../src/db/migrate.ts'
 import { resolvePlantingMethod } from '../../src/domain/catalogue.ts'
 import { ApiError } from '../../src/domain/errors.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
-import {
-  createSeededDatabase,
-  FOREST_POINTS,
-  issueKey,
-  NO_DATA_POINTS,
-  OUTSIDE_POINTS,
-} from '../support/fixtures.ts'
+import { issueKey } from '../support/fixtures.ts'
 import {
   batchInputTypeName,
   batchQuery,
-  batchSites,
   firstError,
   type GraphQLResult,
+  graphql,
   predictField,
 } from '../support/graphql-helpers.ts'
-import { graphql, startTestServer, type TestServer } from '../support/server.ts'
+import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
+import { startTestServer, type TestServer } from '../support/server.ts'
+import { FOREST_POINTS, NO_DATA_POINTS, OUTSIDE_POINTS, predictionInputs } from '../support/sites.ts'
 
 let db: TestDatabase
 let server: TestServer
@@ -26,8 +22,7 @@ let keys: Record<'spore' | 'mycel' | 'hypha', string>
 let batchType: string
 
 beforeAll(async () => {
-  db = await createSeededDatabase()
-  server = await startTestServer({ database: db })
+  ;({ db, server } = await startSeededServer())
   keys = {
     spore: (await issueKey(db, 'spore')).key,
     mycel: (await issueKey(db, 'mycel')).key,
@@ -36,10 +31,7 @@ beforeAll(async () => {
   batchType = await batchInputTypeName(server.url)
 })
 
-afterAll(async () => {
-  await server?.close()
-  await db?.drop()
-})
+afterAll(() => stopSeededServer({ db, server }))
 
 function expectApiError(result: GraphQLResult, code: string, status: number) {
   expect(result.status, JSON.stringify(result.body)).toBe(status)
@@ -140,7 +132,7 @@ describe('invalid_method', () => {
   })
 
   it('an unknown method on a batch item fails that item alone, as invalid_method', async () => {
-    const sites = batchSites(3)
+    const sites = predictionInputs(3)
     sites[1] = { ...(sites[1] as (typeof sites)[number]), plantingMethod: 'helicopter' }
     const result = await graphql(server.url, batchQuery(batchType), { key: keys.mycel, variables: { sites } })
     expect(result.status, JSON.stringify(result.body)).toBe(200)
@@ -222,7 +214,7 @@ describe('invalid_request from input validation', () => {
   })
 
   it('validates batch items and names the item', async () => {
-    const sites = batchSites(3)
+    const sites = predictionInputs(3)
     sites[1] = { ...(sites[1] as (typeof sites)[number]), latitude: 91 }
     const result = await graphql(server.url, batchQuery(batchType), { key: keys.mycel, variables: { sites } })
     const error = expectApiError(result, 'invalid_request', 400)
@@ -249,7 +241,7 @@ describe('batch_too_large', () => {
     async (tier, limit) => {
       const atLimit = await graphql(server.url, batchQuery(batchType), {
         key: keys[tier],
-        variables: { sites: batchSites(limit) },
+        variables: { sites: predictionInputs(limit) },
       })
       expect(atLimit.status, JSON.stringify(atLimit.body.errors)).toBe(200)
       expect(atLimit.body.errors).toBeUndefined()
@@ -257,7 +249,7 @@ describe('batch_too_large', () => {
 
       const over = await graphql(server.url, batchQuery(batchType), {
         key: keys[tier],
-        variables: { sites: batchSites(limit + 1) },
+        variables: { sites: predictionInputs(limit + 1) },
       })
       const error = expectApiError(over, 'batch_too_large', 422)
       expect(error.extensions?.details).toEqual({ submitted: limit + 1, tier_limit: limit, tier })
@@ -303,7 +295,7 @@ describe('internal errors', () => {
   it('masks failures inside a batch too', async () => {
     const result = await graphql(brokenServer.url, batchQuery(batchType), {
       key: brokenKey,
-      variables: { sites: batchSites(2) },
+      variables: { sites: predictionInputs(2) },
     })
     expectApiError(result, 'internal_error', 500)
     const text = JSON.stringify(result.body)

@@ -5,9 +5,9 @@ import { createGraphQLHttpHandler, negotiateMediaType } from '../../src/graphql/
 import type { Gateway, GatewayServerContext } from '../../src/graphql/yoga.ts'
 import { createLogger } from '../../src/logging/logger.ts'
 import { createRequestContext } from '../../src/observability/request-context.ts'
-import { FOREST_POINTS } from '../support/fixtures.ts'
 import { predictInput } from '../support/graphql-helpers.ts'
 import { type SeededServer, startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
+import { FOREST_POINTS } from '../support/sites.ts'
 
 /**
  * POST /graphql JSON requests are executed by src/graphql/http-transport.ts without yoga's Fetch

@@ -2,16 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SPECIES } from '../../src/domain/species.ts'
 import { NUMERIC_SITE_ATTRIBUTES } from '../../src/types.ts'
 import type { TestDatabase } from '../support/database.ts'
-import { createSeededDatabase, FOREST_POINTS, issueKey, OUTSIDE_POINTS } from '../support/fixtures.ts'
 import {
   batchInputTypeName,
   batchQuery,
-  batchSites,
   firstError,
+  graphql,
   predictField,
   predictInput,
 } from '../support/graphql-helpers.ts'
-import { graphql, startTestServer, type TestServer } from '../support/server.ts'
+import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
+import type { TestServer } from '../support/server.ts'
+import { FOREST_POINTS, OUTSIDE_POINTS, predictionInputs } from '../support/sites.ts'
 
 let db: TestDatabase
 let server: TestServer
@@ -19,17 +20,12 @@ let key: string
 let batchType: string
 
 beforeAll(async () => {
-  db = await createSeededDatabase()
-  server = await startTestServer({ database: db })
   // mycel: plenty of requests for this file, batches up to 100.
-  key = (await issueKey(db, 'mycel')).key
+  ;({ db, server, key } = await startSeededServer({}, 'mycel'))
   batchType = await batchInputTypeName(server.url)
 })
 
-afterAll(async () => {
-  await server?.close()
-  await db?.drop()
-})
+afterAll(() => stopSeededServer({ db, server }))
 
 const SITE_FIELDS = `latitude longitude matchedLatitude matchedLongitude matchDistanceKm region siteId forestRegion zone
   elevationM slopeDeg aspectDeg heatLoadIndex soilDepthCm rockFractionPct vegetationCoverPct annualPrecipMm
@@ -257,7 +253,7 @@ describe('compareMethods', () => {
 
 describe('predictBatch', () => {
   it('answers each item in order with its index; one item outside coverage does not fail the others', async () => {
-    const sites = batchSites(5)
+    const sites = predictionInputs(5)
     const outside = { ...sites[2], ...OUTSIDE_POINTS.boise }
     sites[2] = outside as (typeof sites)[number]
     sites[4] = { ...(sites[4] as (typeof sites)[number]), speciesCode: 'NOPE' }

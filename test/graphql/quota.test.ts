@@ -1,18 +1,20 @@
-import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { secondsUntilReset } from '../../src/quota/day-window.ts'
 import type { TestDatabase } from '../support/database.ts'
-import { createSeededDatabase, FOREST_POINTS, issueKey } from '../support/fixtures.ts'
+import { issueKey } from '../support/fixtures.ts'
 import {
   batchInputTypeName,
   batchQuery,
-  batchSites,
   firstError,
+  graphql,
   outcomeCounts,
   predictField,
-  simultaneously,
 } from '../support/graphql-helpers.ts'
-import { graphql, startTestServer, TEST_REDIS_URL, type TestServer } from '../support/server.ts'
+import { scanKeys, withRedis } from '../support/redis.ts'
+import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
+import { startTestServer, type TestServer } from '../support/server.ts'
+import { FOREST_POINTS, predictionInputs } from '../support/sites.ts'
+import { simultaneously } from '../support/waiting.ts'
 
 const SPECIES_QUERY = '{ species { code } }'
 const PREDICT_QUERY = `{ ${predictField(FOREST_POINTS.coastRange)} }`
@@ -22,15 +24,11 @@ let server: TestServer
 let batchType: string
 
 beforeAll(async () => {
-  db = await createSeededDatabase()
-  server = await startTestServer({ database: db })
+  ;({ db, server } = await startSeededServer())
   batchType = await batchInputTypeName(server.url)
 })
 
-afterAll(async () => {
-  await server?.close()
-  await db?.drop()
-})
+afterAll(() => stopSeededServer({ db, server }))
 
 describe.each(['redis', 'memory'] as const)('daily quota with the %s store', (quota) => {
   let quotaServer: TestServer
@@ -119,29 +117,26 @@ describe('rate-limit headers', () => {
     }
     const used = results.map((r) => Number(r.headers.get('x-ratelimit-used'))).sort((a, b) => a - b)
     expect(used).toEqual(Array.from({ length: 120 }, (_, i) => i + 1))
-    const redis = new Redis(TEST_REDIS_URL)
-    try {
-      const counters = await redis.keys(`${server.quotaPrefix}${id}:*`)
+    await withRedis(async (redis) => {
+      const counters = await scanKeys(redis, `${server.quotaPrefix}${id}:`)
       expect(counters).toHaveLength(1)
       expect(await redis.get(counters[0] as string)).toBe('120')
       expect(await redis.ttl(counters[0] as string)).toBeGreaterThan(0)
-    } finally {
-      redis.disconnect()
-    }
+    })
   })
 
   it('a batch counts as one request, whatever its size', async () => {
     const { key } = await issueKey(db, 'spore')
     const batch = await graphql(server.url, batchQuery(batchType), {
       key,
-      variables: { sites: batchSites(10) },
+      variables: { sites: predictionInputs(10) },
     })
     expect(batch.status).toBe(200)
     expect(batch.body.data.predictBatch).toHaveLength(10)
     expect(batch.headers.get('x-ratelimit-remaining')).toBe('99')
     const again = await graphql(server.url, batchQuery(batchType), {
       key,
-      variables: { sites: batchSites(3) },
+      variables: { sites: predictionInputs(3) },
     })
     expect(again.headers.get('x-ratelimit-remaining')).toBe('98')
   })

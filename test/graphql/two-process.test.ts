@@ -1,21 +1,15 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { fileURLToPath } from 'node:url'
-import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestDatabase } from '../support/database.ts'
-import { createSeededDatabase, FOREST_POINTS, issueKey } from '../support/fixtures.ts'
-import {
-  eventually,
-  firstError,
-  freePort,
-  outcomeCounts,
-  predictField,
-  simultaneously,
-} from '../support/graphql-helpers.ts'
-import { graphql, startTestServer, TEST_REDIS_URL, type TestServer } from '../support/server.ts'
+import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
+import { firstError, graphql, outcomeCounts, predictField } from '../support/graphql-helpers.ts'
+import { type ServerProcess, startServerProcess } from '../support/process.ts'
+import { deleteKeysWithPrefix, scanKeys, withRedis } from '../support/redis.ts'
+import { startTestServer, type TestServer } from '../support/server.ts'
+import { TEST_REDIS_URL } from '../support/services.ts'
+import { FOREST_POINTS } from '../support/sites.ts'
+import { simultaneously } from '../support/waiting.ts'
 
-const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const QUERIES = ['{ species { code } }', `{ ${predictField(FOREST_POINTS.coastRange)} }`]
 
 let db: TestDatabase
@@ -27,16 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.drop()
 })
-
-async function deleteRedisKeys(prefix: string): Promise<void> {
-  const redis = new Redis(TEST_REDIS_URL)
-  try {
-    const keys = await redis.keys(`${prefix}*`)
-    if (keys.length) await redis.del(...keys)
-  } finally {
-    redis.disconnect()
-  }
-}
 
 /** 150 simultaneous requests with one key, alternating between the servers. */
 async function fireSplit(urls: string[], key: string) {
@@ -59,7 +43,7 @@ describe('two in-process servers sharing Redis', () => {
   afterAll(async () => {
     await a?.close()
     await b?.close()
-    await deleteRedisKeys(prefix)
+    await deleteKeysWithPrefix(prefix)
   })
 
   it('150 simultaneous requests on a fresh spore key split across both: exactly 100 succeed', async () => {
@@ -86,71 +70,24 @@ describe('two in-process servers sharing Redis', () => {
   })
 })
 
-interface ServerProcess {
-  child: ChildProcess
-  url: string
-  output: () => string
-}
-
-async function spawnServer(port: number, prefix: string): Promise<ServerProcess> {
-  let output = ''
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: PROJECT_ROOT,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: db.url,
-      REDIS_URL: TEST_REDIS_URL,
-      QUOTA_KEY_PREFIX: prefix,
-      LOG_LEVEL: 'silent',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString()
-  })
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString()
-  })
-  return { child, url: `http://127.0.0.1:${port}`, output: () => output }
-}
-
-async function healthy(url: string): Promise<boolean> {
-  try {
-    const response = await fetch(`${url}/v1/health`)
-    return response.status === 200
-  } catch {
-    return false
-  }
-}
-
-async function stopServer(server: ServerProcess): Promise<void> {
-  const { child } = server
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
-  await exited
-  clearTimeout(timer)
-}
-
 describe('two real server processes (`tsx src/main.ts`) sharing Redis', () => {
   const prefix = `test:quota:procs:${randomBytes(6).toString('hex')}:`
   const servers: ServerProcess[] = []
 
   beforeAll(async () => {
-    const ports = [await freePort(), await freePort()]
-    for (const port of ports) servers.push(await spawnServer(port, prefix))
-    for (const server of servers) {
-      const up = await eventually(() => healthy(server.url), 60_000, 200)
-      if (!up) throw new Error(`server at ${server.url} did not come up:\n${server.output()}`)
+    const env = {
+      HOST: '127.0.0.1',
+      DATABASE_URL: db.url,
+      REDIS_URL: TEST_REDIS_URL,
+      QUOTA_KEY_PREFIX: prefix,
+      LOG_LEVEL: 'silent',
     }
+    servers.push(await startServerProcess(env), await startServerProcess(env))
   }, 90_000)
 
   afterAll(async () => {
-    await Promise.all(servers.map(stopServer))
-    await deleteRedisKeys(prefix)
+    await Promise.all(servers.map((server) => server.stop()))
+    await deleteKeysWithPrefix(prefix)
   })
 
   it('150 simultaneous requests on a fresh spore key split across both processes: exactly 100 succeed', async () => {
@@ -167,13 +104,10 @@ describe('two real server processes (`tsx src/main.ts`) sharing Redis', () => {
   })
 
   it('the counters live under the configured prefix and expire on their own', async () => {
-    const redis = new Redis(TEST_REDIS_URL)
-    try {
-      const keys = await redis.keys(`${prefix}*`)
+    await withRedis(async (redis) => {
+      const keys = await scanKeys(redis, prefix)
       expect(keys.length).toBeGreaterThan(0)
       for (const key of keys) expect(await redis.ttl(key)).toBeGreaterThan(0)
-    } finally {
-      redis.disconnect()
-    }
+    })
   })
 })

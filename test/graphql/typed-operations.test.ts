@@ -4,9 +4,9 @@ import { print, validate } from 'graphql'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { generate } from '../../codegen.ts'
 import { schema } from '../../src/graphql/schema.ts'
-import { FOREST_POINTS, OUTSIDE_POINTS } from '../support/fixtures.ts'
+import { graphql } from '../support/graphql-helpers.ts'
 import { type SeededServer, startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
-import { graphql } from '../support/server.ts'
+import { FOREST_POINTS, OUTSIDE_POINTS } from '../support/sites.ts'
 import {
   CompareMethodsDocument,
   PredictBatchDocument,

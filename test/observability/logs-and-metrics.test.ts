@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../../src/app.ts'
 import { MemoryQuotaStore } from '../../src/quota/memory-quota-store.ts'
 import type { TestDatabase } from '../support/database.ts'
-import { createSeededDatabase, FOREST_POINTS, issueKey } from '../support/fixtures.ts'
+import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
+import { FOREST_POINTS } from '../support/sites.ts'
+import { eventually } from '../support/waiting.ts'
 
 describe('request logs and metrics', () => {
   let db: TestDatabase
@@ -49,9 +51,7 @@ describe('request logs and metrics', () => {
   })
 
   const waitForLine = async (requestId: string) => {
-    for (let i = 0; i < 50 && !lines.some((l) => l.requestId === requestId); i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
+    await eventually(() => lines.some((l) => l.requestId === requestId), 1000, 20)
     return lines.filter((l) => l.requestId === requestId)
   }
 

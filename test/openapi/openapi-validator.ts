@@ -54,6 +54,11 @@ export interface ObservedResponse {
   body: unknown
 }
 
+export interface CheckOptions {
+  /** Check the body against its schema (default); off for HEAD, which has none. */
+  withBody?: boolean
+}
+
 /**
  * Checks real responses against the document: status documented for the operation, media type,
  * body against the JSON Schema (draft 2020-12), required headers present, present headers valid,
@@ -135,24 +140,57 @@ export class OpenApiValidator {
   }
 
   /** Problems of a real response against an operation's documented response (empty = conforms). */
-  check(method: string, path: string, observed: ObservedResponse): string[] {
+  check(method: string, path: string, observed: ObservedResponse, options: CheckOptions = {}): string[] {
     let response: Node
     try {
       response = this.responseFor(method, path, observed.status)
     } catch (error) {
       return [(error as Error).message]
     }
-    return this.checkAgainst(response, observed)
+    return this.checkAgainst(response, observed, options)
+  }
+
+  /**
+   * Problems of the response to any request a client sent (`target` may carry a query string): the
+   * documented response of its operation, `NotFound` for a path the document does not have, and
+   * `MethodNotAllowed` for a method its path does not serve. `HEAD` is answered as `GET` without a
+   * body, so only its status, media type and headers are checked.
+   */
+  checkExchange(
+    method: string,
+    target: string,
+    observed: ObservedResponse,
+    options: Omit<CheckOptions, 'withBody'> = {},
+  ): string[] {
+    const path = new URL(target, 'http://api.invalid').pathname
+    const pathItem = this.document.paths?.[path] as Node | undefined
+    if (!pathItem) {
+      return observed.status === 404
+        ? this.checkComponent('NotFound', observed, options)
+        : [`${path} is not in the document, yet the answer was ${observed.status} rather than 404`]
+    }
+    const head = method.toUpperCase() === 'HEAD'
+    const operationMethod = head ? 'get' : method.toLowerCase()
+    if (!pathItem[operationMethod]) {
+      return observed.status === 405
+        ? this.checkComponent('MethodNotAllowed', observed, options)
+        : [`${method} ${path} is not in the document, yet the answer was ${observed.status} rather than 405`]
+    }
+    return this.check(operationMethod, path, observed, { ...options, withBody: !head })
   }
 
   /** Problems of a real response against a `components/responses` entry (404/405 have no operation). */
-  checkComponent(name: string, observed: ObservedResponse): string[] {
+  checkComponent(name: string, observed: ObservedResponse, options: CheckOptions = {}): string[] {
     const response = this.document.components?.responses?.[name]
     if (!response) return [`no component response ${name}`]
-    return this.checkAgainst(this.resolve(response), observed)
+    return this.checkAgainst(this.resolve(response), observed, options)
   }
 
-  private checkAgainst(response: Node, observed: ObservedResponse): string[] {
+  private checkAgainst(
+    response: Node,
+    observed: ObservedResponse,
+    { withBody = true }: CheckOptions,
+  ): string[] {
     const problems: string[] = []
     const contentType = observed.headers.get('content-type') ?? ''
     const mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? ''
@@ -161,7 +199,7 @@ export class OpenApiValidator {
       problems.push(
         `content-type ${contentType} is not documented (${Object.keys(response.content ?? {}).join(', ')})`,
       )
-    } else {
+    } else if (withBody) {
       const validate = this.schemaValidator(media.schema)
       if (!validate(observed.body)) {
         problems.push(

@@ -1,19 +1,22 @@
-import { request as httpRequest } from 'node:http'
-import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Database, openDatabase } from '../../src/db/connect.ts'
 import { setKeyStatus } from '../../src/db/keys.ts'
 import { utcDay } from '../../src/quota/day-window.ts'
-import type { TestDatabase } from '../support/database.ts'
 import {
-  createSeededDatabase,
-  FOREST_POINTS,
-  issueKey,
-  NO_DATA_POINTS,
-  OUTSIDE_POINTS,
-} from '../support/fixtures.ts'
-import { startTestServer, TEST_REDIS_URL, type TestServer } from '../support/server.ts'
-import { loadOpenApiDocument, type ObservedResponse, OpenApiValidator } from './openapi-validator.ts'
+  expectError,
+  expectInvalidRequest,
+  type RestOptions,
+  type RestResult,
+  rawRequest,
+  rest,
+} from '../rest/client.ts'
+import type { TestDatabase } from '../support/database.ts'
+import { issueKey } from '../support/fixtures.ts'
+import { withRedis } from '../support/redis.ts'
+import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
+import { startTestServer, type TestServer } from '../support/server.ts'
+import { FOREST_POINTS, NO_DATA_POINTS, OUTSIDE_POINTS } from '../support/sites.ts'
+import { loadOpenApiDocument, OpenApiValidator } from './openapi-validator.ts'
 
 /**
  * Real responses of every /v1 endpoint and every error the service can be made to give, validated
@@ -22,22 +25,15 @@ import { loadOpenApiDocument, type ObservedResponse, OpenApiValidator } from './
 
 type KeyName = 'spore' | 'mycel' | 'hypha' | 'inactive' | 'revoked' | 'exhausted' | 'unknown' | 'malformed'
 
-interface Call {
+/** A request as the client sends it, with one of the keys below named instead of given. */
+interface Call extends Omit<RestOptions, 'key'> {
   method: string
   path: string
   key?: KeyName
-  /** A JSON body (sent with Content-Type: application/json unless contentType says otherwise). */
-  json?: unknown
-  /** A raw body, sent as is. */
-  raw?: string
-  /** Content-Type to send; null sends none. */
-  contentType?: string | null
-  headers?: Record<string, string>
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are read freely in tests
 type Body = any
-type Result = ObservedResponse & { body: Body }
 
 const PSME_MANUAL = { species_code: 'PSME', planting_method: 'manual' }
 const FOREST = { ...FOREST_POINTS.coastRange, ...PSME_MANUAL }
@@ -49,8 +45,7 @@ const keys = {} as Record<KeyName, string>
 
 beforeAll(async () => {
   validator = new OpenApiValidator(loadOpenApiDocument())
-  db = await createSeededDatabase()
-  server = await startTestServer({ database: db, keyCacheMs: 0 })
+  ;({ db, server } = await startSeededServer({ keyCacheMs: 0 }))
   keys.spore = (await issueKey(db, 'spore')).key
   keys.mycel = (await issueKey(db, 'mycel')).key
   keys.hypha = (await issueKey(db, 'hypha')).key
@@ -62,71 +57,37 @@ beforeAll(async () => {
   keys.revoked = revoked.key
   // A spore key whose daily counter already stands at the limit of 100.
   const exhausted = await issueKey(db, 'spore')
-  const redis = new Redis(TEST_REDIS_URL)
-  try {
-    await redis.set(`${server.quotaPrefix}${exhausted.id}:${utcDay(new Date())}`, '100', 'EX', 2 * 86_400)
-  } finally {
-    redis.disconnect()
-  }
+  await withRedis((redis) =>
+    redis.set(`${server.quotaPrefix}${exhausted.id}:${utcDay(new Date())}`, '100', 'EX', 2 * 86_400),
+  )
   keys.exhausted = exhausted.key
   keys.unknown = `${keys.spore.slice(0, keys.spore.indexOf('_live_'))}_live_${'0'.repeat(32)}`
   keys.malformed = 'not-a-key'
 })
 
-afterAll(async () => {
-  await server?.close()
-  await db?.drop()
-})
+afterAll(() => stopSeededServer({ db, server }))
 
-async function call(spec: Call): Promise<Result> {
-  const headers: Record<string, string> = { ...spec.headers }
-  if (spec.key) headers['x-api-key'] = keys[spec.key]
-  let body: Uint8Array<ArrayBuffer> | undefined
-  if (spec.json !== undefined || spec.raw !== undefined) {
-    // Bytes, not a string: fetch would add `Content-Type: text/plain` to a string body.
-    body = new TextEncoder().encode(spec.raw ?? JSON.stringify(spec.json))
-    if (spec.contentType !== null) headers['content-type'] = spec.contentType ?? 'application/json'
-  }
-  const response = await fetch(`${server.url}${spec.path}`, { method: spec.method, headers, body })
-  const text = await response.text()
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null }
+/** Sends a call through the REST client; a raw body goes out as JSON unless the call says otherwise. */
+function call({ method, path, key, ...options }: Call): Promise<RestResult> {
+  const contentType =
+    options.contentType === undefined && options.raw !== undefined ? 'application/json' : options.contentType
+  return rest(server.url, method, path, { ...options, contentType, key: key && keys[key] })
 }
 
 /** A request whose body exceeds the limit, sent with node:http so an early answer is still read. */
-function oversized(path: string, key: KeyName, bytes: number): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const url = new URL(path, server.url)
-    const req = httpRequest(url, {
-      method: 'POST',
-      headers: { 'x-api-key': keys[key], 'content-type': 'application/json', 'content-length': bytes },
-    })
-    req.on('response', (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (chunk: Buffer) => chunks.push(chunk))
-      res.on('end', () => {
-        const headers = new Headers()
-        for (const [name, value] of Object.entries(res.headers)) {
-          if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value)
-        }
-        resolve({
-          status: res.statusCode ?? 0,
-          headers,
-          body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
-        })
-      })
-    })
-    req.on('error', reject)
-    const padding = `{"latitude": 44.6, "pad": "${'x'.repeat(bytes - 30)}"}`
-    req.end(padding.slice(0, bytes).padEnd(bytes, ' '))
-  })
+function oversized(path: string, key: KeyName, bytes: number): Promise<RestResult> {
+  const padding = `{"latitude": 44.6, "pad": "${'x'.repeat(bytes - 30)}"}`
+  return rawRequest(
+    server.url,
+    'POST',
+    path,
+    { 'x-api-key': keys[key], 'content-type': 'application/json', 'content-length': bytes },
+    [padding.slice(0, bytes).padEnd(bytes, ' ')],
+  )
 }
 
-function expectConforms(method: string, path: string, result: Result): void {
+function expectConforms(method: string, path: string, result: RestResult): void {
   expect(validator.check(method, path, result), JSON.stringify(result.body).slice(0, 400)).toEqual([])
-}
-
-function expectError(result: Result, status: number, code: string): void {
-  expect({ status: result.status, code: result.body?.error?.code }).toEqual({ status, code })
 }
 
 describe('successful responses conform', () => {
@@ -287,7 +248,7 @@ describe('rate-limit and request-id headers', () => {
   it('every admitted request counts one, also when it fails with a 4xx', async () => {
     const { key } = await issueKey(db, 'spore')
     const remaining: number[] = []
-    const attempts: Call[] = [
+    const attempts: (RestOptions & { method: string; path: string })[] = [
       { method: 'GET', path: '/v1/methods' },
       { method: 'POST', path: '/v1/predict', raw: '{"latitude":', contentType: 'application/json' },
       { method: 'POST', path: '/v1/predict', raw: '{}', contentType: 'text/plain' },
@@ -295,18 +256,9 @@ describe('rate-limit and request-id headers', () => {
       { method: 'GET', path: '/v1/species?bogus=1' },
       { method: 'POST', path: '/v1/predict/batch', json: { sites: [FOREST, FOREST] } },
     ]
-    for (const attempt of attempts) {
-      const response = await fetch(`${server.url}${attempt.path}`, {
-        method: attempt.method,
-        headers: {
-          'x-api-key': key,
-          ...(attempt.contentType ? { 'content-type': attempt.contentType } : {}),
-          ...(attempt.json ? { 'content-type': 'application/json' } : {}),
-        },
-        body: attempt.raw ?? (attempt.json ? JSON.stringify(attempt.json) : undefined),
-      })
-      await response.arrayBuffer()
-      remaining.push(Number(response.headers.get('x-ratelimit-remaining')))
+    for (const { method, path, ...options } of attempts) {
+      const result = await rest(server.url, method, path, { ...options, key })
+      remaining.push(Number(result.headers.get('x-ratelimit-remaining')))
     }
     expect(remaining).toEqual([99, 98, 97, 96, 95, 94])
   })
@@ -474,23 +426,11 @@ describe('body errors conform (400, 413, 415)', () => {
     ['/v1/predict/batch', { sites: [{ ...FOREST, extra: 1 }] }, 'sites[0].extra'],
     ['/v1/predict/batch', { sites: FOREST }, 'sites'],
     ['/v1/predict/batch', { site: [FOREST] }, 'sites'],
+    ['/v1/predict/batch', { sites: [] }, 'sites'],
   ])('POST %s with %j → 400 invalid_request naming %s', async (path, json, field) => {
     const result = await call({ method: 'POST', path, key: 'mycel', json })
-    expectError(result, 400, 'invalid_request')
-    expect(result.body.error.details.field).toBe(field)
+    expectInvalidRequest(result, field)
     expectConforms('POST', path, result)
-  })
-
-  it('POST /v1/predict/batch with an empty sites list → 400 invalid_request naming sites', async () => {
-    const result = await call({
-      method: 'POST',
-      path: '/v1/predict/batch',
-      key: 'mycel',
-      json: { sites: [] },
-    })
-    expectError(result, 400, 'invalid_request')
-    expect(result.body.error.details.field).toBe('sites')
-    expectConforms('POST', '/v1/predict/batch', result)
   })
 
   it.each([
@@ -499,8 +439,7 @@ describe('body errors conform (400, 413, 415)', () => {
     [`?search=${'x'.repeat(101)}`, 'search'],
   ])('GET /v1/species%s → 400 invalid_request naming %s', async (query, field) => {
     const result = await call({ method: 'GET', path: `/v1/species${query}`, key: 'mycel' })
-    expectError(result, 400, 'invalid_request')
-    expect(result.body.error.details.field).toBe(field)
+    expectInvalidRequest(result, field)
     expectConforms('GET', '/v1/species', result)
   })
 })
@@ -586,20 +525,14 @@ describe('with the data store unreachable (documented-but-rare 503)', () => {
   it.each(KEYED)(
     '$method $path → 503 service_unavailable with Retry-After',
     async ({ method, path, json }) => {
-      const response = await fetch(`${deadServer.url}${path}`, {
-        method,
-        headers: { 'x-api-key': keys.mycel, 'content-type': 'application/json' },
-        body: json === undefined ? undefined : JSON.stringify(json),
-      })
-      const result = { status: response.status, headers: response.headers, body: await response.json() }
+      const result = await rest(deadServer.url, method, path, { key: keys.mycel, json })
       expectError(result, 503, 'service_unavailable')
       expectConforms(method, path, result)
     },
   )
 
   it('GET /v1/health reports database disconnected within the documented response', async () => {
-    const response = await fetch(`${deadServer.url}/v1/health`)
-    const result = { status: response.status, headers: response.headers, body: await response.json() }
+    const result = await rest(deadServer.url, 'GET', '/v1/health')
     expect(result.body.database).toBe('disconnected')
     expectConforms('GET', '/v1/health', result)
   })

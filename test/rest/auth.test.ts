@@ -1,18 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKey, rotateKey, setKeyStatus } from '../../src/db/keys.ts'
 import type { TestDatabase } from '../support/database.ts'
-import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
-import { eventually } from '../support/graphql-helpers.ts'
-import { startTestServer, type TestServer } from '../support/server.ts'
-import {
-  batchSites,
-  compareBody,
-  expectError,
-  predictBody,
-  type RestResult,
-  rawRequest,
-  rest,
-} from './client.ts'
+import { issueKey } from '../support/fixtures.ts'
+import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
+import type { TestServer } from '../support/server.ts'
+import { compareBody, predictBodies, predictBody } from '../support/sites.ts'
+import { eventually } from '../support/waiting.ts'
+import { expectError, type RestResult, rawRequest, rest } from './client.ts'
 
 const KEY_CACHE_MS = 100
 
@@ -20,20 +14,16 @@ let db: TestDatabase
 let server: TestServer
 
 beforeAll(async () => {
-  db = await createSeededDatabase()
-  server = await startTestServer({ database: db, keyCacheMs: KEY_CACHE_MS })
+  ;({ db, server } = await startSeededServer({ keyCacheMs: KEY_CACHE_MS }))
 })
 
-afterAll(async () => {
-  await server?.close()
-  await db?.drop()
-})
+afterAll(() => stopSeededServer({ db, server }))
 
 /** Every keyed endpoint with a valid request for it. */
 const KEYED: [string, string, unknown][] = [
   ['POST', '/v1/predict', predictBody()],
   ['POST', '/v1/predict/compare', compareBody()],
-  ['POST', '/v1/predict/batch', { sites: batchSites(2) }],
+  ['POST', '/v1/predict/batch', { sites: predictBodies(2) }],
   ['GET', '/v1/species', undefined],
   ['GET', '/v1/methods', undefined],
   ['GET', '/v1/coverage', undefined],

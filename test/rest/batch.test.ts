@@ -1,17 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TierName } from '../../src/types.ts'
 import type { TestDatabase } from '../support/database.ts'
-import { FOREST_POINTS, issueKey, NO_DATA_POINTS, OUTSIDE_POINTS } from '../support/fixtures.ts'
+import { issueKey } from '../support/fixtures.ts'
 import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
 import type { TestServer } from '../support/server.ts'
 import {
+  FOREST_POINTS,
+  NO_DATA_POINTS,
+  OUTSIDE_POINTS,
+  predictBodies,
+  predictBody,
+} from '../support/sites.ts'
+import {
   batchProblems,
-  batchSites,
   expectError,
   expectInvalidRequest,
   get,
   post,
-  predictBody,
   predictionProblems,
   type RestResult,
 } from './client.ts'
@@ -31,7 +36,7 @@ const batch = (body: unknown, key = hypha): Promise<RestResult> =>
 
 describe('POST /v1/predict/batch: {"sites": [...]} → {"results": [...]} (spec §4)', () => {
   it('one result per site, in order, each with its index and a prediction', async () => {
-    const sites = batchSites(6)
+    const sites = predictBodies(6)
     const result = await batch({ sites })
     expect(result.status, result.text).toBe(200)
     expect(batchProblems(result.body, 6)).toEqual([])
@@ -114,7 +119,7 @@ describe('batch size caps per tier (spec §5, §7, §8.3)', () => {
 
   it.each(LIMITS)('%s: exactly %d sites pass', async (tier, limit) => {
     const { key } = await issueKey(db, tier)
-    const result = await batch({ sites: batchSites(limit) }, key)
+    const result = await batch({ sites: predictBodies(limit) }, key)
     expect(result.status, result.text.slice(0, 500)).toBe(200)
     expect(batchProblems(result.body, limit)).toEqual([])
   })
@@ -123,7 +128,7 @@ describe('batch size caps per tier (spec §5, §7, §8.3)', () => {
     '%s: %d + 1 sites → 422 batch_too_large with submitted, tier_limit, tier',
     async (tier, limit) => {
       const { key } = await issueKey(db, tier)
-      const error = expectError(await batch({ sites: batchSites(limit + 1) }, key), 422, 'batch_too_large')
+      const error = expectError(await batch({ sites: predictBodies(limit + 1) }, key), 422, 'batch_too_large')
       expect(error.details).toEqual({ submitted: limit + 1, tier_limit: limit, tier })
       expect(error.message).toContain(tier)
     },
@@ -131,7 +136,7 @@ describe('batch size caps per tier (spec §5, §7, §8.3)', () => {
 
   it('far over the cap reports the submitted count', async () => {
     const { key } = await issueKey(db, 'spore')
-    const error = expectError(await batch({ sites: batchSites(57) }, key), 422, 'batch_too_large')
+    const error = expectError(await batch({ sites: predictBodies(57) }, key), 422, 'batch_too_large')
     expect(error.details).toEqual({ submitted: 57, tier_limit: 10, tier: 'spore' })
   })
 })
@@ -139,11 +144,11 @@ describe('batch size caps per tier (spec §5, §7, §8.3)', () => {
 describe('a batch counts as one request (spec §8.1)', () => {
   it('a 10-site spore batch uses one request of the daily 100', async () => {
     const { key } = await issueKey(db, 'spore')
-    const first = await batch({ sites: batchSites(10) }, key)
+    const first = await batch({ sites: predictBodies(10) }, key)
     expect(first.status).toBe(200)
     expect(first.headers.get('x-ratelimit-remaining')).toBe('99')
     expect(first.headers.get('ratelimit')).toMatch(/^"daily";r=99;t=\d+$/)
-    const second = await batch({ sites: batchSites(7) }, key)
+    const second = await batch({ sites: predictBodies(7) }, key)
     expect(second.headers.get('x-ratelimit-remaining')).toBe('98')
     const methods = await get(server.url, '/v1/methods', key)
     expect(methods.headers.get('x-ratelimit-remaining')).toBe('97')
@@ -151,14 +156,14 @@ describe('a batch counts as one request (spec §8.1)', () => {
 
   it('a refused oversize batch is one keyed request too', async () => {
     const { key } = await issueKey(db, 'spore')
-    const refused = await batch({ sites: batchSites(11) }, key)
+    const refused = await batch({ sites: predictBodies(11) }, key)
     expect(refused.status).toBe(422)
     expect(refused.headers.get('x-ratelimit-remaining')).toBe('99')
   })
 
   it('a 100-site mycel batch uses one request', async () => {
     const { key } = await issueKey(db, 'mycel')
-    const result = await batch({ sites: batchSites(100) }, key)
+    const result = await batch({ sites: predictBodies(100) }, key)
     expect(result.status).toBe(200)
     expect(result.headers.get('x-ratelimit-remaining')).toBe('9999')
   })

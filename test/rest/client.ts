@@ -1,6 +1,14 @@
-import { type Agent, request as httpRequest } from 'node:http'
+import { type Agent, type ClientRequest, request as httpRequest } from 'node:http'
 import { expect } from 'vitest'
-import { FOREST_POINTS } from '../support/fixtures.ts'
+import { loadOpenApiDocument, OpenApiValidator } from '../openapi/openapi-validator.ts'
+
+/**
+ * The REST test client. Every response it hands a test has been checked against schema/openapi.yaml
+ * for its method, path and status (status documented, media type, body schema with exact field sets,
+ * types, ranges, enums and error codes, headers), and the call throws when it does not conform. The
+ * helpers below add only what the document cannot express: exact values, order, and relations
+ * between fields.
+ */
 
 /** A parsed /v1 response; tests read into the body freely. */
 export interface RestResult {
@@ -22,6 +30,21 @@ export interface RestOptions {
   headers?: Record<string, string>
 }
 
+let validator: OpenApiValidator | undefined
+
+/** Throws unless `result` is what the OpenAPI document allows as the answer to `method target`. */
+function conforming(method: string, target: string, result: RestResult): RestResult {
+  validator ??= new OpenApiValidator(loadOpenApiDocument())
+  const problems = validator.checkExchange(method, target, result)
+  if (problems.length > 0) {
+    throw new Error(
+      `${method} ${target} → ${result.status} does not conform to schema/openapi.yaml:\n  ${problems.join('\n  ')}\n` +
+        `body: ${result.text.slice(0, 500)}`,
+    )
+  }
+  return result
+}
+
 function parse(text: string): unknown {
   try {
     return JSON.parse(text)
@@ -34,21 +57,19 @@ function parse(text: string): unknown {
 export async function rest(url: string, method: string, path: string, options: RestOptions = {}) {
   const headers: Record<string, string> = { ...options.headers }
   if (options.key !== undefined) headers['x-api-key'] = options.key
-  let body: string | Uint8Array<ArrayBuffer> | undefined
-  if (options.json !== undefined) {
-    body = JSON.stringify(options.json)
-    headers['content-type'] = 'application/json'
-  } else if (options.raw !== undefined) {
-    // A Uint8Array body makes fetch send no Content-Type of its own.
-    body = new Uint8Array(
-      typeof options.raw === 'string' ? new TextEncoder().encode(options.raw) : options.raw,
-    )
-  }
+  const raw = options.json !== undefined ? JSON.stringify(options.json) : options.raw
+  if (options.json !== undefined) headers['content-type'] = 'application/json'
+  // Bytes, not a string: fetch would add `Content-Type: text/plain` to a string body.
+  const body =
+    raw === undefined
+      ? undefined
+      : new Uint8Array(typeof raw === 'string' ? new TextEncoder().encode(raw) : raw)
   if (options.contentType === null) delete headers['content-type']
   else if (options.contentType !== undefined) headers['content-type'] = options.contentType
   const response = await fetch(`${url}${path}`, { method, headers, body })
   const text = await response.text()
-  return { status: response.status, headers: response.headers, text, body: parse(text) } as RestResult
+  const result = { status: response.status, headers: response.headers, text, body: parse(text) }
+  return conforming(method, path, result)
 }
 
 export const post = (url: string, path: string, json: unknown, key?: string) =>
@@ -81,7 +102,12 @@ export function rawRequest(
         for (const [name, value] of Object.entries(res.headers)) {
           if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value)
         }
-        resolve({ status: res.statusCode ?? 0, headers: responseHeaders, text, body: parse(text) })
+        const result = { status: res.statusCode ?? 0, headers: responseHeaders, text, body: parse(text) }
+        try {
+          resolve(conforming(method, path, result))
+        } catch (error) {
+          reject(error)
+        }
       })
       res.on('error', reject)
     })
@@ -91,53 +117,42 @@ export function rawRequest(
     ;(async () => {
       for (const chunk of chunks) {
         if (req.destroyed) return
-        if (!req.write(chunk)) await new Promise((r) => req.once('drain', r).once('close', r))
+        if (!req.write(chunk)) await drainedOrClosed(req)
       }
       req.end()
     })().catch(() => {})
   })
 }
 
-export const KEY_HEADER_NAMES = ['x-api-key'] as const
-
-/** The problems with an error envelope: exactly `{"error": {code, message, details?}}`. */
-export function envelopeProblems(body: unknown): string[] {
-  const problems: string[] = []
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return ['body is not a JSON object']
-  const keys = Object.keys(body)
-  if (keys.length !== 1 || keys[0] !== 'error') problems.push(`top-level keys ${JSON.stringify(keys)}`)
-  const error = (body as { error?: unknown }).error
-  if (typeof error !== 'object' || error === null || Array.isArray(error))
-    return [...problems, 'no error object']
-  const inner = error as Record<string, unknown>
-  for (const key of Object.keys(inner)) {
-    if (!['code', 'message', 'details'].includes(key)) problems.push(`unexpected error.${key}`)
-  }
-  if (typeof inner.code !== 'string' || !/^[a-z_]+$/.test(inner.code)) problems.push('error.code')
-  if (typeof inner.message !== 'string' || inner.message.length === 0) problems.push('error.message')
-  if (
-    'details' in inner &&
-    (typeof inner.details !== 'object' || inner.details === null || Array.isArray(inner.details))
-  ) {
-    problems.push('error.details is not an object')
-  }
-  return problems
+/** Waits until a request can take more body, or is gone; leaves no listener behind. */
+function drainedOrClosed(req: ClientRequest): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      req.off('drain', done).off('close', done)
+      resolve()
+    }
+    req.on('drain', done).on('close', done)
+  })
 }
 
-/** Asserts the exact error envelope, the status and the code; returns the inner error. */
+/** What the document cannot say about an error envelope: its message is not empty. */
+export function envelopeProblems(body: { error?: { message?: unknown } } | undefined): string[] {
+  const message = body?.error?.message
+  return typeof message === 'string' && message.length > 0 ? [] : ['error.message is empty']
+}
+
+/** Asserts the status and the error code (the envelope itself was checked on receipt); returns the error. */
 export function expectError(result: RestResult, status: number, code: string) {
   expect(result.status, result.text).toBe(status)
-  expect(result.headers.get('content-type')).toMatch(/^application\/json/)
+  expect(result.body?.error?.code, result.text).toBe(code)
   expect(envelopeProblems(result.body), result.text).toEqual([])
-  expect(result.body.error.code, result.text).toBe(code)
   return result.body.error as { code: string; message: string; details?: Record<string, unknown> }
 }
 
-/** An invalid_request naming the field, with a reason. */
+/** An invalid_request naming the field (the document requires a reason with it). */
 export function expectInvalidRequest(result: RestResult, field: string) {
   const error = expectError(result, 400, 'invalid_request')
   expect(error.details?.field, result.text).toBe(field)
-  expect(typeof error.details?.reason, result.text).toBe('string')
   return error
 }
 
@@ -164,112 +179,32 @@ export const SPECIES_CODES = [
   'POTR',
 ] as const
 
-export function predictBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return { ...FOREST_POINTS.coastRange, species_code: 'PSME', planting_method: 'manual', ...overrides }
-}
-
-export function compareBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return { ...FOREST_POINTS.coastRange, species_code: 'PSME', ...overrides }
-}
-
-/** `count` predict bodies at distinct forest points of the Coast Range. */
-export function batchSites(count: number, overrides: Record<string, unknown> = {}) {
-  const base = FOREST_POINTS.coastRange
-  const side = Math.ceil(Math.sqrt(count))
-  return Array.from({ length: count }, (_, index) =>
-    predictBody({
-      latitude: Number((base.latitude - 0.2 + (index % side) * 0.01).toFixed(5)),
-      longitude: Number((base.longitude - 0.1 + Math.floor(index / side) * 0.01).toFixed(5)),
-      ...overrides,
-    }),
-  )
-}
-
+/**
+ * An ISO 8601 UTC timestamp with an upper-case `T`: stricter than the document's `date-time`, which
+ * also admits a space or a lower-case `t`.
+ */
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
-
-function exactKeys(problems: string[], where: string, value: unknown, keys: readonly string[]): boolean {
-  if (!isObject(value)) {
-    problems.push(`${where} is not an object`)
-    return false
-  }
-  const actual = Object.keys(value).sort()
-  const wanted = [...keys].sort()
-  if (JSON.stringify(actual) !== JSON.stringify(wanted)) {
-    problems.push(`${where} keys ${JSON.stringify(actual)} ≠ ${JSON.stringify(wanted)}`)
-  }
-  return true
+interface HorizonPrediction {
+  horizon_years: number
+  survival_probability: number
+  risk_factors: { factor: string; impact: string; magnitude: number }[]
 }
 
-const isProbability = (value: unknown) => typeof value === 'number' && value >= 0 && value <= 1
-
-function siteProblems(problems: string[], site: unknown): void {
-  if (
-    !exactKeys(problems, 'site', site, [
-      'latitude',
-      'longitude',
-      'matched_latitude',
-      'matched_longitude',
-      'match_distance_km',
-      'region',
-    ])
-  )
-    return
-  const s = site as Record<string, unknown>
-  for (const field of ['latitude', 'matched_latitude'] as const) {
-    if (typeof s[field] !== 'number' || Math.abs(s[field] as number) > 90) problems.push(`site.${field}`)
-  }
-  for (const field of ['longitude', 'matched_longitude'] as const) {
-    if (typeof s[field] !== 'number' || Math.abs(s[field] as number) > 180) problems.push(`site.${field}`)
-  }
-  if (typeof s.match_distance_km !== 'number' || s.match_distance_km < 0)
-    problems.push('site.match_distance_km')
-  if (s.region !== 'pnw') problems.push('site.region')
+interface Model {
+  version: string
+  codename: string
+  series: string
 }
 
-function modelProblems(problems: string[], model: unknown): void {
-  if (!exactKeys(problems, 'model', model, ['version', 'codename', 'series'])) return
-  const m = model as Record<string, unknown>
-  if (m.version !== '0.2') problems.push('model.version')
-  if (typeof m.codename !== 'string' || m.codename === '') problems.push('model.codename')
-  if (m.series !== 'mycel') problems.push('model.series')
-}
-
-/** Problems with a list of horizon predictions: ascending horizons, exactly 3 ranked risk factors each. */
-export function horizonListProblems(where: string, list: unknown, horizons?: readonly number[]): string[] {
-  const problems: string[] = []
-  if (!Array.isArray(list) || list.length === 0) return [`${where} is not a non-empty array`]
-  list.forEach((entry, index) => {
-    const at = `${where}[${index}]`
-    if (!exactKeys(problems, at, entry, ['horizon_years', 'survival_probability', 'risk_factors'])) return
-    const e = entry as Record<string, unknown>
-    if (![1, 3, 5].includes(e.horizon_years as number)) problems.push(`${at}.horizon_years`)
-    if (!isProbability(e.survival_probability)) problems.push(`${at}.survival_probability`)
-    const factors = e.risk_factors
-    if (!Array.isArray(factors) || factors.length !== 3) {
-      problems.push(`${at}.risk_factors is not 3 long`)
-      return
-    }
-    factors.forEach((factor, i) => {
-      const fat = `${at}.risk_factors[${i}]`
-      if (!exactKeys(problems, fat, factor, ['factor', 'impact', 'magnitude'])) return
-      const f = factor as Record<string, unknown>
-      if (typeof f.factor !== 'string' || f.factor === '') problems.push(`${fat}.factor`)
-      if (f.impact !== 'negative' && f.impact !== 'positive') problems.push(`${fat}.impact`)
-      if (typeof f.magnitude !== 'number' || f.magnitude < 0) problems.push(`${fat}.magnitude`)
-    })
-    const magnitudes = factors.map((f) => (f as { magnitude: number }).magnitude)
-    if (magnitudes.some((m, i) => i > 0 && m > (magnitudes[i - 1] as number))) {
-      problems.push(`${at}.risk_factors not ranked by magnitude`)
-    }
-  })
-  const years = list.map((e) => (e as { horizon_years?: number }).horizon_years)
-  const wanted = horizons ?? [...new Set(years as number[])].sort((a, b) => a - b)
-  if (JSON.stringify(years) !== JSON.stringify(wanted))
-    problems.push(`${where} horizons ${JSON.stringify(years)}`)
-  return problems
+/** A prediction or comparison body, already checked against the document. */
+interface PredictionLike {
+  site: { latitude: number; longitude: number }
+  species_code: string
+  species_common_name: string
+  planting_method?: string
+  model: Model
+  generated_at: string
 }
 
 export interface PredictionExpectation {
@@ -280,113 +215,111 @@ export interface PredictionExpectation {
   longitude?: number
 }
 
-/** Problems with a single-site prediction response (spec §2), [] when it is exactly right. */
-export function predictionProblems(body: unknown, expected: PredictionExpectation = {}): string[] {
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/**
+ * Beyond the document, for a list of horizon predictions: the horizons are the requested ones (or
+ * distinct), ascending; the risk factors are named and ranked by magnitude, largest first.
+ */
+function horizonListProblems(where: string, list: unknown, horizons?: readonly number[]): string[] {
+  if (!Array.isArray(list)) return [`${where} is not a list`]
   const problems: string[] = []
-  if (
-    !exactKeys(problems, 'prediction', body, [
-      'site',
-      'species_code',
-      'species_common_name',
-      'planting_method',
-      'predictions',
-      'model',
-      'generated_at',
-    ])
-  )
-    return problems
-  const p = body as Record<string, unknown>
-  siteProblems(problems, p.site)
-  if (typeof p.species_code !== 'string' || !/^[A-Z]{4}$/.test(p.species_code)) problems.push('species_code')
-  if (typeof p.species_common_name !== 'string' || p.species_common_name === '')
-    problems.push('species_common_name')
-  if (p.planting_method !== 'manual' && p.planting_method !== 'drone_seeded') problems.push('planting_method')
-  problems.push(...horizonListProblems('predictions', p.predictions, expected.horizons))
-  modelProblems(problems, p.model)
-  if (typeof p.generated_at !== 'string' || !ISO_UTC.test(p.generated_at)) problems.push('generated_at')
-  if (expected.species_code !== undefined && p.species_code !== expected.species_code)
+  ;(list as HorizonPrediction[]).forEach((entry, index) => {
+    const at = `${where}[${index}]`
+    const factors = entry.risk_factors ?? []
+    factors.forEach((factor, i) => {
+      if (factor.factor === '') problems.push(`${at}.risk_factors[${i}].factor is empty`)
+    })
+    if (factors.some((factor, i) => i > 0 && factor.magnitude > (factors[i - 1]?.magnitude ?? 0))) {
+      problems.push(`${at}.risk_factors not ranked by magnitude`)
+    }
+  })
+  const years = (list as HorizonPrediction[]).map((entry) => entry.horizon_years)
+  const wanted = horizons ?? [...new Set(years)].sort((a, b) => a - b)
+  if (JSON.stringify(years) !== JSON.stringify(wanted)) {
+    problems.push(`${where} horizons ${JSON.stringify(years)} ≠ ${JSON.stringify(wanted)}`)
+  }
+  return problems
+}
+
+/** Beyond the document, for what a prediction and a comparison share: values the document leaves open. */
+function commonProblems(body: PredictionLike, expected: PredictionExpectation): string[] {
+  const problems: string[] = []
+  if (body.species_common_name === '') problems.push('species_common_name is empty')
+  if (body.model?.version !== '0.2') problems.push('model.version')
+  if (body.model?.series !== 'mycel') problems.push('model.series')
+  if (body.model?.codename === '') problems.push('model.codename is empty')
+  if (!ISO_UTC.test(String(body.generated_at))) problems.push('generated_at')
+  if (expected.species_code !== undefined && body.species_code !== expected.species_code)
     problems.push('species_code ≠')
-  if (expected.planting_method !== undefined && p.planting_method !== expected.planting_method)
+  if (expected.planting_method !== undefined && body.planting_method !== expected.planting_method)
     problems.push('planting_method ≠')
-  const site = p.site as Record<string, unknown> | undefined
-  if (expected.latitude !== undefined && site?.latitude !== expected.latitude)
+  if (expected.latitude !== undefined && body.site?.latitude !== expected.latitude)
     problems.push('site.latitude ≠')
-  if (expected.longitude !== undefined && site?.longitude !== expected.longitude)
+  if (expected.longitude !== undefined && body.site?.longitude !== expected.longitude)
     problems.push('site.longitude ≠')
   return problems
 }
 
-/** Problems with a compare response (layout documented in the README). */
+/** Problems with a single-site prediction response (spec §2) beyond its schema; [] when it is right. */
+export function predictionProblems(body: unknown, expected: PredictionExpectation = {}): string[] {
+  if (!isObject(body)) return ['prediction is not an object']
+  return [
+    ...commonProblems(body as unknown as PredictionLike, expected),
+    ...horizonListProblems('predictions', body.predictions, expected.horizons),
+  ]
+}
+
+/**
+ * Problems with a compare response beyond its schema: both lists as for a prediction, and one
+ * differential per horizon with `difference` = manual − drone_seeded.
+ */
 export function comparisonProblems(body: unknown, expected: PredictionExpectation = {}): string[] {
-  const problems: string[] = []
-  if (
-    !exactKeys(problems, 'comparison', body, [
-      'site',
-      'species_code',
-      'species_common_name',
-      'predictions',
-      'method_differential',
-      'model',
-      'generated_at',
-    ])
-  )
-    return problems
-  const c = body as Record<string, unknown>
-  siteProblems(problems, c.site)
-  if (typeof c.species_code !== 'string' || !/^[A-Z]{4}$/.test(c.species_code)) problems.push('species_code')
-  if (expected.species_code !== undefined && c.species_code !== expected.species_code)
-    problems.push('species_code ≠')
-  if (typeof c.species_common_name !== 'string') problems.push('species_common_name')
-  modelProblems(problems, c.model)
-  if (typeof c.generated_at !== 'string' || !ISO_UTC.test(c.generated_at)) problems.push('generated_at')
-  if (!exactKeys(problems, 'predictions', c.predictions, ['manual', 'drone_seeded'])) return problems
-  const predictions = c.predictions as Record<string, unknown>
-  problems.push(...horizonListProblems('predictions.manual', predictions.manual, expected.horizons))
-  problems.push(
-    ...horizonListProblems('predictions.drone_seeded', predictions.drone_seeded, expected.horizons),
-  )
-  const manual = predictions.manual as { horizon_years: number; survival_probability: number }[]
-  const drone = predictions.drone_seeded as { horizon_years: number; survival_probability: number }[]
-  const differential = c.method_differential
-  if (!Array.isArray(differential) || !Array.isArray(manual) || differential.length !== manual.length) {
-    problems.push('method_differential length')
-    return problems
+  if (!isObject(body)) return ['comparison is not an object']
+  const { predictions, method_differential: differential } = body as {
+    predictions?: { manual?: HorizonPrediction[]; drone_seeded?: HorizonPrediction[] }
+    method_differential?: {
+      horizon_years: number
+      manual: number
+      drone_seeded: number
+      difference: number
+    }[]
   }
-  differential.forEach((entry, index) => {
+  const manual = predictions?.manual ?? []
+  const drone = predictions?.drone_seeded ?? []
+  const problems = [
+    ...commonProblems(body as unknown as PredictionLike, expected),
+    ...horizonListProblems('predictions.manual', predictions?.manual, expected.horizons),
+    ...horizonListProblems('predictions.drone_seeded', predictions?.drone_seeded, expected.horizons),
+  ]
+  if (!Array.isArray(differential) || differential.length !== manual.length) {
+    return [...problems, 'method_differential length']
+  }
+  differential.forEach((d, index) => {
     const at = `method_differential[${index}]`
-    if (!exactKeys(problems, at, entry, ['horizon_years', 'manual', 'drone_seeded', 'difference'])) return
-    const d = entry as Record<string, number>
     if (d.horizon_years !== manual[index]?.horizon_years) problems.push(`${at}.horizon_years`)
     if (d.manual !== manual[index]?.survival_probability) problems.push(`${at}.manual`)
     if (d.drone_seeded !== drone[index]?.survival_probability) problems.push(`${at}.drone_seeded`)
-    if (
-      typeof d.difference !== 'number' ||
-      Math.abs(d.difference - ((d.manual ?? 0) - (d.drone_seeded ?? 0))) > 1e-9
-    )
+    if (Math.abs(d.difference - (d.manual - d.drone_seeded)) > 1e-9)
       problems.push(`${at}.difference ≠ manual − drone_seeded`)
   })
   return problems
 }
 
-/** Problems with a batch response: `{"results": [{index, prediction} | {index, error}]}` in order. */
+/**
+ * Problems with a batch response beyond its schema: one result per submitted site, in order, each
+ * with its own index; predictions and errors checked as above.
+ */
 export function batchProblems(body: unknown, submitted: number): string[] {
-  const problems: string[] = []
-  if (!exactKeys(problems, 'batch', body, ['results'])) return problems
-  const results = (body as { results: unknown }).results
+  const results = isObject(body) ? body.results : undefined
   if (!Array.isArray(results) || results.length !== submitted) return [`results is not ${submitted} long`]
-  results.forEach((item, index) => {
-    if (!isObject(item)) {
-      problems.push(`results[${index}] is not an object`)
-      return
-    }
+  const problems: string[] = []
+  results.forEach((item: { index?: number; prediction?: unknown; error?: { message?: unknown } }, index) => {
     if (item.index !== index) problems.push(`results[${index}].index = ${String(item.index)}`)
-    if ('prediction' in item) {
-      exactKeys(problems, `results[${index}]`, item, ['index', 'prediction'])
-      problems.push(...predictionProblems(item.prediction).map((p) => `results[${index}].${p}`))
-    } else {
-      exactKeys(problems, `results[${index}]`, item, ['index', 'error'])
-      problems.push(...envelopeProblems({ error: item.error }).map((p) => `results[${index}] ${p}`))
-    }
+    const found =
+      'prediction' in item ? predictionProblems(item.prediction) : envelopeProblems({ error: item.error })
+    problems.push(...found.map((problem) => `results[${index}].${problem}`))
   })
   return problems
 }

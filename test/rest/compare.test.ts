@@ -1,15 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestDatabase } from '../support/database.ts'
-import { FOREST_POINTS, NO_DATA_POINTS, OUTSIDE_POINTS } from '../support/fixtures.ts'
 import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
 import type { TestServer } from '../support/server.ts'
+import { compareBody, FOREST_POINTS, NO_DATA_POINTS, OUTSIDE_POINTS, predictBody } from '../support/sites.ts'
 import {
-  compareBody,
   comparisonProblems,
   expectError,
   expectInvalidRequest,
   post,
-  predictBody,
   type RestResult,
   SPECIES_CODES,
 } from './client.ts'

@@ -3,12 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestDatabase } from '../support/database.ts'
 import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
 import type { TestServer } from '../support/server.ts'
+import { compareBody, predictBodies, predictBody } from '../support/sites.ts'
 import {
-  batchSites,
-  compareBody,
   envelopeProblems,
   expectError,
-  predictBody,
   predictionProblems,
   type RestResult,
   rawRequest,
@@ -30,7 +28,7 @@ afterAll(() => stopSeededServer({ db, server }))
 const POSTS: [string, unknown][] = [
   ['/v1/predict', predictBody()],
   ['/v1/predict/compare', compareBody()],
-  ['/v1/predict/batch', { sites: batchSites(2) }],
+  ['/v1/predict/batch', { sites: predictBodies(2) }],
 ]
 
 function postRaw(path: string, raw: string | Uint8Array, contentType: string | null): Promise<RestResult> {
@@ -187,7 +185,7 @@ describe('payload_too_large (413): bodies over 1 MiB', () => {
   )
 
   it('a hypha batch of 500 sites is well under the limit', async () => {
-    const body = JSON.stringify({ sites: batchSites(500) })
+    const body = JSON.stringify({ sites: predictBodies(500) })
     expect(Buffer.byteLength(body)).toBeLessThan(MIB)
   })
 })
@@ -323,7 +321,7 @@ describe('the error envelope is exactly {"error": {code, message, details?}}', (
       await rest(server.url, 'POST', '/v1/predict', { key, json: predictBody({ latitude: 200 }) }),
       await rest(server.url, 'POST', '/v1/predict', { key, json: predictBody({ species_code: 'PSMA' }) }),
       await rest(server.url, 'POST', '/v1/predict', { key, json: predictBody({ planting_method: 'x' }) }),
-      await rest(server.url, 'POST', '/v1/predict/batch', { key, json: { sites: batchSites(501) } }),
+      await rest(server.url, 'POST', '/v1/predict/batch', { key, json: { sites: predictBodies(501) } }),
     ]
     for (const result of results) {
       expect(result.status).toBeGreaterThanOrEqual(400)

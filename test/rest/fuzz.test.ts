@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestDatabase } from '../support/database.ts'
 import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
 import type { TestServer } from '../support/server.ts'
+import { predictBody } from '../support/sites.ts'
 import {
   batchProblems,
   comparisonProblems,
   envelopeProblems,
-  predictBody,
   predictionProblems,
   type RestResult,
   rest,

@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestDatabase } from '../support/database.ts'
-import { FOREST_POINTS, NO_DATA_POINTS, OUTSIDE_POINTS } from '../support/fixtures.ts'
 import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
 import type { TestServer } from '../support/server.ts'
+import { FOREST_POINTS, NO_DATA_POINTS, OUTSIDE_POINTS, predictBody } from '../support/sites.ts'
 import {
   expectError,
   expectInvalidRequest,
   post,
-  predictBody,
   predictionProblems,
   type RestResult,
   rest,

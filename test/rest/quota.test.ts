@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestDatabase } from '../support/database.ts'
-import { createSeededDatabase, issueKey, OUTSIDE_POINTS } from '../support/fixtures.ts'
-import { simultaneously } from '../support/graphql-helpers.ts'
-import { startTestServer, type TestServer } from '../support/server.ts'
-import { batchSites, compareBody, expectError, predictBody, type RestResult, rest } from './client.ts'
+import { issueKey } from '../support/fixtures.ts'
+import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
+import type { TestServer } from '../support/server.ts'
+import { compareBody, OUTSIDE_POINTS, predictBodies, predictBody } from '../support/sites.ts'
+import { simultaneously } from '../support/waiting.ts'
+import { expectError, type RestResult, rest } from './client.ts'
 
 /**
  * The server's clock: fixed, moved by the tests. Days are DAY1/DAY2, a few days ahead of the real
@@ -24,14 +26,10 @@ let db: TestDatabase
 let server: TestServer
 
 beforeAll(async () => {
-  db = await createSeededDatabase()
-  server = await startTestServer({ database: db, now: () => clock })
+  ;({ db, server } = await startSeededServer({ now: () => clock }))
 })
 
-afterAll(async () => {
-  await server?.close()
-  await db?.drop()
-})
+afterAll(() => stopSeededServer({ db, server }))
 
 const epoch = (iso: string) => String(Date.parse(iso) / 1000)
 
@@ -50,7 +48,7 @@ async function spend(key: string, count: number): Promise<RestResult[]> {
 const KEYED_CALLS: [string, string, string, unknown][] = [
   ['predict', 'POST', '/v1/predict', predictBody()],
   ['compare', 'POST', '/v1/predict/compare', compareBody()],
-  ['batch of 3', 'POST', '/v1/predict/batch', { sites: batchSites(3) }],
+  ['batch of 3', 'POST', '/v1/predict/batch', { sites: predictBodies(3) }],
   ['species', 'GET', '/v1/species', undefined],
   ['methods', 'GET', '/v1/methods', undefined],
   ['coverage', 'GET', '/v1/coverage', undefined],
@@ -206,7 +204,7 @@ describe('rate_limit_exceeded (429, spec §7, §8.2)', () => {
       i % 3 === 0
         ? rest(server.url, 'POST', '/v1/predict', { key, json: predictBody() })
         : i % 3 === 1
-          ? rest(server.url, 'POST', '/v1/predict/batch', { key, json: { sites: batchSites(2) } })
+          ? rest(server.url, 'POST', '/v1/predict/batch', { key, json: { sites: predictBodies(2) } })
           : methods(key),
     )
     const statuses = results.map((r) => r.status)

@@ -4,9 +4,12 @@ import { existsSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { get, post } from '../rest/client.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
+import { graphql } from '../support/graphql-helpers.ts'
 import { type ServerProcess, startServerProcess } from '../support/process.ts'
+import { predictBody } from '../support/sites.ts'
 
 const run = promisify(execFile)
 
@@ -47,36 +50,23 @@ describe('the compiled build (npm run build, npm run start:prod)', () => {
   it('serves health, REST, GraphQL and the OpenAPI document, and stops cleanly', async () => {
     server = await startServerProcess({ DATABASE_URL: db.url }, 60_000, [`${outDir}/src/main.js`])
     const { key } = await issueKey(db, 'mycel')
-    const health = await (await fetch(`${server.url}/v1/health`)).json()
-    expect(health).toMatchObject({ status: 'healthy', database: 'connected' })
+    const health = await get(server.url, '/v1/health')
+    expect(health.body).toMatchObject({ status: 'healthy', database: 'connected' })
 
-    const predict = await fetch(`${server.url}/v1/predict`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': key },
-      body: JSON.stringify({
-        latitude: 44.6,
-        longitude: -123.6,
-        species_code: 'PSME',
-        planting_method: 'manual',
-      }),
-    })
+    const predict = await post(server.url, '/v1/predict', predictBody(), key)
     expect(predict.status).toBe(200)
-    expect((await predict.json()).predictions).toHaveLength(3)
+    expect(predict.body.predictions).toHaveLength(3)
 
-    const graphql = await fetch(`${server.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': key },
-      body: JSON.stringify({
-        query: '{ species(search: "fir") { code } coverage { region searchRadiusKm } }',
-      }),
-    })
-    const answer = await graphql.json()
-    expect(answer.errors).toBeUndefined()
-    expect(graphql.status).toBe(200)
-    expect(answer.data.coverage).toEqual({ region: 'pnw', searchRadiusKm: 10 })
+    const answer = await graphql(
+      server.url,
+      '{ species(search: "fir") { code } coverage { region searchRadiusKm } }',
+      { key },
+    )
+    expect(answer.body.errors).toBeUndefined()
+    expect(answer.status).toBe(200)
+    expect(answer.body.data.coverage).toEqual({ region: 'pnw', searchRadiusKm: 10 })
 
-    const openapi = await fetch(`${server.url}/v1/openapi.json`)
-    expect((await openapi.json()).openapi).toBe('3.1.0')
+    expect((await get(server.url, '/v1/openapi.json')).body.openapi).toBe('3.1.0')
 
     expect(await server.stop()).toBe(0)
     server = undefined

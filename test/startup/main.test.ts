@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { migrate } from '../../src/db/migrate.ts'
+import { get, post } from '../rest/client.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { type ServerProcess, startServerProcess } from '../support/process.ts'
+import { predictBody } from '../support/sites.ts'
 
 describe('npm start', () => {
   let running: ServerProcess | undefined
@@ -15,23 +17,13 @@ describe('npm start', () => {
 
   it('boots on the embedded store, seeds it, prints demo keys and serves them', async () => {
     running = await startServerProcess({ EMBEDDED_CACHE_DIR: 'off' })
-    const health = await (await fetch(`${running.url}/v1/health`)).json()
+    const health = (await get(running.url, '/v1/health')).body
     expect(health).toMatchObject({ status: 'healthy', database: 'connected', coverage_regions: ['pnw'] })
     const output = running.output()
     expect(output).toMatch(/Demo API keys/)
     const keys = output.match(/tsp_live_[0-9a-f]{32}/g) ?? []
     expect(keys).toHaveLength(3)
-    const response = await fetch(`${running.url}/v1/predict`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': keys[0] ?? '' },
-      body: JSON.stringify({
-        latitude: 44.6,
-        longitude: -123.6,
-        species_code: 'PSME',
-        planting_method: 'manual',
-      }),
-    })
-    expect(response.status).toBe(200)
+    expect((await post(running.url, '/v1/predict', predictBody(), keys[0])).status).toBe(200)
     expect(await running.stop()).toBe(0)
     running = undefined
   })
@@ -47,17 +39,7 @@ describe('npm start', () => {
       running = await startServerProcess({ EMBEDDED_CACHE_DIR: cacheDir, LOG_LEVEL: 'info' })
       expect(running.output()).toMatch(/started from its cached snapshot/)
       const key = running.output().match(/tsp_live_[0-9a-f]{32}/)?.[0] ?? ''
-      const response = await fetch(`${running.url}/v1/predict`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': key },
-        body: JSON.stringify({
-          latitude: 44.6,
-          longitude: -123.6,
-          species_code: 'PSME',
-          planting_method: 'manual',
-        }),
-      })
-      expect(response.status).toBe(200)
+      expect((await post(running.url, '/v1/predict', predictBody(), key)).status).toBe(200)
     } finally {
       await rm(cacheDir, { recursive: true, force: true })
     }

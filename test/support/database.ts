@@ -1,10 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import postgres from 'postgres'
 import { type Database, openDatabase } from '../../src/db/connect.ts'
-
-/** Admin connection for creating throwaway databases; CI and this machine use trust auth on loopback. */
-export const ADMIN_DATABASE_URL =
-  process.env.TEST_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+import { ADMIN_DATABASE_URL } from './services.ts'
 
 export interface TestDatabase extends Database {
   url: string

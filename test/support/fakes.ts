@@ -21,6 +21,7 @@ import type {
   Tier,
   TierName,
 } from '../../src/types.ts'
+import { FOREST_POINTS, NO_DATA_POINTS, OUTSIDE_POINTS } from './sites.ts'
 
 /** The tiers of sql/002_tiers_api_keys.sql. */
 export const TIERS: Readonly<Record<TierName, Tier>> = Object.freeze({
@@ -29,21 +30,10 @@ export const TIERS: Readonly<Record<TierName, Tier>> = Object.freeze({
   hypha: { name: 'hypha', dailyRequestLimit: null, batchSizeLimit: 500 },
 })
 
-/** Points inside the coverage region (Oregon Coast Range, western and eastern Cascades). */
-export const FOREST_POINTS = {
-  coastRange: { latitude: 44.6, longitude: -123.6 },
-  westCascades: { latitude: 44.2, longitude: -122.2 },
-  eastCascades: { latitude: 44.0, longitude: -121.6 },
-} as const satisfies Record<string, Coordinates>
-
-/** Points outside Oregon and Washington. */
-export const OUTSIDE_POINTS = {
-  boise: { latitude: 43.615, longitude: -116.202 },
-  openPacific: { latitude: 46.5, longitude: -125.0 },
-} as const satisfies Record<string, Coordinates>
+export { FOREST_POINTS, OUTSIDE_POINTS }
 
 /** Covered, but (in the real data) without a forest site nearby: the fakes answer null here by default. */
-export const NO_DATA_POINT = { latitude: 45.5152, longitude: -122.6784 } as const satisfies Coordinates
+export const NO_DATA_POINT: Coordinates = NO_DATA_POINTS.downtownPortland
 
 const samePoint = (a: Coordinates, b: Coordinates) => a.latitude === b.latitude && a.longitude === b.longitude
 

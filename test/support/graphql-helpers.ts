@@ -1,6 +1,27 @@
-import { createServer } from 'node:net'
-import { FOREST_POINTS } from './fixtures.ts'
-import { graphql } from './server.ts'
+import { forestGrid } from './sites.ts'
+
+/** A GraphQL response body; tests read into it freely. */
+// biome-ignore lint/suspicious/noExplicitAny: response shapes vary per query in tests
+export type GraphQLBody = { data?: any; errors?: any[] }
+
+/** POSTs a GraphQL operation to `<url>/graphql`; returns status, headers and parsed body. */
+export async function graphql(
+  url: string,
+  query: string,
+  options: { key?: string; variables?: Record<string, unknown>; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Headers; body: GraphQLBody }> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/graphql-response+json, application/json',
+      ...(options.key ? { 'x-api-key': options.key } : {}),
+      ...options.headers,
+    },
+    body: JSON.stringify({ query, variables: options.variables }),
+  })
+  return { status: response.status, headers: response.headers, body: await response.json() }
+}
 
 export type GraphQLResult = Awaited<ReturnType<typeof graphql>>
 
@@ -49,37 +70,6 @@ export function aliasedPredicts(count: number, selection = 'speciesCode'): strin
   return `query Aliased { ${fields.join('\n')} }`
 }
 
-/**
- * `count` distinct points on a small grid in the Oregon Coast Range (all inside coverage; most have a
- * data point within the radius, a few may answer no_nearby_data, which is fine for counting).
- */
-export function forestGrid(count: number): { latitude: number; longitude: number }[] {
-  const base = FOREST_POINTS.coastRange
-  const side = Math.ceil(Math.sqrt(count))
-  return Array.from({ length: count }, (_, index) => ({
-    latitude: Number((base.latitude - 0.3 + (index % side) * 0.02).toFixed(5)),
-    longitude: Number((base.longitude - 0.2 + Math.floor(index / side) * 0.02).toFixed(5)),
-  }))
-}
-
-export interface BatchSite {
-  latitude: number
-  longitude: number
-  speciesCode: string
-  plantingMethod: string
-  horizons?: number[]
-}
-
-/** `count` batch items (as variables) at distinct forest points. */
-export function batchSites(count: number, overrides: Partial<BatchSite> = {}): BatchSite[] {
-  return forestGrid(count).map((point) => ({
-    ...point,
-    speciesCode: 'PSME',
-    plantingMethod: 'manual',
-    ...overrides,
-  }))
-}
-
 export const BATCH_QUERY = `query Batch($sites: [PredictionInput!]!) {
   predictBatch(sites: $sites) {
     index
@@ -110,38 +100,6 @@ export async function batchInputTypeName(url: string): Promise<string> {
   const name = sites?.type.ofType.ofType.ofType.name
   if (!name) throw new Error('predictBatch(sites:) not found in the schema')
   return name
-}
-
-/** Fires `count` calls at once and waits for all of them. */
-export function simultaneously<T>(count: number, call: (index: number) => Promise<T>): Promise<T[]> {
-  return Promise.all(Array.from({ length: count }, (_, index) => call(index)))
-}
-
-/** Polls `check` until it returns true, at most `timeoutMs`; returns whether it ever did. */
-export async function eventually(
-  check: () => Promise<boolean>,
-  timeoutMs = 5000,
-  intervalMs = 50,
-): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (await check()) return true
-    await new Promise((resolve) => setTimeout(resolve, intervalMs))
-  }
-  return check()
-}
-
-/** A TCP port that was free a moment ago on loopback. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 /** Counts of outcomes of many GraphQL responses: data, or the error code. */

@@ -1,29 +1,23 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { createServer } from 'node:net'
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
-}
+import { answersHealth, freePort } from './net.ts'
+import { eventually } from './waiting.ts'
 
 export interface ServerProcess {
   child: ChildProcess
   url: string
   output: () => string
-  /** SIGTERM (or the given signal) and the exit code. */
+  /** SIGTERM (or the given signal) and the exit code; SIGKILL if it has not exited after 15 s. */
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
 /** `npm start`: src/main.ts under tsx. */
 export const SOURCE_ENTRY = ['--import', 'tsx', 'src/main.ts']
 
+const KILL_AFTER_MS = 15_000
+
 /**
  * The server in a child process (`npm start`'s entry point unless `entry` names another, e.g. a
- * compiled main.js), ready once /v1/health answers.
+ * compiled main.js) on a free port, ready once /v1/health answers.
  */
 export async function startServerProcess(
   env: Record<string, string | undefined>,
@@ -52,19 +46,24 @@ export async function startServerProcess(
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const url = `http://127.0.0.1:${port}`
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
-    if (child.exitCode === null) child.kill(signal)
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill(signal)
+      const timer = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS)
+      exited.finally(() => clearTimeout(timer))
+    }
     return exited
   }
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`)
-    try {
-      if ((await fetch(`${url}/v1/health`)).ok) return { child, url, output: () => output, stop }
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250))
+  const up = await eventually(
+    () => {
+      if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`)
+      return answersHealth(url)
+    },
+    timeoutMs,
+    250,
+  )
+  if (!up) {
+    child.kill('SIGKILL')
+    throw new Error(`server did not answer /v1/health within ${timeoutMs} ms:\n${output}`)
   }
-  child.kill('SIGKILL')
-  throw new Error(`server did not answer /v1/health within ${timeoutMs} ms:\n${output}`)
+  return { child, url, output: () => output, stop }
 }

@@ -7,8 +7,8 @@ import { createLogger } from '../../src/logging/logger.ts'
 import { MemoryQuotaStore } from '../../src/quota/memory-quota-store.ts'
 import type { QuotaStore } from '../../src/quota/quota-store.ts'
 import { RedisQuotaStore } from '../../src/quota/redis-quota-store.ts'
-
-export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+import { deleteKeysWithPrefix } from './redis.ts'
+import { TEST_REDIS_URL } from './services.ts'
 
 export interface TestServer {
   app: App
@@ -66,40 +66,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     close: async () => {
       app.server.closeAllConnections()
       await app.close()
-      if (options.quota !== 'memory') await deleteKeys(quotaPrefix)
+      if (options.quota !== 'memory') await deleteKeysWithPrefix(quotaPrefix)
     },
   }
-}
-
-async function deleteKeys(prefix: string): Promise<void> {
-  const redis = new Redis(TEST_REDIS_URL)
-  try {
-    const keys = await redis.keys(`${prefix}*`)
-    if (keys.length) await redis.del(...keys)
-  } finally {
-    redis.disconnect()
-  }
-}
-
-/** A GraphQL response body; tests read into it freely. */
-// biome-ignore lint/suspicious/noExplicitAny: response shapes vary per query in tests
-export type GraphQLBody = { data?: any; errors?: any[] }
-
-/** POSTs a GraphQL operation; returns status, headers and parsed body. */
-export async function graphql(
-  url: string,
-  query: string,
-  options: { key?: string; variables?: Record<string, unknown>; headers?: Record<string, string> } = {},
-): Promise<{ status: number; headers: Headers; body: GraphQLBody }> {
-  const response = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/graphql-response+json, application/json',
-      ...(options.key ? { 'x-api-key': options.key } : {}),
-      ...options.headers,
-    },
-    body: JSON.stringify({ query, variables: options.variables }),
-  })
-  return { status: response.status, headers: response.headers, body: await response.json() }
 }
