@@ -1,10 +1,12 @@
 import type { Server } from 'node:http'
 import { AccessControl } from './auth/access-control.ts'
 import { Authenticator } from './auth/authenticator.ts'
+import { UsageRecorder } from './auth/usage-recorder.ts'
 import type { Config } from './config/config.ts'
 import type { Database } from './db/connect.ts'
 import { Catalogue } from './domain/catalogue.ts'
 import { HealthMonitor, type QuotaStoreState } from './domain/health.ts'
+import { KeyService } from './domain/key-service.ts'
 import { PredictionService } from './domain/prediction-service.ts'
 import { SPECIES } from './domain/species.ts'
 import { createGraphQLHttpHandler } from './graphql/http-transport.ts'
@@ -19,7 +21,7 @@ import { QuotaGuard } from './quota/quota-guard.ts'
 import type { QuotaStore } from './quota/quota-store.ts'
 import { RedisQuotaStore } from './quota/redis-quota-store.ts'
 import { createRestHandler } from './rest/router.ts'
-import { databaseProbe, keyDirectory, siteLookup } from './store-ports.ts'
+import { databaseProbe, keyAccounts, keyDirectory, siteLookup, usageLedger } from './store-ports.ts'
 import type { SurvivalModel } from './types.ts'
 
 export type AppConfig = Pick<
@@ -30,6 +32,9 @@ export type AppConfig = Pick<
   | 'GRAPHIQL'
   | 'DB_QUERY_TIMEOUT_MS'
   | 'REDIS_TIMEOUT_MS'
+  | 'SPORE_KEYS_PER_ADDRESS_PER_HOUR'
+  | 'SPORE_KEYS_PER_HOUR'
+  | 'USAGE_FLUSH_MS'
 > &
   Partial<Pick<Config, 'METRICS_TOKEN' | 'MAX_IN_FLIGHT'>>
 
@@ -94,10 +99,26 @@ export function createApp(options: AppOptions): App {
     quotaStoreState: quota.state,
     now,
   })
+  const usage = new UsageRecorder(usageLedger(database.sql, config, metrics), {
+    flushMs: config.USAGE_FLUSH_MS,
+    onFlushError: (error) =>
+      logger.warn({ err: error }, 'usage counts not written yet: kept for the next flush'),
+  })
+  usage.start()
   const access = new AccessControl(
-    new Authenticator(keyDirectory(database.sql, config, metrics), { keyCacheMs: options.keyCacheMs }),
+    new Authenticator(keyDirectory(database.sql, config, metrics), {
+      keyCacheMs: options.keyCacheMs,
+      now: () => now().getTime(),
+    }),
     new QuotaGuard(quota.store, now),
     metrics,
+    usage,
+  )
+  const keys = new KeyService(
+    keyAccounts(database.sql, config, metrics),
+    usage,
+    { perAddressPerHour: config.SPORE_KEYS_PER_ADDRESS_PER_HOUR, perHour: config.SPORE_KEYS_PER_HOUR },
+    now,
   )
   const predictions = new PredictionService(model, siteLookup(database.sql, config, metrics), now)
   const gateway = createGateway({
@@ -110,7 +131,7 @@ export function createApp(options: AppOptions): App {
     demoKey: options.demoKey,
   })
   const server = createHttpServer({
-    rest: createRestHandler({ predictions, catalogue, health, access }, logger),
+    rest: createRestHandler({ predictions, catalogue, health, access, keys }, logger),
     graphql: createGraphQLHttpHandler(gateway, logger),
     logger,
     metrics,
@@ -121,14 +142,14 @@ export function createApp(options: AppOptions): App {
     server,
     gateway,
     metrics,
-    /** Stops accepting, lets in-flight requests finish (at most graceMs), then closes the quota store. */
+    /** Stops accepting, lets in-flight requests finish (at most graceMs), then closes the quota store and writes the last usage counts. */
     close: async (graceMs = 10_000) => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeIdleConnections()
       const grace = setTimeout(() => server.closeAllConnections(), graceMs)
       await closed
       clearTimeout(grace)
-      await quota.store.close()
+      await Promise.all([quota.store.close(), usage.close()])
     },
   }
 }

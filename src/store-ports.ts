@@ -2,13 +2,14 @@ import type { Config } from './config/config.ts'
 import { isDatabaseUnavailable, withDeadline } from './db/availability.ts'
 import type { Sql } from './db/connect.ts'
 import { databaseAnswers } from './db/health.ts'
-import { findKeyByHash } from './db/keys.ts'
+import { findKeyByHash, findKeyById, issueSporeKey, rotateKey } from './db/keys.ts'
 import { createNearestSiteLoader } from './db/nearest-site-loader.ts'
 import { findNearestSites } from './db/sites.ts'
 import { loadTiers } from './db/tiers.ts'
+import { addUsage, touchKeys, usageHistory } from './db/usage.ts'
 import { StoreUnavailableError } from './domain/errors.ts'
 import type { Metrics } from './observability/metrics.ts'
-import type { KeyDirectory, NearestSiteLookup } from './types.ts'
+import type { KeyAccounts, KeyDirectory, NearestSiteLookup, UsageLedger } from './types.ts'
 
 /**
  * The ports of src/types.ts implemented over PostgreSQL: each query bounded by the query deadline, and
@@ -50,6 +51,34 @@ export function keyDirectory(
   return {
     findByHash: (hash) => storeCall(withDeadline(findKeyByHash(sql, hash), deadline), metrics),
     tiers: () => storeCall(withDeadline(loadTiers(sql), deadline), metrics),
+  }
+}
+
+export function keyAccounts(
+  sql: Sql,
+  config: Pick<Config, 'DB_QUERY_TIMEOUT_MS'>,
+  metrics: Metrics,
+): KeyAccounts {
+  const deadline = config.DB_QUERY_TIMEOUT_MS
+  return {
+    issueSporeKey: (request) => storeCall(withDeadline(issueSporeKey(sql, request), deadline), metrics),
+    rotate: (keyId, graceSeconds) =>
+      storeCall(withDeadline(rotateKey(sql, keyId, graceSeconds), deadline), metrics),
+    findById: (keyId) => storeCall(withDeadline(findKeyById(sql, keyId), deadline), metrics),
+  }
+}
+
+export function usageLedger(
+  sql: Sql,
+  config: Pick<Config, 'DB_QUERY_TIMEOUT_MS'>,
+  metrics: Metrics,
+): UsageLedger {
+  const deadline = config.DB_QUERY_TIMEOUT_MS
+  return {
+    add: (counts) => storeCall(withDeadline(addUsage(sql, counts), deadline), metrics),
+    touch: (lastUsed) => storeCall(withDeadline(touchKeys(sql, lastUsed), deadline), metrics),
+    history: (accountId, fromDay) =>
+      storeCall(withDeadline(usageHistory(sql, accountId, fromDay), deadline), metrics),
   }
 }
 

@@ -170,8 +170,44 @@ export interface ApiKeyRecord {
   name: string | null
   keyHint: string
   rotatedTo: string | null
+  /** The first key of its rotation chain: the daily quota and the usage history belong to it. */
+  accountId: string
+  /** null = never. A rotated key works until then (its grace period). */
+  expiresAt: Date | null
+  lastUsedAt: Date | null
   createdAt: Date
   updatedAt: Date
+}
+
+/** A newly issued key: the only time the plaintext exists outside the holder's hands. */
+export interface IssuedKey {
+  id: string
+  key: string
+  tier: TierName
+  status: KeyStatus
+  expiresAt: Date | null
+}
+
+/** What self-service issuance of a spore key came to. */
+export type SporeKeyOutcome =
+  | { kind: 'issued'; key: IssuedKey }
+  | { kind: 'key_exists' }
+  | { kind: 'limited'; scope: 'address' | 'global'; retryAfterSeconds: number }
+
+export interface SporeKeyRequest {
+  /** Lower-cased. */
+  email: string
+  name: string | null
+  /** SHA-256 of the client address. */
+  issuedFrom: string
+  perAddressPerHour: number
+  perHour: number
+}
+
+/** Requests of one account on one UTC day (`YYYY-MM-DD`). */
+export interface DailyUsage {
+  day: string
+  requests: number
 }
 
 /*
@@ -191,4 +227,20 @@ export interface KeyDirectory {
   /** The key whose hash this is, or null. */
   findByHash(hash: string): Promise<ApiKeyRecord | null>
   tiers(): Promise<Tier[]>
+}
+
+/** Keys their holders manage themselves: self-service spore keys and rolling a key. */
+export interface KeyAccounts {
+  issueSporeKey(request: SporeKeyRequest): Promise<SporeKeyOutcome>
+  /** Replaces an active key; the old one keeps working for `graceSeconds` (0 = stops at once). */
+  rotate(keyId: string, graceSeconds: number): Promise<{ issued: IssuedKey; previousExpiresAt: Date }>
+  findById(keyId: string): Promise<ApiKeyRecord | null>
+}
+
+/** Daily request counts per account, kept where a restart of Redis or of a server cannot lose them. */
+export interface UsageLedger {
+  add(counts: readonly { accountId: string; day: string; requests: number }[]): Promise<void>
+  touch(lastUsed: readonly { keyId: string; at: Date }[]): Promise<void>
+  /** Days from `fromDay` on (inclusive) with any requests, ascending. */
+  history(accountId: string, fromDay: string): Promise<DailyUsage[]>
 }

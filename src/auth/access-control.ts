@@ -3,11 +3,27 @@ import type { Metrics } from '../observability/metrics.ts'
 import type { RequestContext } from '../observability/request-context.ts'
 import type { QuotaGuard, QuotaStatus } from '../quota/quota-guard.ts'
 import type { Authenticator, Caller } from './authenticator.ts'
+import type { UsageRecorder } from './usage-recorder.ts'
+
+/** Within this long of a key's end, every response says when it stops working. */
+const EXPIRY_NOTICE_MS = 14 * 86_400_000
+
+/**
+ * `API-Key-Expires` (an HTTP date) on responses to a key that stops working within 14 days: it expires,
+ * or it was rolled and its grace period runs out.
+ */
+export function keyExpiryHeaders(caller: Caller, now: Date): Record<string, string> {
+  const expiresAt = caller.expiresAt
+  if (!expiresAt || expiresAt.getTime() - now.getTime() > EXPIRY_NOTICE_MS) return {}
+  return { 'api-key-expires': expiresAt.toUTCString() }
+}
 
 /** A request let in: who is calling and where they stand against today's quota. */
 export interface Admission {
   caller: Caller
   quota: QuotaStatus
+  /** When the request was let in. */
+  at: Date
 }
 
 /** Authentication, then one request counted against the tier's daily quota: every keyed request passes here once. */
@@ -16,6 +32,7 @@ export class AccessControl {
     private readonly authenticator: Authenticator,
     private readonly quota: QuotaGuard,
     private readonly metrics?: Metrics,
+    private readonly usage?: UsageRecorder,
   ) {}
 
   /** `request` (when there is one) receives the caller's key id and tier for the request log. */
@@ -26,7 +43,9 @@ export class AccessControl {
       request.tier = caller.tier.name
     }
     try {
-      return { caller, quota: await this.quota.consume(caller) }
+      const quota = await this.quota.consume(caller)
+      this.usage?.count(caller, quota.countedAt)
+      return { caller, quota, at: quota.countedAt }
     } catch (error) {
       if (error instanceof ApiError && error.code === 'rate_limit_exceeded') {
         this.metrics?.quotaRejections.inc({ tier: caller.tier.name })

@@ -5,7 +5,11 @@ import type { ApiKeyRecord, KeyDirectory, Tier, TierName } from '../types.ts'
 /** Who is calling: never the key itself. */
 export interface Caller {
   keyId: string
+  /** The key's rotation chain: its daily quota and usage history are shared by every key in it. */
+  accountId: string
   tier: Tier
+  /** When the key stops working (its expiry, or the end of a rotation grace period); null = never. */
+  expiresAt: Date | null
 }
 
 interface CachedLookup {
@@ -24,6 +28,7 @@ export interface AuthenticatorOptions {
 /**
  * Resolves X-API-Key to a caller. Lookups go by SHA-256 hash and are cached per process for at most
  * keyCacheMs (default 2 s), so deactivation, rotation and revocation take effect within that time.
+ * Expiry is judged on every request against the clock, not the cache.
  */
 export class Authenticator {
   private readonly keys = new Map<string, CachedLookup>()
@@ -47,13 +52,18 @@ export class Authenticator {
   async authenticate(presented: string | null | undefined): Promise<Caller> {
     if (!presented || !isWellFormedApiKey(presented)) throw apiError('invalid_api_key')
     const { record } = await this.lookup(hashApiKey(presented))
-    if (!record || record.status === 'rotated' || record.status === 'revoked') {
-      throw apiError('invalid_api_key')
+    if (!record || record.status === 'revoked') throw apiError('invalid_api_key')
+    const expiresAt = record.expiresAt
+    if (expiresAt && expiresAt.getTime() <= this.now()) {
+      throw apiError('invalid_api_key', {
+        reason: record.status === 'rotated' ? 'rotated' : 'expired',
+        at: expiresAt,
+      })
     }
-    if (record.status === 'inactive') {
-      throw apiError('key_inactive')
-    }
-    return { keyId: record.id, tier: await this.tier(record.tier) }
+    // A rotated key works only inside its grace period, which always has an end.
+    if (record.status === 'rotated' && !expiresAt) throw apiError('invalid_api_key')
+    if (record.status === 'inactive') throw apiError('key_inactive')
+    return { keyId: record.id, accountId: record.accountId, tier: await this.tier(record.tier), expiresAt }
   }
 
   async tier(name: TierName): Promise<Tier> {

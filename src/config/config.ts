@@ -27,6 +27,12 @@ const EnvSchema = z.object({
   EMBEDDED_CACHE_DIR: z.string().min(1).default('.data'),
   /** Bearer token that /metrics requires; unset = /metrics open (keep it off the public network). */
   METRICS_TOKEN: z.string().min(16).optional(),
+  /** Self-service spore keys (POST /keys) issued to one client address per hour. */
+  SPORE_KEYS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(5),
+  /** Self-service spore keys issued per hour over all addresses: the ceiling against a flood. */
+  SPORE_KEYS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(500),
+  /** How often each server writes its request counts and keys' last use to PostgreSQL. */
+  USAGE_FLUSH_MS: z.coerce.number().int().min(10).max(3_600_000).default(60_000),
   GRAPHIQL: z
     .enum(['true', 'false', '1', '0'])
     .default('true')

@@ -22,6 +22,7 @@ describe('key store (PostgreSQL)', () => {
     const issued = await createKey(db.sql, { tier: 'spore', name: 'field team' })
     expect(issued).toEqual({
       id: expect.stringMatching(/^key_[0-9a-f]{16}$/),
+      expiresAt: null,
       key: expect.any(String),
       tier: 'spore',
       status: 'active',
@@ -48,7 +49,7 @@ describe('key store (PostgreSQL)', () => {
     const issued = await createKey(db.sql, { tier: 'hypha' })
     expect((await setKeyStatus(db.sql, issued.id, 'deactivate')).status).toBe('inactive')
     expect((await setKeyStatus(db.sql, issued.id, 'activate')).status).toBe('active')
-    const replacement = await rotateKey(db.sql, issued.id)
+    const { issued: replacement } = await rotateKey(db.sql, issued.id)
     expect(replacement).toMatchObject({ tier: 'hypha', status: 'active' })
     expect(replacement.key).not.toBe(issued.key)
     expect(await findKeyByPlaintext(db.sql, issued.key)).toMatchObject({

@@ -1,14 +1,15 @@
 import { generateApiKey, generateKeyId, hashApiKey, hashesMatch } from '../keys/api-key.ts'
-import type { ApiKeyRecord, KeyStatus, TierName } from '../types.ts'
+import type {
+  ApiKeyRecord,
+  IssuedKey,
+  KeyStatus,
+  SporeKeyOutcome,
+  SporeKeyRequest,
+  TierName,
+} from '../types.ts'
 import type { Sql } from './connect.ts'
 
-/** A newly issued key: the only time the plaintext exists outside the caller's hands. */
-export interface IssuedKey {
-  id: string
-  key: string
-  tier: TierName
-  status: KeyStatus
-}
+export type { IssuedKey }
 
 export class KeyStoreError extends Error {}
 
@@ -21,24 +22,38 @@ const ALLOWED_FROM: Record<'activate' | 'deactivate' | 'revoke' | 'rotate', read
 }
 const TARGET_STATUS = { activate: 'active', deactivate: 'inactive', revoke: 'revoked' } as const
 
-const RECORD_COLUMNS = 'id, tier, status, name, key_hint, rotated_to, created_at, updated_at'
+const RECORD_COLUMNS =
+  'id, tier, status, name, key_hint, rotated_to, account_id, expires_at, last_used_at, created_at, updated_at'
 
-export async function createKey(
-  sql: Sql,
-  options: { tier: TierName; name?: string | null; status?: KeyStatus },
-): Promise<IssuedKey> {
+/** Serialises self-service issuance, so concurrent requests cannot slip past the hourly limits. */
+const ISSUANCE_LOCK_ID = 727_002
+
+interface NewKey {
+  tier: TierName
+  name?: string | null
+  status?: KeyStatus
+  expiresAt?: Date | null
+  /** The rotation chain's account; a new chain when absent. */
+  accountId?: string
+  email?: string | null
+  issuedFrom?: string | null
+}
+
+export async function createKey(sql: Sql, options: NewKey): Promise<IssuedKey> {
   const key = generateApiKey()
   const id = generateKeyId()
   const status = options.status ?? 'active'
+  const expiresAt = options.expiresAt ?? null
   await sql`
-    INSERT INTO api_keys (id, key_hash, key_hint, tier, status, name)
-    VALUES (${id}, ${hashApiKey(key)}, ${key.slice(-4)}, ${options.tier}, ${status}, ${options.name ?? null})`
-  return { id, key, tier: options.tier, status }
+    INSERT INTO api_keys (id, key_hash, key_hint, tier, status, name, account_id, expires_at, email, issued_from)
+    VALUES (${id}, ${hashApiKey(key)}, ${key.slice(-4)}, ${options.tier}, ${status}, ${options.name ?? null},
+            ${options.accountId ?? id}, ${expiresAt}, ${options.email ?? null}, ${options.issuedFrom ?? null})`
+  return { id, key, tier: options.tier, status, expiresAt }
 }
 
-async function lockKey(tx: Sql, id: string): Promise<ApiKeyRecord> {
-  const [record] = await tx<ApiKeyRecord[]>`
-    SELECT ${tx.unsafe(RECORD_COLUMNS)} FROM api_keys WHERE id = ${id} FOR UPDATE`
+async function lockKey(tx: Sql, id: string): Promise<ApiKeyRecord & { email: string | null }> {
+  const [record] = await tx<(ApiKeyRecord & { email: string | null })[]>`
+    SELECT ${tx.unsafe(RECORD_COLUMNS)}, email FROM api_keys WHERE id = ${id} FOR UPDATE`
   if (!record) throw new KeyStoreError(`no API key with id ${id}`)
   return record
 }
@@ -64,24 +79,82 @@ export function setKeyStatus(
   })
 }
 
-/** Issues a replacement key with the same tier, name and status; the old key becomes `rotated`. */
-export function rotateKey(sql: Sql, id: string): Promise<IssuedKey> {
+/**
+ * Issues a replacement key with the same tier, name, status, account and expiry; the old key becomes
+ * `rotated` and keeps working for `graceSeconds` more (never past its own expiry).
+ */
+export function rotateKey(
+  sql: Sql,
+  id: string,
+  graceSeconds = 0,
+): Promise<{ issued: IssuedKey; previousExpiresAt: Date }> {
   return sql.begin(async (tx) => {
     const record = await lockKey(tx as unknown as Sql, id)
     assertAllowed('rotate', record)
+    // Retire the old key first: the one-live-key-per-email rule must hold after every statement.
+    const [retired] = await tx<{ expiresAt: Date }[]>`
+      UPDATE api_keys
+      SET status = 'rotated', updated_at = now(),
+          expires_at = LEAST(COALESCE(expires_at, 'infinity'), now() + make_interval(secs => ${graceSeconds}))
+      WHERE id = ${id}
+      RETURNING expires_at`
     const issued = await createKey(tx as unknown as Sql, {
       tier: record.tier,
       name: record.name,
       status: record.status,
+      accountId: record.accountId,
+      expiresAt: record.expiresAt,
+      email: record.email,
     })
-    await tx`
-      UPDATE api_keys SET status = 'rotated', rotated_to = ${issued.id}, updated_at = now() WHERE id = ${id}`
-    return issued
+    await tx`UPDATE api_keys SET rotated_to = ${issued.id} WHERE id = ${id}`
+    return { issued, previousExpiresAt: (retired as { expiresAt: Date }).expiresAt }
+  })
+}
+
+/**
+ * A spore key for an email address, unless it already has a live key or the hourly limits (per client
+ * address, and over all self-service keys) are reached. Checked and written under one advisory lock.
+ */
+export function issueSporeKey(sql: Sql, request: SporeKeyRequest): Promise<SporeKeyOutcome> {
+  return sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${ISSUANCE_LOCK_ID})`
+    const [existing] = await tx`
+      SELECT 1 FROM api_keys WHERE email = ${request.email} AND status IN ('active', 'inactive')`
+    if (existing) return { kind: 'key_exists' } as const
+    const [window] = await tx<
+      { fromAddress: number; overall: number; addressFreesIn: number | null; overallFreesIn: number | null }[]
+    >`
+      SELECT count(*) FILTER (WHERE issued_from = ${request.issuedFrom})::int AS from_address,
+             count(*)::int AS overall,
+             ceil(extract(epoch FROM min(created_at) FILTER (WHERE issued_from = ${request.issuedFrom})
+                  + interval '1 hour' - now()))::int AS address_frees_in,
+             ceil(extract(epoch FROM min(created_at) + interval '1 hour' - now()))::int AS overall_frees_in
+      FROM api_keys
+      WHERE issued_from IS NOT NULL AND created_at > now() - interval '1 hour'`
+    const counts = window as NonNullable<typeof window>
+    if (counts.fromAddress >= request.perAddressPerHour) {
+      return { kind: 'limited', scope: 'address', retryAfterSeconds: Math.max(1, counts.addressFreesIn ?? 1) }
+    }
+    if (counts.overall >= request.perHour) {
+      return { kind: 'limited', scope: 'global', retryAfterSeconds: Math.max(1, counts.overallFreesIn ?? 1) }
+    }
+    const key = await createKey(tx as unknown as Sql, {
+      tier: 'spore',
+      name: request.name,
+      email: request.email,
+      issuedFrom: request.issuedFrom,
+    })
+    return { kind: 'issued', key } as const
   })
 }
 
 export function listKeys(sql: Sql): Promise<ApiKeyRecord[]> {
   return sql<ApiKeyRecord[]>`SELECT ${sql.unsafe(RECORD_COLUMNS)} FROM api_keys ORDER BY created_at, id`
+}
+
+export async function findKeyById(sql: Sql, id: string): Promise<ApiKeyRecord | null> {
+  const [row] = await sql<ApiKeyRecord[]>`SELECT ${sql.unsafe(RECORD_COLUMNS)} FROM api_keys WHERE id = ${id}`
+  return row ?? null
 }
 
 export async function findKeyByHash(sql: Sql, hash: string): Promise<ApiKeyRecord | null> {

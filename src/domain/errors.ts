@@ -12,7 +12,12 @@ const UNAVAILABLE_RETRY_AFTER_SECONDS = 5
 const ERRORS = {
   invalid_api_key: {
     status: 401,
-    message: () => 'A valid API key is required in the X-API-Key header',
+    message: (p?: { reason: 'expired' | 'rotated'; at: Date }) =>
+      p?.reason === 'expired'
+        ? `This API key expired at ${p.at.toISOString()}; ask for a new one`
+        : p?.reason === 'rotated'
+          ? `This API key was rotated and stopped working at ${p.at.toISOString()}; use its replacement`
+          : 'A valid API key is required in the X-API-Key header',
   },
   key_inactive: {
     status: 403,
@@ -20,8 +25,19 @@ const ERRORS = {
   },
   rate_limit_exceeded: {
     status: 429,
-    message: (p: { limit: number | null; tier: string }) =>
-      `Daily request limit of ${p.limit} reached for the ${p.tier} tier; it resets at midnight UTC`,
+    message: (
+      p: { limit: number | null; tier: string } | { keyIssuance: 'address' | 'global'; limit: number },
+    ) =>
+      'tier' in p
+        ? `Daily request limit of ${p.limit} reached for the ${p.tier} tier; it resets at midnight UTC`
+        : p.keyIssuance === 'address'
+          ? `At most ${p.limit} keys an hour are issued to one client address; retry later`
+          : `Key issuance is at its hourly ceiling of ${p.limit} keys; retry later`,
+  },
+  key_exists: {
+    status: 409,
+    message: () =>
+      'This email address already has a spore key; roll it with POST /v1/keys/rotate instead of asking for another',
   },
   outside_coverage: {
     status: 422,
@@ -115,8 +131,8 @@ export class ApiError extends Error {
  */
 export function apiError<C extends ErrorCode>(
   code: C,
-  ...[params, extra]: MessageParams<C> extends undefined
-    ? [params?: undefined, extra?: { details?: ErrorDetails; headers?: Record<string, string> }]
+  ...[params, extra]: undefined extends MessageParams<C>
+    ? [params?: MessageParams<C>, extra?: { details?: ErrorDetails; headers?: Record<string, string> }]
     : [params: MessageParams<C>, extra?: { details?: ErrorDetails; headers?: Record<string, string> }]
 ): ApiError {
   const message = (ERRORS[code].message as (p: unknown) => string)(params)

@@ -82,3 +82,19 @@ export function parseInput<T>(schema: z.ZodType<T>, input: unknown, subject = 'r
   if (result.success) return result.data
   throw inputError(result.error, subject)
 }
+
+/** A contact address for a self-service key (stored for contact, never logged). */
+export const email = z.email({ error: 'must be an email address' }).max(254, 'must be at most 254 characters')
+
+export const keyName = z
+  .string({ error: 'must be a string' })
+  .trim()
+  .min(1, 'must not be empty')
+  .max(100, 'must be at most 100 characters')
+
+/** How long a rolled key keeps working: at most a day when the holder rolls it. */
+export const graceSeconds = z
+  .number({ error: 'must be a number' })
+  .int('must be a whole number of seconds')
+  .min(0, 'must be from 0 to 86400')
+  .max(86_400, 'must be from 0 to 86400')

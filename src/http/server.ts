@@ -18,7 +18,7 @@ export type RequestHandler = (
 export interface ServerDeps {
   /** POST/GET /graphql. */
   graphql: RequestHandler
-  /** /v1 and everything below it. */
+  /** /v1 and everything below it, and the self-service key door /keys. */
   rest: RequestHandler
   logger: Logger
   metrics: Metrics
@@ -88,7 +88,7 @@ export function createHttpServer(deps: ServerDeps): Server {
       return sendError(res, serviceUnavailable('capacity'), { 'request-id': request.requestId })
     }
     if (url.pathname === '/graphql') return void deps.graphql(req, res, url, request)
-    if (url.pathname === '/v1' || url.pathname.startsWith('/v1/'))
+    if (url.pathname === '/v1' || url.pathname.startsWith('/v1/') || url.pathname === '/keys')
       return void deps.rest(req, res, url, request)
     if (url.pathname === '/metrics') return void serveMetrics(deps, req, res, request)
     request.route = 'unmatched'

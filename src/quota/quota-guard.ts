@@ -11,6 +11,8 @@ export interface QuotaStatus {
   remaining: number | null
   resetSeconds: number
   resetAt: Date
+  /** When the request was counted (the quota's clock). */
+  countedAt: Date
 }
 
 /**
@@ -46,7 +48,8 @@ export class QuotaGuard {
   async consume(caller: Caller): Promise<QuotaStatus> {
     const now = this.now()
     const limit = caller.tier.dailyRequestLimit
-    const { allowed, used } = await this.store.consume(caller.keyId, limit, now)
+    // Counted per account, so a rolled key keeps its day's count.
+    const { allowed, used } = await this.store.consume(caller.accountId, limit, now)
     const status: QuotaStatus = {
       tierName: caller.tier.name,
       limit,
@@ -54,6 +57,7 @@ export class QuotaGuard {
       remaining: limit === null ? null : Math.max(0, limit - used),
       resetSeconds: secondsUntilReset(now),
       resetAt: nextUtcMidnight(now),
+      countedAt: now,
     }
     if (!allowed) {
       throw apiError(

@@ -40,3 +40,11 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
     throw apiError('invalid_json', { empty: false })
   }
 }
+
+/** Like readJsonBody, but a request with no body at all reads as `{}` (for endpoints whose fields are all optional). */
+export function readOptionalJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
+  const noBody =
+    req.headers['transfer-encoding'] === undefined &&
+    (req.headers['content-length'] === undefined || req.headers['content-length'] === '0')
+  return noBody ? Promise.resolve({}) : readJsonBody(req, limit)
+}

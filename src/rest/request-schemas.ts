@@ -2,8 +2,11 @@ import { z } from 'zod'
 import {
   batchOf,
   catalogueCode,
+  email,
   forestZone,
+  graceSeconds,
   horizons,
+  keyName,
   latitude,
   longitude,
   speciesGroup,
@@ -33,3 +36,7 @@ export const SpeciesQuery = z.strictObject({
   search: speciesSearch.optional(),
   zone: forestZone.optional(),
 })
+
+export const SporeKeyBody = z.strictObject({ email, name: keyName.optional() })
+
+export const RotateBody = z.strictObject({ grace_seconds: graceSeconds.optional() })

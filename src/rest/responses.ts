@@ -1,8 +1,9 @@
 import type { CoverageInfo, PlantingMethodInfo } from '../domain/catalogue.ts'
 import { errorEnvelope } from '../domain/errors.ts'
+import type { KeyUsage } from '../domain/key-service.ts'
 import type { BatchItemResult, Comparison, MatchedSite, Prediction } from '../domain/prediction-types.ts'
 import { SerializedJson } from '../http-io/json.ts'
-import type { HorizonPrediction, ModelInfo, Species } from '../types.ts'
+import type { HorizonPrediction, IssuedKey, ModelInfo, Species } from '../types.ts'
 
 /**
  * Domain results → the spec's /v1 JSON (snake_case). Field sets are exactly the spec's; where the spec
@@ -118,5 +119,46 @@ export function coverageJson(coverage: CoverageInfo) {
     })),
     region,
     search_radius_km: searchRadiusKm,
+  }
+}
+
+const isoOrNull = (at: Date | null) => (at ? at.toISOString() : null)
+
+/** A key shown once, as issued: `{"id","key","tier","status"}` (plus when it expires, if ever). */
+export function issuedKeyJson(issued: IssuedKey) {
+  return {
+    id: issued.id,
+    key: issued.key,
+    tier: issued.tier,
+    status: issued.status,
+    ...(issued.expiresAt ? { expires_at: issued.expiresAt.toISOString() } : {}),
+  }
+}
+
+export function rotationJson(rotation: { issued: IssuedKey; previousExpiresAt: Date }, previousId: string) {
+  return {
+    ...issuedKeyJson(rotation.issued),
+    previous_key: { id: previousId, works_until: rotation.previousExpiresAt.toISOString() },
+  }
+}
+
+export function usageJson(usage: KeyUsage) {
+  return {
+    key: {
+      id: usage.key.id,
+      tier: usage.key.tier,
+      status: usage.key.status,
+      name: usage.key.name,
+      created_at: usage.key.createdAt.toISOString(),
+      expires_at: isoOrNull(usage.key.expiresAt),
+      last_used_at: isoOrNull(usage.key.lastUsedAt),
+    },
+    limits: { requests_per_day: usage.limits.requestsPerDay, batch_size: usage.limits.batchSize },
+    today: {
+      used: usage.today.used,
+      remaining: usage.today.remaining,
+      resets_at: usage.today.resetsAt.toISOString(),
+    },
+    history: usage.history.map((d) => ({ date: d.day, requests: d.requests })),
   }
 }

@@ -8,6 +8,7 @@ import {
   FakeSiteLookup,
   FOREST_POINTS,
   failingSiteLookup,
+  keyServiceOver,
   recordingLogger,
   requestContext,
   TIERS,
@@ -80,6 +81,7 @@ function setup({
         now: () => NOW,
       }),
       access: accessControlOver(directory, () => NOW),
+      keys: keyServiceOver(directory, () => NOW),
     },
     logger,
   )

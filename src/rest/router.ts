@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { AccessControl } from '../auth/access-control.ts'
+import { type AccessControl, keyExpiryHeaders } from '../auth/access-control.ts'
 import { apiError, toApiError } from '../domain/errors.ts'
 import { ClientClosedError } from '../http-io/body.ts'
 import { sendError, sendJson } from '../http-io/json.ts'
@@ -50,7 +50,11 @@ export function createRestHandler(deps: RestDeps & { access: AccessControl }, lo
       let response: RestResponse
       if (route.authenticated) {
         const admission = await deps.access.admit(headerValue(req, 'x-api-key'), request)
-        Object.assign(headers, rateLimitHeaders(admission.quota))
+        Object.assign(
+          headers,
+          rateLimitHeaders(admission.quota),
+          keyExpiryHeaders(admission.caller, admission.at),
+        )
         response = await route.handle(req, url, deps, admission)
       } else {
         response = await route.handle(req, url, deps)

@@ -3,18 +3,29 @@ import type { Admission } from '../auth/access-control.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { HealthMonitor } from '../domain/health.ts'
 import { parseInput } from '../domain/input-rules.ts'
+import type { KeyService } from '../domain/key-service.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
 import type { PredictionRequest } from '../domain/prediction-types.ts'
-import { readJsonBody } from './json-body.ts'
+import { readJsonBody, readOptionalJsonBody } from './json-body.ts'
 import { OPENAPI_DOCUMENT } from './openapi.ts'
-import { BatchBody, CompareBody, PredictBody, SpeciesQuery } from './request-schemas.ts'
+import {
+  BatchBody,
+  CompareBody,
+  PredictBody,
+  RotateBody,
+  SpeciesQuery,
+  SporeKeyBody,
+} from './request-schemas.ts'
 import {
   batchResultsJson,
   comparisonJson,
   coverageJson,
+  issuedKeyJson,
   methodJson,
   predictionJson,
+  rotationJson,
   speciesJson,
+  usageJson,
 } from './responses.ts'
 
 /** The domain services the /v1 endpoints translate to; the GraphQL resolvers call the same ones. */
@@ -22,6 +33,7 @@ export interface RestDeps {
   predictions: PredictionService
   catalogue: Catalogue
   health: HealthMonitor
+  keys: KeyService
 }
 
 export interface RestResponse {
@@ -39,9 +51,9 @@ interface KeyedRoute {
 }
 
 interface PublicRoute {
-  method: 'GET'
+  method: 'GET' | 'POST'
   path: string
-  /** Only health and the OpenAPI document: no key, never counted. */
+  /** Health, the OpenAPI document and the self-service key door: no key, never counted. */
   authenticated: false
   handle(req: IncomingMessage, url: URL, deps: RestDeps): Promise<RestResponse>
 }
@@ -122,6 +134,46 @@ export const ROUTES: readonly Route[] = [
         ...ok(coverageJson(deps.catalogue.coverage())),
         contentType: 'application/geo+json; charset=utf-8',
       }
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/usage',
+    authenticated: true,
+    async handle(_req, _url, deps, { caller, quota }) {
+      const usage = await deps.keys.usage({
+        keyId: caller.keyId,
+        accountId: caller.accountId,
+        tier: caller.tier,
+        used: quota.used,
+        remaining: quota.remaining,
+        resetsAt: quota.resetAt,
+      })
+      return ok(usageJson(usage))
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/keys/rotate',
+    authenticated: true,
+    async handle(req, _url, deps, { caller }) {
+      const body = parseInput(RotateBody, await readOptionalJsonBody(req))
+      const rotation = await deps.keys.rotate(caller.keyId, body.grace_seconds ?? 0)
+      return {
+        status: 201,
+        body: rotationJson(rotation, caller.keyId),
+        headers: { 'cache-control': 'no-store' },
+      }
+    },
+  },
+  {
+    method: 'POST',
+    path: '/keys',
+    authenticated: false,
+    async handle(req, _url, deps) {
+      const body = parseInput(SporeKeyBody, await readJsonBody(req))
+      const issued = await deps.keys.issueSporeKey(body, req.socket.remoteAddress ?? 'unknown')
+      return { status: 201, body: issuedKeyJson(issued), headers: { 'cache-control': 'no-store' } }
     },
   },
   {

@@ -65,7 +65,7 @@ describe('invalid_api_key (401)', () => {
   it('a rotated key is invalid_api_key and its replacement works', async () => {
     const issued = await issueKey(db, 'mycel')
     expect((await graphql(server.url, SPECIES_QUERY, { key: issued.key })).status).toBe(200)
-    const replacement = await rotateKey(db.sql, issued.id)
+    const { issued: replacement } = await rotateKey(db.sql, issued.id)
     expect(replacement.key).not.toBe(issued.key)
     expect(replacement.tier).toBe('mycel')
     const refused = await eventually(

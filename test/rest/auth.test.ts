@@ -104,7 +104,7 @@ describe('invalid_api_key (401, spec §5.3)', () => {
     const issued = await issueKey(db, 'spore')
     const old = { 'x-api-key': issued.key }
     expect((await call('GET', '/v1/methods', undefined, old)).status).toBe(200)
-    const replacement = await rotateKey(db.sql, issued.id)
+    const { issued: replacement } = await rotateKey(db.sql, issued.id)
     expect(
       await eventually(async () => (await call('GET', '/v1/methods', undefined, old)).status === 401),
     ).toBe(true)

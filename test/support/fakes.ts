@@ -5,6 +5,7 @@
  */
 import { AccessControl } from '../../src/auth/access-control.ts'
 import { Authenticator } from '../../src/auth/authenticator.ts'
+import { KeyService, type UsageSource } from '../../src/domain/key-service.ts'
 import { generateApiKey, generateKeyId, hashApiKey } from '../../src/keys/api-key.ts'
 import type { Logger } from '../../src/logging/logger.ts'
 import { createRequestContext, type RequestContext } from '../../src/observability/request-context.ts'
@@ -13,6 +14,7 @@ import { QuotaGuard } from '../../src/quota/quota-guard.ts'
 import type {
   ApiKeyRecord,
   Coordinates,
+  KeyAccounts,
   KeyDirectory,
   KeyStatus,
   NearestSite,
@@ -117,6 +119,9 @@ export class FakeKeyDirectory implements KeyDirectory {
       name: `test ${tier}`,
       keyHint: key.slice(-4),
       rotatedTo: null,
+      accountId: id,
+      expiresAt: null,
+      lastUsedAt: null,
       createdAt: at,
       updatedAt: at,
     })
@@ -133,6 +138,29 @@ export class FakeKeyDirectory implements KeyDirectory {
     if (this.failure) throw this.failure
     return [...this.tierList]
   }
+
+  /** The record of a key id, as KeyAccounts.findById reads it. */
+  byId(id: string): ApiKeyRecord | null {
+    return [...this.records.values()].find((record) => record.id === id) ?? null
+  }
+}
+
+/**
+ * KeyAccounts over a FakeKeyDirectory's records, for what the router and services need of it: finding
+ * a key. Issuing and rotating belong to the database (tested against PostgreSQL) and refuse here.
+ */
+export function keyAccountsOver(directory: FakeKeyDirectory): KeyAccounts {
+  return {
+    findById: async (id) => directory.byId(id),
+    issueSporeKey: () => Promise.reject(new Error('not in the fake')),
+    rotate: () => Promise.reject(new Error('not in the fake')),
+  }
+}
+
+/** A KeyService over a fake directory with no recorded usage. */
+export function keyServiceOver(directory: FakeKeyDirectory, now: () => Date = () => new Date()): KeyService {
+  const noUsage: UsageSource = { history: async () => [], lastUseOf: () => null }
+  return new KeyService(keyAccountsOver(directory), noUsage, { perAddressPerHour: 5, perHour: 500 }, now)
 }
 
 /** The real access control (authenticator + daily quota) over a fake key directory and an in-memory quota. */

@@ -30,6 +30,10 @@ export interface TestServerOptions {
   /** Let the app wire Redis itself (failover store included), e.g. through a cuttable proxy. */
   redisUrl?: string
   queryDeadlineMs?: number
+  /** Self-service issuance limits and the usage flush interval (defaults: the production ones, flush 100 ms). */
+  sporeKeysPerAddressPerHour?: number
+  sporeKeysPerHour?: number
+  usageFlushMs?: number
 }
 
 /** Starts the whole app on a random loopback port, as `npm start` would wire it. */
@@ -49,6 +53,9 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       GRAPHIQL: options.graphiql ?? true,
       DB_QUERY_TIMEOUT_MS: options.queryDeadlineMs ?? 3000,
       REDIS_TIMEOUT_MS: 250,
+      SPORE_KEYS_PER_ADDRESS_PER_HOUR: options.sporeKeysPerAddressPerHour ?? 5,
+      SPORE_KEYS_PER_HOUR: options.sporeKeysPerHour ?? 500,
+      USAGE_FLUSH_MS: options.usageFlushMs ?? 100,
     },
     database: options.database,
     logger: createLogger({ level: 'silent' }),

@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql'
 import type { Plugin } from 'graphql-yoga'
-import type { AccessControl } from '../../auth/access-control.ts'
+import { type AccessControl, keyExpiryHeaders } from '../../auth/access-control.ts'
 import { assertBatchSize } from '../../domain/batch-limits.ts'
 import { toApiError } from '../../domain/errors.ts'
 import { rateLimitHeaders } from '../../quota/quota-guard.ts'
@@ -30,7 +30,11 @@ export function useAccessControl(access: AccessControl): Plugin<GraphQLContext> 
             if (!('data' in result) && !('errors' in result)) return
             result.extensions = result.extensions ?? {}
             const http = (result.extensions.http ?? {}) as { headers?: Record<string, string> }
-            http.headers = { ...http.headers, ...rateLimitHeaders(admission.quota) }
+            http.headers = {
+              ...http.headers,
+              ...rateLimitHeaders(admission.quota),
+              ...keyExpiryHeaders(admission.caller, admission.at),
+            }
             result.extensions.http = http
           },
         }

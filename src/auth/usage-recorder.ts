@@ -1,0 +1,95 @@
+import { utcDay } from '../quota/day-window.ts'
+import type { DailyUsage, UsageLedger } from '../types.ts'
+import type { Caller } from './authenticator.ts'
+
+export interface UsageRecorderOptions {
+  /** How often counts and last-use times go to the ledger. */
+  flushMs: number
+  onFlushError?: (error: unknown) => void
+}
+
+/**
+ * Counts admitted requests per account and day in memory and hands them to the ledger (PostgreSQL)
+ * every `flushMs` and on close: off the hot path, and a key's last use written at most once per flush.
+ * A flush that fails keeps its counts for the next one, so nothing is lost while the database is away.
+ */
+export class UsageRecorder {
+  private counts = new Map<string, { accountId: string; day: string; requests: number }>()
+  private lastUsed = new Map<string, Date>()
+  private timer: NodeJS.Timeout | undefined
+  private flushing: Promise<void> = Promise.resolve()
+
+  constructor(
+    private readonly ledger: UsageLedger,
+    private readonly options: UsageRecorderOptions,
+  ) {}
+
+  start(): void {
+    this.timer ??= setInterval(() => void this.flush(), this.options.flushMs)
+    this.timer.unref()
+  }
+
+  count(caller: Caller, at: Date): void {
+    const day = utcDay(at)
+    const slot = `${caller.accountId}|${day}`
+    const entry = this.counts.get(slot)
+    if (entry) entry.requests += 1
+    else this.counts.set(slot, { accountId: caller.accountId, day, requests: 1 })
+    this.lastUsed.set(caller.keyId, at)
+  }
+
+  /** The ledger's days from `fromDay` on plus what this process has not flushed yet. */
+  async history(accountId: string, fromDay: string): Promise<DailyUsage[]> {
+    const byDay = new Map((await this.ledger.history(accountId, fromDay)).map((d) => [d.day, d.requests]))
+    for (const entry of this.counts.values()) {
+      if (entry.accountId === accountId && entry.day >= fromDay)
+        byDay.set(entry.day, (byDay.get(entry.day) ?? 0) + entry.requests)
+    }
+    return [...byDay].map(([day, requests]) => ({ day, requests })).sort((a, b) => a.day.localeCompare(b.day))
+  }
+
+  /** When this process last saw the key, if it has since the last flush. */
+  lastUseOf(keyId: string): Date | null {
+    return this.lastUsed.get(keyId) ?? null
+  }
+
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.flushOnce())
+    return this.flushing
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer)
+    this.timer = undefined
+    await this.flush()
+  }
+
+  private async flushOnce(): Promise<void> {
+    if (this.counts.size === 0 && this.lastUsed.size === 0) return
+    const counts = [...this.counts.values()]
+    const lastUsed = [...this.lastUsed].map(([keyId, at]) => ({ keyId, at }))
+    this.counts = new Map()
+    this.lastUsed = new Map()
+    try {
+      await this.ledger.add(counts)
+    } catch (error) {
+      for (const entry of counts) this.restore(entry)
+      for (const { keyId, at } of lastUsed) if (!this.lastUsed.has(keyId)) this.lastUsed.set(keyId, at)
+      this.options.onFlushError?.(error)
+      return
+    }
+    try {
+      await this.ledger.touch(lastUsed)
+    } catch (error) {
+      for (const { keyId, at } of lastUsed) if (!this.lastUsed.has(keyId)) this.lastUsed.set(keyId, at)
+      this.options.onFlushError?.(error)
+    }
+  }
+
+  private restore(entry: { accountId: string; day: string; requests: number }): void {
+    const slot = `${entry.accountId}|${entry.day}`
+    const current = this.counts.get(slot)
+    if (current) current.requests += entry.requests
+    else this.counts.set(slot, { ...entry })
+  }
+}

@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto'
+import type { ApiKeyRecord, DailyUsage, IssuedKey, KeyAccounts, KeyStatus, Tier } from '../types.ts'
+import { apiError } from './errors.ts'
+
+/** Days of history `usage` reports, today included. */
+export const USAGE_HISTORY_DAYS = 30
+const DAY_MS = 86_400_000
+
+export interface IssuanceLimits {
+  perAddressPerHour: number
+  perHour: number
+}
+
+/** Where usage is counted: the ledger plus what the server has not written yet. */
+export interface UsageSource {
+  history(accountId: string, fromDay: string): Promise<DailyUsage[]>
+  lastUseOf(keyId: string): Date | null
+}
+
+/** The holder's view of their key: who it is, its limits, today, and the last 30 days. */
+export interface KeyUsage {
+  key: {
+    id: string
+    tier: string
+    status: KeyStatus
+    name: string | null
+    createdAt: Date
+    expiresAt: Date | null
+    lastUsedAt: Date | null
+  }
+  limits: { requestsPerDay: number | null; batchSize: number }
+  today: { used: number; remaining: number | null; resetsAt: Date }
+  history: DailyUsage[]
+}
+
+/** Where the caller stands today, as access control counted it. */
+export interface UsageSubject {
+  keyId: string
+  accountId: string
+  tier: Tier
+  used: number
+  remaining: number | null
+  resetsAt: Date
+}
+
+function utcDay(at: Date): string {
+  return at.toISOString().slice(0, 10)
+}
+
+/** The last `days` UTC days up to `today`, each with its count (0 when none), oldest first. */
+export function dailySeries(
+  recorded: readonly DailyUsage[],
+  today: Date,
+  days = USAGE_HISTORY_DAYS,
+): DailyUsage[] {
+  const byDay = new Map(recorded.map((d) => [d.day, d.requests]))
+  const start = Math.floor(today.getTime() / DAY_MS) - (days - 1)
+  return Array.from({ length: days }, (_, i) => {
+    const day = utcDay(new Date((start + i) * DAY_MS))
+    return { day, requests: byDay.get(day) ?? 0 }
+  })
+}
+
+/**
+ * Keys their holders manage themselves: a free spore key on request (one live key per email address,
+ * hourly limits per client address and overall), rolling a key with a grace period, and usage.
+ * Mycel and hypha keys stay with operators (the keys CLI).
+ */
+export class KeyService {
+  constructor(
+    private readonly accounts: KeyAccounts,
+    private readonly usageSource: UsageSource,
+    private readonly limits: IssuanceLimits,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async issueSporeKey(
+    request: { email: string; name?: string | null },
+    clientAddress: string,
+  ): Promise<IssuedKey> {
+    const outcome = await this.accounts.issueSporeKey({
+      email: request.email.toLowerCase(),
+      name: request.name ?? null,
+      issuedFrom: createHash('sha256').update(clientAddress).digest('hex'),
+      ...this.limits,
+    })
+    if (outcome.kind === 'issued') return outcome.key
+    if (outcome.kind === 'key_exists') throw apiError('key_exists')
+    const limit = outcome.scope === 'address' ? this.limits.perAddressPerHour : this.limits.perHour
+    throw apiError(
+      'rate_limit_exceeded',
+      { keyIssuance: outcome.scope, limit },
+      { headers: { 'retry-after': String(outcome.retryAfterSeconds) } },
+    )
+  }
+
+  rotate(keyId: string, graceSeconds: number): Promise<{ issued: IssuedKey; previousExpiresAt: Date }> {
+    return this.accounts.rotate(keyId, graceSeconds)
+  }
+
+  async usage(subject: UsageSubject): Promise<KeyUsage> {
+    const now = this.now()
+    const fromDay = utcDay(new Date(now.getTime() - (USAGE_HISTORY_DAYS - 1) * DAY_MS))
+    const [record, recorded] = await Promise.all([
+      this.accounts.findById(subject.keyId),
+      this.usageSource.history(subject.accountId, fromDay),
+    ])
+    if (!record) throw apiError('invalid_api_key')
+    return {
+      key: keyView(record, this.usageSource.lastUseOf(record.id)),
+      limits: { requestsPerDay: subject.tier.dailyRequestLimit, batchSize: subject.tier.batchSizeLimit },
+      today: { used: subject.used, remaining: subject.remaining, resetsAt: subject.resetsAt },
+      history: dailySeries(recorded, now),
+    }
+  }
+}
+
+function keyView(record: ApiKeyRecord, unflushedUse: Date | null): KeyUsage['key'] {
+  const lastUsedAt =
+    unflushedUse && (!record.lastUsedAt || unflushedUse > record.lastUsedAt)
+      ? unflushedUse
+      : record.lastUsedAt
+  return {
+    id: record.id,
+    tier: record.tier,
+    status: record.status,
+    name: record.name,
+    createdAt: record.createdAt,
+    expiresAt: record.expiresAt,
+    lastUsedAt,
+  }
+}
