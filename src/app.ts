@@ -126,6 +126,7 @@ export function createApp(options: AppOptions): App {
     predictions,
     catalogue,
     access,
+    keys,
     logger,
     graphiql: config.GRAPHIQL,
     demoKey: options.demoKey,

@@ -2,7 +2,7 @@ import type { Config } from './config/config.ts'
 import { isDatabaseUnavailable, withDeadline } from './db/availability.ts'
 import type { Sql } from './db/connect.ts'
 import { databaseAnswers } from './db/health.ts'
-import { findKeyByHash, findKeyById, issueSporeKey, rotateKey } from './db/keys.ts'
+import { findKeyByHash, findKeyById, issueSporeKey, KeyStoreError, rotateKey } from './db/keys.ts'
 import { createNearestSiteLoader } from './db/nearest-site-loader.ts'
 import { findNearestSites } from './db/sites.ts'
 import { loadTiers } from './db/tiers.ts'
@@ -63,7 +63,11 @@ export function keyAccounts(
   return {
     issueSporeKey: (request) => storeCall(withDeadline(issueSporeKey(sql, request), deadline), metrics),
     rotate: (keyId, graceSeconds) =>
-      storeCall(withDeadline(rotateKey(sql, keyId, graceSeconds), deadline), metrics),
+      storeCall(withDeadline(rotateKey(sql, keyId, graceSeconds), deadline), metrics).catch((error) => {
+        // A key that was already rolled or revoked (KeyStoreError) cannot be rolled: no replacement.
+        if (error instanceof KeyStoreError) return null
+        throw error
+      }),
     findById: (keyId) => storeCall(withDeadline(findKeyById(sql, keyId), deadline), metrics),
   }
 }

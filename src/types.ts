@@ -232,8 +232,11 @@ export interface KeyDirectory {
 /** Keys their holders manage themselves: self-service spore keys and rolling a key. */
 export interface KeyAccounts {
   issueSporeKey(request: SporeKeyRequest): Promise<SporeKeyOutcome>
-  /** Replaces an active key; the old one keeps working for `graceSeconds` (0 = stops at once). */
-  rotate(keyId: string, graceSeconds: number): Promise<{ issued: IssuedKey; previousExpiresAt: Date }>
+  /**
+   * Replaces an active (or deactivated) key; the old one keeps working for `graceSeconds` (0 = stops at
+   * once). null when the key was already rolled or revoked.
+   */
+  rotate(keyId: string, graceSeconds: number): Promise<{ issued: IssuedKey; previousExpiresAt: Date } | null>
   findById(keyId: string): Promise<ApiKeyRecord | null>
 }
 

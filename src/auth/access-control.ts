@@ -49,6 +49,9 @@ export class AccessControl {
     } catch (error) {
       if (error instanceof ApiError && error.code === 'rate_limit_exceeded') {
         this.metrics?.quotaRejections.inc({ tier: caller.tier.name })
+        const notice = keyExpiryHeaders(caller, this.quota.now())
+        if (notice['api-key-expires'])
+          throw new ApiError(error.code, error.message, error.details, { ...error.headers, ...notice })
       }
       throw error
     }

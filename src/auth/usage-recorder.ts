@@ -16,8 +16,11 @@ export interface UsageRecorderOptions {
 export class UsageRecorder {
   private counts = new Map<string, { accountId: string; day: string; requests: number }>()
   private lastUsed = new Map<string, Date>()
+  /** Last uses being written: still this process's latest knowledge until the write is done. */
+  private lastUsedInFlight = new Map<string, Date>()
   private timer: NodeJS.Timeout | undefined
-  private flushing: Promise<void> = Promise.resolve()
+  /** Flushes and history reads take turns, so a read never sees counts that are half written. */
+  private turn: Promise<unknown> = Promise.resolve()
 
   constructor(
     private readonly ledger: UsageLedger,
@@ -39,7 +42,11 @@ export class UsageRecorder {
   }
 
   /** The ledger's days from `fromDay` on plus what this process has not flushed yet. */
-  async history(accountId: string, fromDay: string): Promise<DailyUsage[]> {
+  history(accountId: string, fromDay: string): Promise<DailyUsage[]> {
+    return this.inTurn(() => this.readHistory(accountId, fromDay))
+  }
+
+  private async readHistory(accountId: string, fromDay: string): Promise<DailyUsage[]> {
     const byDay = new Map((await this.ledger.history(accountId, fromDay)).map((d) => [d.day, d.requests]))
     for (const entry of this.counts.values()) {
       if (entry.accountId === accountId && entry.day >= fromDay)
@@ -50,12 +57,17 @@ export class UsageRecorder {
 
   /** When this process last saw the key, if it has since the last flush. */
   lastUseOf(keyId: string): Date | null {
-    return this.lastUsed.get(keyId) ?? null
+    return this.lastUsed.get(keyId) ?? this.lastUsedInFlight.get(keyId) ?? null
   }
 
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(() => this.flushOnce())
-    return this.flushing
+    return this.inTurn(() => this.flushOnce())
+  }
+
+  private inTurn<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.turn.then(task)
+    this.turn = result.catch(() => {})
+    return result
   }
 
   async close(): Promise<void> {
@@ -68,6 +80,7 @@ export class UsageRecorder {
     if (this.counts.size === 0 && this.lastUsed.size === 0) return
     const counts = [...this.counts.values()]
     const lastUsed = [...this.lastUsed].map(([keyId, at]) => ({ keyId, at }))
+    this.lastUsedInFlight = this.lastUsed
     this.counts = new Map()
     this.lastUsed = new Map()
     try {
@@ -75,6 +88,7 @@ export class UsageRecorder {
     } catch (error) {
       for (const entry of counts) this.restore(entry)
       for (const { keyId, at } of lastUsed) if (!this.lastUsed.has(keyId)) this.lastUsed.set(keyId, at)
+      this.lastUsedInFlight = new Map()
       this.options.onFlushError?.(error)
       return
     }
@@ -83,6 +97,8 @@ export class UsageRecorder {
     } catch (error) {
       for (const { keyId, at } of lastUsed) if (!this.lastUsed.has(keyId)) this.lastUsed.set(keyId, at)
       this.options.onFlushError?.(error)
+    } finally {
+      this.lastUsedInFlight = new Map()
     }
   }
 

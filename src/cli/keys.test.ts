@@ -47,6 +47,57 @@ describe('npm run keys (CLI)', () => {
     expect(listed).not.toContain(rotated.key)
   })
 
+  it('create --expires-in sets the expiry and prints it; rotate --grace keeps the old key for that long', async () => {
+    const started = Date.now()
+    const issued = JSON.parse(
+      (await keys(['create', '--tier', 'mycel', '--expires-in', '30d', '--json'])).stdout,
+    )
+    expect(Object.keys(issued).sort()).toEqual(['expires_at', 'id', 'key', 'status', 'tier'])
+    const expiresAt = new Date(issued.expires_at).getTime()
+    expect(expiresAt - started).toBeGreaterThanOrEqual(30 * 86_400_000 - 1000)
+    expect(expiresAt - started).toBeLessThan(30 * 86_400_000 + 60_000)
+
+    const rotated = JSON.parse((await keys(['rotate', issued.id, '--grace', '2h', '--json'])).stdout)
+    expect(rotated).toMatchObject({ tier: 'mycel', status: 'active', expires_at: issued.expires_at })
+    expect(rotated.previous_key.id).toBe(issued.id)
+    const worksUntil = new Date(rotated.previous_key.works_until).getTime()
+    expect(worksUntil - started).toBeGreaterThanOrEqual(2 * 3_600_000 - 1000)
+    expect(worksUntil - started).toBeLessThan(2 * 3_600_000 + 60_000)
+    const [old] = await db.sql<{ status: string; accountId: string }[]>`
+      SELECT status, account_id FROM api_keys WHERE id = ${issued.id}`
+    const [fresh] = await db.sql<
+      { accountId: string }[]
+    >`SELECT account_id FROM api_keys WHERE id = ${rotated.id}`
+    expect(old).toMatchObject({ status: 'rotated', accountId: issued.id })
+    expect(fresh?.accountId).toBe(issued.id)
+  })
+
+  it('refuses a grace over 7 days and an expiry that is not a duration', async () => {
+    const issued = JSON.parse((await keys(['create', '--tier', 'spore', '--json'])).stdout)
+    await expect(keys(['rotate', issued.id, '--grace', '8d'])).rejects.toMatchObject({
+      stderr: expect.stringContaining('7d'),
+      stdout: '',
+    })
+    await expect(keys(['create', '--tier', 'spore', '--expires-in', 'soon'])).rejects.toMatchObject({
+      stderr: expect.stringContaining('duration'),
+      stdout: '',
+    })
+  })
+
+  it('usage <id> --json prints the key and 30 days of requests, its account’s across a rotation', async () => {
+    const issued = JSON.parse((await keys(['create', '--tier', 'hypha', '--name', 'usage', '--json'])).stdout)
+    const today = new Date().toISOString().slice(0, 10)
+    await db.sql`INSERT INTO key_usage_daily (account_id, day, requests) VALUES (${issued.id}, ${today}, 42)`
+    const rotated = JSON.parse((await keys(['rotate', issued.id, '--json'])).stdout)
+    const { stdout } = await keys(['usage', rotated.id, '--json'])
+    expect(stdout.trim().split('\n')).toHaveLength(1)
+    const usage = JSON.parse(stdout)
+    expect(usage.key).toMatchObject({ id: rotated.id, tier: 'hypha', status: 'active', name: 'usage' })
+    expect(usage.today).toEqual({ date: today, requests: 42 })
+    expect(usage.history).toHaveLength(30)
+    expect(usage.history.at(-1)).toEqual({ date: today, requests: 42 })
+  })
+
   it('fails with a clear message and non-zero exit on an unknown id, a bad tier or no database', async () => {
     await expect(keys(['revoke', 'key_0000000000000000'])).rejects.toMatchObject({
       code: 1,

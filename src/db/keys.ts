@@ -115,7 +115,19 @@ export function rotateKey(
  * A spore key for an email address, unless it already has a live key or the hourly limits (per client
  * address, and over all self-service keys) are reached. Checked and written under one advisory lock.
  */
-export function issueSporeKey(sql: Sql, request: SporeKeyRequest): Promise<SporeKeyOutcome> {
+export async function issueSporeKey(sql: Sql, request: SporeKeyRequest): Promise<SporeKeyOutcome> {
+  try {
+    return await issueUnderLock(sql, request)
+  } catch (error) {
+    // The unique index is the last word on one live key per address; its error would carry the address.
+    if ((error as { code?: string }).code === UNIQUE_VIOLATION) return { kind: 'key_exists' }
+    throw error
+  }
+}
+
+const UNIQUE_VIOLATION = '23505'
+
+function issueUnderLock(sql: Sql, request: SporeKeyRequest): Promise<SporeKeyOutcome> {
   return sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${ISSUANCE_LOCK_ID})`
     const [existing] = await tx`

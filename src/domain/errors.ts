@@ -34,6 +34,10 @@ const ERRORS = {
           ? `At most ${p.limit} keys an hour are issued to one client address; retry later`
           : `Key issuance is at its hourly ceiling of ${p.limit} keys; retry later`,
   },
+  key_rotated: {
+    status: 409,
+    message: () => 'This API key was already rolled; roll its replacement instead',
+  },
   key_exists: {
     status: 409,
     message: () =>

@@ -94,8 +94,10 @@ export class KeyService {
     )
   }
 
-  rotate(keyId: string, graceSeconds: number): Promise<{ issued: IssuedKey; previousExpiresAt: Date }> {
-    return this.accounts.rotate(keyId, graceSeconds)
+  async rotate(keyId: string, graceSeconds: number): Promise<{ issued: IssuedKey; previousExpiresAt: Date }> {
+    const rotation = await this.accounts.rotate(keyId, graceSeconds)
+    if (!rotation) throw apiError('key_rotated')
+    return rotation
   }
 
   async usage(subject: UsageSubject): Promise<KeyUsage> {

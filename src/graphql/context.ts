@@ -1,8 +1,10 @@
 import type { Caller } from '../auth/authenticator.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { HealthMonitor } from '../domain/health.ts'
+import type { KeyService } from '../domain/key-service.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
 import type { RequestContext } from '../observability/request-context.ts'
+import type { QuotaStatus } from '../quota/quota-guard.ts'
 
 /** What every resolver and plugin can reach. */
 export interface GraphQLContext {
@@ -12,7 +14,10 @@ export interface GraphQLContext {
   apiKey: string | undefined
   /** Set by the access-control plugin for operations that need a key; null for public ones (health, introspection). */
   caller: Caller | null
+  /** Where the caller stands against today's quota, this request counted; set with `caller`. */
+  quota: QuotaStatus | null
   predictions: PredictionService
   catalogue: Catalogue
   health: HealthMonitor
+  keys: KeyService
 }

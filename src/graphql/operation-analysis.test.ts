@@ -27,6 +27,16 @@ describe('analyzeOperation', () => {
     expect(facts(document, 'C')).toMatchObject({ rootField: 'none', operation: null })
   })
 
+  it('needs a key for viewer, alone or next to public fields, and counts no site for it', () => {
+    expect(facts('{ viewer { today { used } } }')).toMatchObject({
+      rootField: 'viewer',
+      isPublic: false,
+      sitePredictions: 0,
+    })
+    expect(facts('{ health { status } viewer { key { id } } }').isPublic).toBe(false)
+    expect(facts('{ health { status } model { version } __typename }').isPublic).toBe(true)
+  })
+
   it('counts site predictions: aliases one each, batch lists by length', () => {
     const query =
       'query ($s: [BatchSiteInput!]!) { a: predict(input: $i) { speciesCode } predictBatch(sites: $s) { index } }'

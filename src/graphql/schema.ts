@@ -5,6 +5,7 @@ import './types/prediction.ts'
 import './types/comparison.ts'
 import './types/batch.ts'
 import './types/service.ts'
+import './types/viewer.ts'
 
 export const schema = builder.toSchema()
 

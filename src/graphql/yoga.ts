@@ -4,6 +4,7 @@ import { createYoga, type GraphiQLOptions, type YogaServerInstance } from 'graph
 import type { AccessControl } from '../auth/access-control.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { HealthMonitor } from '../domain/health.ts'
+import type { KeyService } from '../domain/key-service.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
 import type { Logger } from '../logging/logger.ts'
 import type { RequestContext } from '../observability/request-context.ts'
@@ -19,6 +20,8 @@ export interface GatewayDeps {
   predictions: PredictionService
   catalogue: Catalogue
   access: AccessControl
+  /** Key usage for `viewer`. */
+  keys: KeyService
   logger: Logger
   graphiql: boolean
   /** Prefilled X-API-Key in GraphiQL (embedded demo mode only). */
@@ -83,9 +86,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
         request: requestContext,
         apiKey: Array.isArray(apiKey) ? apiKey[0] : apiKey,
         caller: null,
+        quota: null,
         health: deps.health,
         predictions: deps.predictions,
         catalogue: deps.catalogue,
+        keys: deps.keys,
       }
     },
     plugins: [

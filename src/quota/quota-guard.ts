@@ -42,7 +42,7 @@ export function rateLimitHeaders(status: QuotaStatus): Record<string, string> {
 export class QuotaGuard {
   constructor(
     private readonly store: QuotaStore,
-    private readonly now: () => Date = () => new Date(),
+    readonly now: () => Date = () => new Date(),
   ) {}
 
   async consume(caller: Caller): Promise<QuotaStatus> {

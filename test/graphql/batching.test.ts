@@ -20,7 +20,8 @@ let batchType: string
 const statements: string[] = []
 
 /** Nearest-site lookups (the batch KNN) among the statements sent since `statements` was emptied. */
-const knnStatements = () => statements.filter((s) => s.includes('unnest('))
+/** The nearest-site statements (the usage flush also writes with unnest; it is not one of them). */
+const knnStatements = () => statements.filter((s) => s.includes('WITH ORDINALITY'))
 
 beforeAll(async () => {
   db = await createSeededDatabase()

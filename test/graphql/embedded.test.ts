@@ -97,7 +97,7 @@ describe('GraphQL on the embedded store', () => {
     })
     expect(result.status).toBe(200)
     expect(result.body.data.predictBatch).toHaveLength(500)
-    expect(statements.filter((s) => s.includes('unnest('))).toHaveLength(1)
+    expect(statements.filter((s) => s.includes('WITH ORDINALITY'))).toHaveLength(1)
   })
 
   it('150 simultaneous requests on a fresh spore key: exactly 100 succeed (in-process quota store)', async () => {

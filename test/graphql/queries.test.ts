@@ -441,6 +441,8 @@ describe('reference queries', () => {
         'predict',
         'predictBatch',
         'species',
+        // Covered by viewer.test.ts.
+        'viewer',
       ].sort(),
     )
     expect(predictInput(FOREST_POINTS.coastRange)).toContain('MANUAL')

@@ -110,14 +110,18 @@ describe('the OpenAPI document', () => {
     for (const route of ROUTES) {
       const operation = document.paths[route.path][route.method.toLowerCase()]
       expect(operation.operationId).toBeTruthy()
-      expect(operation.responses['200']).toBeDefined()
+      expect(Object.keys(operation.responses).filter((status) => /^2\d\d$/.test(status))).toHaveLength(1)
       if (route.authenticated) {
         for (const status of ['401', '403', '429', '500', '503']) {
           expect(operation.responses[status], `${route.method} ${route.path} ${status}`).toBeDefined()
         }
       }
       if (route.method === 'POST') {
-        for (const status of ['400', '413', '415', '422']) {
+        // 422 belongs to the prediction endpoints: their inputs can be well-formed yet unanswerable.
+        const statuses = route.path.startsWith('/v1/predict')
+          ? ['400', '413', '415', '422']
+          : ['400', '413', '415']
+        for (const status of statuses) {
           expect(operation.responses[status], `${route.method} ${route.path} ${status}`).toBeDefined()
         }
       }

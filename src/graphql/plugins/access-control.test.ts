@@ -8,8 +8,9 @@ import {
   TIERS,
 } from '../../../test/support/fakes.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
-import { StoreUnavailableError } from '../../domain/errors.ts'
+import { apiError, StoreUnavailableError } from '../../domain/errors.ts'
 import type { HealthMonitor } from '../../domain/health.ts'
+import type { KeyService } from '../../domain/key-service.ts'
 import type { PredictionService } from '../../domain/prediction-service.ts'
 import type { RequestContext } from '../../observability/request-context.ts'
 import type { GraphQLContext } from '../context.ts'
@@ -17,15 +18,20 @@ import { useAccessControl } from './access-control.ts'
 import { useErrorShaping } from './error-shaping.ts'
 
 const NOW = new Date('2026-11-22T12:00:00Z')
+/** The next midnight UTC after NOW, when the day's count starts again. */
+const RESET_AT = '2026-11-23T00:00:00.000Z'
 
 /**
  * Stand-ins with the gateway's root field names, since the plugin goes by them: `species`, `predict`
  * and `predictBatch` need a key; `health` does not. `species` answers the caller's key id, to show
- * the plugin put the caller in the context.
+ * the plugin put the caller in the context; `viewer` answers the day's count from the quota status it
+ * put there; `coverage` fails as a domain error does.
  */
 const typeDefs = /* GraphQL */ `
   type Query {
     species: String
+    viewer: Int
+    coverage: String
     predict(latitude: Float): Float
     predictBatch(sites: [Int!]!): Int
     health: String
@@ -44,6 +50,10 @@ function gateway(directory = new FakeKeyDirectory()) {
             resolved += 1
             return ctx.caller?.keyId ?? null
           },
+          viewer: (_root, _args, ctx) => ctx.quota?.used ?? null,
+          coverage: () => {
+            throw apiError('outside_coverage')
+          },
           predict: () => 0.5,
           predictBatch: (_root, args: { sites: number[] }) => args.sites.length,
           health: (_root, _args, ctx) => (ctx.caller ? 'with caller' : 'ok'),
@@ -59,10 +69,12 @@ function gateway(directory = new FakeKeyDirectory()) {
       request: requestContext,
       apiKey: request.headers.get('x-api-key') ?? undefined,
       caller: null,
+      quota: null,
       // Not reached by these resolvers.
       predictions: {} as PredictionService,
       catalogue: {} as Catalogue,
       health: {} as HealthMonitor,
+      keys: {} as KeyService,
     }),
     plugins: [useErrorShaping(logger), useAccessControl(accessControlOver(directory, () => NOW))],
   })
@@ -92,6 +104,7 @@ function gateway(directory = new FakeKeyDirectory()) {
     const body = (await response.json()) as {
       data?: Record<string, unknown> | null
       errors?: { message: string; extensions?: Record<string, unknown> }[]
+      extensions?: Record<string, unknown>
     }
     return { status: response.status, headers: response.headers, body, context }
   }
@@ -162,7 +175,10 @@ describe('useAccessControl', () => {
     const second = await query('{ species }', { key })
 
     expect(first.status).toBe(200)
-    expect(first.body).toEqual({ data: { species: id } })
+    expect(first.body).toEqual({
+      data: { species: id },
+      extensions: { rateLimit: { limit: 100, remaining: 99, resetAt: RESET_AT } },
+    })
     expect(first.headers.get('x-ratelimit-remaining')).toBe('99')
     expect(second.headers.get('x-ratelimit-remaining')).toBe('98')
     expect(second.headers.get('ratelimit-policy')).toBe('"daily";q=100;w=86400')
@@ -214,7 +230,10 @@ describe('useAccessControl', () => {
           },
         },
       ],
+      // Admitted, so counted: the refusal says where the caller stands like any keyed response.
+      extensions: { rateLimit: { limit: 100, remaining: 98, resetAt: RESET_AT } },
     })
+    expect(eleven.headers.get('x-ratelimit-remaining')).toBe('98')
 
     const batch = 'query ($s: [Int!]!) { predict predictBatch(sites: $s) }'
     expect((await query(batch, { key, variables: { s: [1, 2, 3, 4, 5, 6, 7, 8, 9] } })).status).toBe(200)
@@ -234,6 +253,77 @@ describe('useAccessControl', () => {
     expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'rate_limit_exceeded', status: 429 })
     expect(refused.headers.get('retry-after')).toBe('43200')
     expect(refused.headers.get('x-ratelimit-remaining')).toBe('0')
+    expect(refused.body.extensions).toEqual({ rateLimit: { limit: 2, remaining: 0, resetAt: RESET_AT } })
+  })
+
+  describe('extensions.rateLimit', () => {
+    it('is on every admitted response, in GitHub’s shape, and follows the day’s count', async () => {
+      const { query, directory } = gateway()
+      const { key } = directory.issue('mycel')
+      const first = await query('{ viewer }', { key })
+      const second = await query('query Both { species viewer }', { key })
+      expect(first.body).toEqual({
+        data: { viewer: 1 },
+        extensions: { rateLimit: { limit: 10_000, remaining: 9999, resetAt: RESET_AT } },
+      })
+      expect(second.body.data).toMatchObject({ viewer: 2 })
+      expect(second.body.extensions).toEqual({
+        rateLimit: { limit: 10_000, remaining: 9998, resetAt: RESET_AT },
+      })
+      // The headers say the same; `http` itself never reaches the body.
+      expect(second.headers.get('x-ratelimit-remaining')).toBe('9998')
+      expect(second.headers.get('x-ratelimit-reset')).toBe(String(Date.parse(RESET_AT) / 1000))
+    })
+
+    it('is on a response whose fields failed after admission, next to the errors', async () => {
+      const { query, directory } = gateway()
+      const { key } = directory.issue('spore')
+      const { status, body } = await query('{ species coverage }', { key })
+      expect(status).toBe(200)
+      expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'outside_coverage' })
+      expect(body.extensions).toEqual({ rateLimit: { limit: 100, remaining: 99, resetAt: RESET_AT } })
+
+      const failed = await query('{ coverage }', { key })
+      expect(failed.status).toBe(422)
+      expect(failed.body.extensions).toEqual({
+        rateLimit: { limit: 100, remaining: 98, resetAt: RESET_AT },
+      })
+    })
+
+    it('has null limit and remaining for the unlimited hypha tier', async () => {
+      const { query, directory } = gateway()
+      const { key } = directory.issue('hypha')
+      await query('{ species }', { key })
+      const { body, headers } = await query('{ viewer }', { key })
+      expect(body).toEqual({
+        data: { viewer: 2 },
+        extensions: { rateLimit: { limit: null, remaining: null, resetAt: RESET_AT } },
+      })
+      expect(headers.get('x-ratelimit-limit')).toBe('unlimited')
+    })
+
+    it('is absent from public operations, with or without a key', async () => {
+      const { query, directory } = gateway()
+      const { key } = directory.issue('spore')
+      for (const document of ['{ health }', '{ __typename }', '{ __schema { queryType { name } } }']) {
+        for (const sent of [undefined, key]) {
+          const { body } = await query(document, { key: sent })
+          expect(body.extensions, `${document} ${sent ? 'with' : 'without'} a key`).toBeUndefined()
+        }
+      }
+    })
+
+    it('is absent when the caller was not admitted: no key, a bad key, the key store away', async () => {
+      const { query, directory } = gateway()
+      expect((await query('{ species }')).body.extensions).toBeUndefined()
+      const inactive = directory.issue('mycel', 'inactive').key
+      expect((await query('{ species }', { key: inactive })).body.extensions).toBeUndefined()
+      const { key } = directory.issue('spore')
+      directory.failure = new StoreUnavailableError(new Error('ECONNREFUSED'))
+      const away = await query('{ species }', { key })
+      expect(away.status).toBe(503)
+      expect(away.body.extensions).toBeUndefined()
+    })
   })
 
   it('answers 503 service_unavailable with Retry-After while the key store is away', async () => {

@@ -5,6 +5,7 @@ import { recordingLogger, requestContext } from '../../../test/support/fakes.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
 import { apiError, StoreUnavailableError } from '../../domain/errors.ts'
 import type { HealthMonitor } from '../../domain/health.ts'
+import type { KeyService } from '../../domain/key-service.ts'
 import type { PredictionService } from '../../domain/prediction-service.ts'
 import type { RequestContext } from '../../observability/request-context.ts'
 import type { GraphQLContext } from '../context.ts'
@@ -43,10 +44,12 @@ function gateway(thrown: () => unknown) {
       request: requestContext,
       apiKey: undefined,
       caller: null,
+      quota: null,
       // Not reached by these resolvers.
       predictions: {} as PredictionService,
       catalogue: {} as Catalogue,
       health: {} as HealthMonitor,
+      keys: {} as KeyService,
     }),
     plugins: [useErrorShaping(logger)],
   })
