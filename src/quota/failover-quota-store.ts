@@ -42,7 +42,8 @@ export class FailoverQuotaStore implements QuotaStore {
       } catch (error) {
         this.fallBack(error)
       }
-    } else {
+    } else if (!this.usingFallback) {
+      // Only the first request of an outage builds (and reports) an error; the rest go straight on.
       this.fallBack(new Error('Redis is not connected'))
     }
     return this.fallback.consume(keyId, limit, now)
