@@ -42,47 +42,42 @@ export function siteLookup(sql: Sql, config: StoreConfig, metrics: Metrics): Nea
   })
 }
 
-export function keyDirectory(
-  sql: Sql,
-  config: Pick<Config, 'DB_QUERY_TIMEOUT_MS'>,
-  metrics: Metrics,
-): KeyDirectory {
-  const deadline = config.DB_QUERY_TIMEOUT_MS
+type Deadline = Pick<Config, 'DB_QUERY_TIMEOUT_MS'>
+
+/** A store call bounded by the query deadline, with "database away" reported as StoreUnavailableError. */
+function bounded(config: Deadline, metrics: Metrics) {
+  return <T>(query: Promise<T>): Promise<T> =>
+    storeCall(withDeadline(query, config.DB_QUERY_TIMEOUT_MS), metrics)
+}
+
+export function keyDirectory(sql: Sql, config: Deadline, metrics: Metrics): KeyDirectory {
+  const call = bounded(config, metrics)
   return {
-    findByHash: (hash) => storeCall(withDeadline(findKeyByHash(sql, hash), deadline), metrics),
-    tiers: () => storeCall(withDeadline(loadTiers(sql), deadline), metrics),
+    findByHash: (hash) => call(findKeyByHash(sql, hash)),
+    tiers: () => call(loadTiers(sql)),
   }
 }
 
-export function keyAccounts(
-  sql: Sql,
-  config: Pick<Config, 'DB_QUERY_TIMEOUT_MS'>,
-  metrics: Metrics,
-): KeyAccounts {
-  const deadline = config.DB_QUERY_TIMEOUT_MS
+export function keyAccounts(sql: Sql, config: Deadline, metrics: Metrics): KeyAccounts {
+  const call = bounded(config, metrics)
   return {
-    issueSporeKey: (request) => storeCall(withDeadline(issueSporeKey(sql, request), deadline), metrics),
+    issueSporeKey: (request) => call(issueSporeKey(sql, request)),
     rotate: (keyId, graceSeconds) =>
-      storeCall(withDeadline(rotateKey(sql, keyId, graceSeconds), deadline), metrics).catch((error) => {
+      call(rotateKey(sql, keyId, graceSeconds)).catch((error) => {
         // A key that was already rolled or revoked (KeyStoreError) cannot be rolled: no replacement.
         if (error instanceof KeyStoreError) return null
         throw error
       }),
-    findById: (keyId) => storeCall(withDeadline(findKeyById(sql, keyId), deadline), metrics),
+    findById: (keyId) => call(findKeyById(sql, keyId)),
   }
 }
 
-export function usageLedger(
-  sql: Sql,
-  config: Pick<Config, 'DB_QUERY_TIMEOUT_MS'>,
-  metrics: Metrics,
-): UsageLedger {
-  const deadline = config.DB_QUERY_TIMEOUT_MS
+export function usageLedger(sql: Sql, config: Deadline, metrics: Metrics): UsageLedger {
+  const call = bounded(config, metrics)
   return {
-    add: (counts) => storeCall(withDeadline(addUsage(sql, counts), deadline), metrics),
-    touch: (lastUsed) => storeCall(withDeadline(touchKeys(sql, lastUsed), deadline), metrics),
-    history: (accountId, fromDay) =>
-      storeCall(withDeadline(usageHistory(sql, accountId, fromDay), deadline), metrics),
+    add: (counts) => call(addUsage(sql, counts)),
+    touch: (lastUsed) => call(touchKeys(sql, lastUsed)),
+    history: (accountId, fromDay) => call(usageHistory(sql, accountId, fromDay)),
   }
 }
 
