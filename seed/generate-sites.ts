@@ -20,22 +20,28 @@ function roundCoordinate(value: number): number {
  * The synthetic forest-site data set: deterministic (fixed seed), ids 1..N south to north, every site on
  * Oregon/Washington land inside a forest region and more than searchRadiusKm + 0.5 km from every no-data zone.
  */
-export function generateSites(options: { searchRadiusKm?: number } = {}): Site[] {
+export function generateSites(options: SiteOptions = {}): Site[] {
+  return [...forestSites(options)]
+}
+
+export interface SiteOptions {
+  searchRadiusKm?: number
+  /** Grid spacing; the served data set uses SITE_SPACING_KM. Denser grids are for scaling benchmarks. */
+  spacingKm?: number
+}
+
+/** The same sites one at a time, for data sets too large to hold (the scaling benchmark's millions). */
+export function* forestSites(options: SiteOptions = {}): Generator<Site> {
   const searchRadiusKm = options.searchRadiusKm ?? DEFAULT_SEARCH_RADIUS_KM
   const isClearOfZones = createZoneClearanceTest(searchRadiusKm + ZONE_SAFETY_MARGIN_KM)
-  const sites: Site[] = []
-  for (const point of jitteredGrid(forestRegionsBBox, SITE_SPACING_KM, createRandom(SITE_SEED))) {
+  let id = 0
+  const grid = jitteredGrid(forestRegionsBBox, options.spacingKm ?? SITE_SPACING_KM, createRandom(SITE_SEED))
+  for (const point of grid) {
     const latitude = roundCoordinate(point.latitude)
     const longitude = roundCoordinate(point.longitude)
     const region = forestRegionAt(latitude, longitude)
     if (!region || !isOnCoverageLand(latitude, longitude) || !isClearOfZones(latitude, longitude)) continue
-    sites.push({
-      id: sites.length + 1,
-      latitude,
-      longitude,
-      regionId: region.id,
-      ...siteAttributes(latitude, longitude, region),
-    })
+    id += 1
+    yield { id, latitude, longitude, regionId: region.id, ...siteAttributes(latitude, longitude, region) }
   }
-  return sites
 }

@@ -88,7 +88,7 @@ export function seedSites(
 }
 
 /** Column arrays + unnest: one statement per chunk, 16 parameters whatever the chunk size. */
-async function insertSiteChunk(tx: Sql, sites: readonly Site[]): Promise<void> {
+export async function insertSiteChunk(tx: Sql, sites: readonly Site[]): Promise<void> {
   const column = <K extends keyof Site>(key: K) => sites.map((site) => site[key])
   await tx`
     INSERT INTO sites (id, latitude, longitude, earth_point, region_id, zone, elevation_m, slope_deg, aspect_deg,
