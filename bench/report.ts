@@ -1,124 +1,245 @@
-/** A bench run's results: medians per scenario, the printed table and verdicts, and the JSON document. */
+/** A bench run's results: medians per scenario and arm, ratios, the printed table and verdicts, and the JSON document. */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import type { BatchStatements, RunFigures, SanityProblem } from './runner.ts'
-import { type Scenario, TARGET_NAMES, type TargetName } from './scenarios.ts'
+import { PROCESS_LABELS, type ProcessName, type Reference, type Scenario } from './scenarios.ts'
 import { loadAverages, median, round } from './support.ts'
 import { type TargetCheck, THRESHOLDS } from './targets.ts'
 
 export type ScenarioReport = ReturnType<typeof scenarioReport>
+type Summary = ReturnType<typeof summarize>
 
 export interface BenchOutcome {
   config: { durationS: number; rounds: number; warmupS: number }
   loadAtStart: number[]
+  reference: { kind: Reference; description: string }
+  points: { candidates: number; kept: number }
   reports: ScenarioReport[]
-  serverRss: number
-  baselineRss: number
+  /** Peak RSS over the whole run, MB, per process label. */
+  rssMb: Record<string, number>
   statements: BatchStatements | null
   sanity: SanityProblem[]
-  /** Server log messages at warn or above, with how often each came. */
+  /** Server log messages at warn or above, by process and message, with how often each came. */
   serverWarnings: Map<string, number>
   targets: TargetCheck[]
 }
 
+const medianOf = (runs: readonly RunFigures[], pick: (run: RunFigures) => number | null | undefined) =>
+  median(runs.map((run) => pick(run) ?? Number.NaN))
+
 function summarize(runs: readonly RunFigures[]) {
   return {
-    rps: round(median(runs.map((r) => r.rps)), 1),
-    p50: round(median(runs.map((r) => r.p50)), 2),
-    p90: round(median(runs.map((r) => r.p90)), 2),
-    p99: round(median(runs.map((r) => r.p99)), 2),
-    mean: round(median(runs.map((r) => r.mean)), 2),
+    rps: round(
+      medianOf(runs, (r) => r.rps),
+      1,
+    ),
+    p50: round(
+      medianOf(runs, (r) => r.p50),
+      2,
+    ),
+    p90: round(
+      medianOf(runs, (r) => r.p90),
+      2,
+    ),
+    p99: round(
+      medianOf(runs, (r) => r.p99),
+      2,
+    ),
+    mean: round(
+      medianOf(runs, (r) => r.mean),
+      2,
+    ),
     errors: runs.reduce((sum, r) => sum + r.errors, 0),
     non2xx: runs.reduce((sum, r) => sum + r.non2xx, 0),
     rssMaxMb: round(Math.max(...runs.map((r) => r.rssMaxMb)), 1),
-    cpuMsPerRequest: round(median(runs.map((r) => r.cpuMsPerRequest ?? Number.NaN)), 3),
+    cpuUsPerRequest: {
+      server: round(
+        medianOf(runs, (r) => r.cpuUs?.server),
+        1,
+      ),
+      postgres: round(
+        medianOf(runs, (r) => r.cpuUs?.postgres),
+        1,
+      ),
+      redis: round(
+        medianOf(runs, (r) => r.cpuUs?.redis),
+        1,
+      ),
+      loadGenerator: round(
+        medianOf(runs, (r) => r.cpuUs?.loadGenerator),
+        1,
+      ),
+    },
+    idlePct: round(
+      medianOf(runs, (r) => r.idlePct),
+      1,
+    ),
+    repeated: runs.some((r) => r.repeated),
   }
 }
 
-export function scenarioReport(scenario: Scenario, runs: Record<TargetName, RunFigures[]>) {
-  const server = summarize(runs.server)
-  const baseline = summarize(runs.baseline)
+const ratio = (of: number, to: number) => round(of / to, 3)
+
+function compare(of: Summary, to: Summary) {
+  return {
+    rps: ratio(of.rps, to.rps),
+    p50: ratio(of.p50, to.p50),
+    p99: ratio(of.p99, to.p99),
+    rss: ratio(of.rssMaxMb, to.rssMaxMb),
+    cpuServer: ratio(of.cpuUsPerRequest.server, to.cpuUsPerRequest.server),
+    cpuPostgres: ratio(of.cpuUsPerRequest.postgres, to.cpuUsPerRequest.postgres),
+    cpuRedis: ratio(of.cpuUsPerRequest.redis, to.cpuUsPerRequest.redis),
+    cpuLoadGenerator: ratio(of.cpuUsPerRequest.loadGenerator, to.cpuUsPerRequest.loadGenerator),
+  }
+}
+
+export function scenarioReport(scenario: Scenario, runs: Partial<Record<ProcessName, RunFigures[]>>) {
+  const arms = scenario.arms.map((arm) => ({
+    process: arm.process,
+    label: PROCESS_LABELS[arm.process],
+    path: arm.load.path,
+    distinct_bodies: arm.load.bodies.length,
+    median: summarize(runs[arm.process] ?? []),
+    runs: runs[arm.process] ?? [],
+  }))
+  const medianFor = (name: ProcessName) => {
+    const arm = arms.find((candidate) => candidate.process === name)
+    if (!arm) throw new Error(`${scenario.id} compares ${name}, which it does not run`)
+    return arm.median
+  }
   return {
     id: scenario.id,
     title: scenario.title,
     connections: scenario.connections,
-    baseline_equivalent: scenario.baselineNote,
-    server: { median: server, runs: runs.server },
-    baseline: { median: baseline, runs: runs.baseline },
-    ratios: {
-      cpu_per_request: round(server.cpuMsPerRequest / baseline.cpuMsPerRequest, 3),
-      rps: round(server.rps / baseline.rps, 3),
-      p50: round(server.p50 / baseline.p50, 3),
-      p99: round(server.p99 / baseline.p99, 3),
-    },
+    arms,
+    comparisons: scenario.comparisons.map(({ of, to }) => {
+      const [a, b] = [medianFor(of), medianFor(to)]
+      return {
+        of,
+        to,
+        label: `${PROCESS_LABELS[of]} / ${PROCESS_LABELS[to]}`,
+        ratios: compare(a, b),
+        figures: {
+          of: { rps: a.rps, p50: a.p50, p99: a.p99 },
+          to: { rps: b.rps, p50: b.p50, p99: b.p99 },
+        },
+      }
+    }),
   }
 }
 
-function pad(value: string | number, width: number, right = false): string {
-  const text = String(value)
-  return right ? text.padEnd(width) : text.padStart(width)
+// --- the table -------------------------------------------------------------------------------------
+
+const COLUMNS = [
+  ['', 42],
+  ['rps', 9],
+  ['p50 ms', 8],
+  ['p99 ms', 8],
+  ['err/non2xx', 11],
+  ['RSS MB', 7],
+  ['server', 8],
+  ['PostgreSQL', 11],
+  ['Redis', 7],
+  ['load gen', 9],
+  ['idle %', 7],
+] as const
+
+function line(cells: readonly (string | number)[]): string {
+  return COLUMNS.map(([, width], index) => {
+    const text = String(cells[index] ?? '')
+    return index === 0 ? text.padEnd(width) : text.padStart(width)
+  })
+    .join(' ')
+    .trimEnd()
 }
 
-function printTable(rows: readonly ScenarioReport[], config: BenchOutcome['config']): void {
-  const header = [
-    pad('scenario', 18, true),
-    pad('target', 9, true),
-    pad('rps', 9),
-    pad('p50 ms', 8),
-    pad('p99 ms', 8),
-    pad('err', 5),
-    pad('non2xx', 7),
-    pad('rps×', 6),
-    pad('p50×', 6),
-    pad('p99×', 6),
-    pad('RSS MB', 7),
-    pad('CPU ms/req', 10),
-    pad('cpu×', 6),
-  ].join(' ')
-  console.log(`\n${header}\n${'-'.repeat(header.length)}`)
-  for (const row of rows) {
-    for (const target of TARGET_NAMES) {
-      const m = row[target].median
-      const ratio = target === 'server'
-      console.log(
-        [
-          pad(target === 'server' ? row.id : '', 18, true),
-          pad(target, 9, true),
-          pad(m.rps, 9),
-          pad(m.p50, 8),
-          pad(m.p99, 8),
-          pad(m.errors, 5),
-          pad(m.non2xx, 7),
-          pad(ratio ? row.ratios.rps.toFixed(2) : '1.00', 6),
-          pad(ratio ? row.ratios.p50.toFixed(2) : '1.00', 6),
-          pad(ratio ? row.ratios.p99.toFixed(2) : '1.00', 6),
-          pad(m.rssMaxMb, 7),
-          pad(m.cpuMsPerRequest, 10),
-          pad(ratio ? row.ratios.cpu_per_request.toFixed(2) : '1.00', 6),
-        ].join(' '),
-      )
-    }
+const whole = (value: number) => (Number.isFinite(value) ? String(Math.round(value)) : '-')
+const times = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}×` : '-')
+
+function armLine(label: string, m: Summary): string {
+  const cpu = m.cpuUsPerRequest
+  return line([
+    `  ${label}${m.repeated ? ' *' : ''}`,
+    m.rps.toFixed(1),
+    m.p50,
+    m.p99,
+    `${m.errors}/${m.non2xx}`,
+    m.rssMaxMb,
+    whole(cpu.server),
+    whole(cpu.postgres),
+    whole(cpu.redis),
+    whole(cpu.loadGenerator),
+    m.idlePct,
+  ])
+}
+
+function comparisonLine(comparison: ScenarioReport['comparisons'][number]): string {
+  const r = comparison.ratios
+  return line([
+    `  ${comparison.label}`,
+    times(r.rps),
+    times(r.p50),
+    times(r.p99),
+    '',
+    times(r.rss),
+    times(r.cpuServer),
+    times(r.cpuPostgres),
+    times(r.cpuRedis),
+    times(r.cpuLoadGenerator),
+    '',
+  ])
+}
+
+function printTable(outcome: BenchOutcome): void {
+  const header = line(COLUMNS.map(([title]) => title))
+  const cpuTitle = 'CPU µs per request'
+  const cpuColumnsStart = COLUMNS.slice(0, 6).reduce((sum, [, width]) => sum + width + 1, 0)
+  console.log(`\n${' '.repeat(cpuColumnsStart)}${cpuTitle}`)
+  console.log(`${header}\n${'-'.repeat(header.length)}`)
+  for (const report of outcome.reports) {
+    console.log(`${report.id}: ${report.title}, ${report.connections} connections`)
+    for (const arm of report.arms) console.log(armLine(arm.label, arm.median))
+    for (const comparison of report.comparisons) console.log(comparisonLine(comparison))
   }
+  const { rounds, durationS } = outcome.config
   console.log(
-    `\nmedians of ${config.rounds} alternating rounds of ${config.durationS} s; ratios (×) = server / baseline (rps: higher is better; latency and CPU ms per request: lower is better)`,
+    `\nmedians of ${rounds} alternating round(s) of ${durationS} s; reference: ${outcome.reference.description}`,
   )
+  console.log(
+    'ratios (×) = first / second (rps: higher is better; latency, RSS and CPU per request: lower is better);',
+  )
+  console.log(
+    'CPU per answered request of the server process, the PostgreSQL backends of its database, redis-server (all of it),',
+  )
+  console.log(
+    'and the load generator (autocannon, in the bench process); idle % = share of all cores left idle during the run',
+  )
+  if (outcome.reports.some((report) => report.arms.some((arm) => arm.median.repeated)))
+    console.log('* a run sent more requests than the load has distinct bodies, so some were asked twice')
 }
 
-/** The table, the RSS peaks, the batch statement count, server warnings and a verdict per target. */
+/** The table, RSS peaks, the batch statement count, warnings, problems and a verdict per target. */
 export function printReport(outcome: BenchOutcome): void {
-  printTable(outcome.reports, outcome.config)
-  console.log(`\nserver RSS max ${outcome.serverRss} MB, baseline RSS max ${outcome.baselineRss} MB`)
+  printTable(outcome)
+  const { candidates, kept } = outcome.points
+  console.log(`\npoints: ${kept} distinct coordinates answered by every server (of ${candidates} candidates)`)
+  console.log(
+    `RSS max: ${Object.entries(outcome.rssMb)
+      .map(([label, mb]) => `${label} ${mb} MB`)
+      .join(', ')}`,
+  )
   if (outcome.statements) console.log(`batch statements: ${outcome.statements.note}`)
-  for (const [message, count] of outcome.serverWarnings)
-    console.log(`server logged ${count}× at warn+: ${message}`)
-  console.log('\ntargets:')
+  for (const [message, count] of outcome.serverWarnings) console.log(`logged ${count}× at warn+: ${message}`)
+  for (const { scenario, target, problem } of outcome.sanity)
+    console.log(`sanity problem in ${scenario} on ${target}: ${problem}`)
+  console.log('\ntargets (issue 10):')
   for (const t of outcome.targets) {
     const verdict = t.pass === null ? 'N/A ' : t.pass ? 'PASS' : 'FAIL'
-    console.log(`  ${verdict}  ${t.target}: ${typeof t.measured === 'number' ? `${t.measured}` : t.measured}`)
+    console.log(`  ${verdict}  ${t.target}: ${t.detail}`)
   }
 }
 
-/** Writes the run as JSON to bench/results/latest.json and prints the same document; returns the file. */
+/** Writes the run as JSON to bench/results/latest.json (every run's figures too); returns the file. */
 export function writeResults(outcome: BenchOutcome): URL {
   const { config } = outcome
   const document = {
@@ -134,10 +255,12 @@ export function writeResults(outcome: BenchOutcome): URL {
       duration_s: config.durationS,
       rounds: config.rounds,
       warmup_s: config.warmupS,
-      order: 'per scenario: A B A B…',
+      order: 'per scenario and round: each arm in turn (A B A B…)',
     },
+    reference: outcome.reference,
+    points: outcome.points,
     scenarios: outcome.reports,
-    rss_mb: { server_max: outcome.serverRss, baseline_max: outcome.baselineRss, limit: THRESHOLDS.rssMb },
+    rss_mb: { ...outcome.rssMb, project_limit: THRESHOLDS.rssMb },
     batch_statements: outcome.statements,
     sanity_problems: outcome.sanity,
     server_warnings: Object.fromEntries(outcome.serverWarnings),
@@ -146,6 +269,5 @@ export function writeResults(outcome: BenchOutcome): URL {
   mkdirSync(new URL('results/', import.meta.url), { recursive: true })
   const outFile = new URL('results/latest.json', import.meta.url)
   writeFileSync(outFile, `${JSON.stringify(document, null, 2)}\n`)
-  console.log(`\n${JSON.stringify(document, null, 2)}`)
   return outFile
 }

@@ -1,29 +1,36 @@
 /**
- * `npm run bench`: the API against its hand-written floor (bench/baseline-server.ts), same load, same
- * PostgreSQL and Redis, alternating runs (A B A B …) and quoting medians.
+ * `npm run bench`: the API against the reference floor (../shared/bench-floor, or bench/baseline-server.ts
+ * when that folder is absent), same load, same PostgreSQL and Redis, alternating runs (A B A B …) and
+ * quoting medians.
  *
- * It creates and drops its own database, issues an unlimited (hypha) key, starts both servers as child
- * processes on 127.0.0.1, runs the autocannon scenarios, prints a table and a JSON document (also
- * written to bench/results/latest.json) and checks the targets of the production-readiness issue.
- * A missed target is reported, not an error: the exit code is non-zero only when the run itself fails.
+ * It creates and drops its own databases (the project's, with an unlimited hypha key, and the floor's),
+ * starts the servers as child processes on 127.0.0.1, keeps the forest points every server answers, runs
+ * the autocannon scenarios, prints a table and the targets of issue 10, and writes a JSON document to
+ * bench/results/latest.json. A missed target is reported, not an error: the exit code is non-zero only when
+ * the run itself fails.
  *
  * Env: BENCH_DURATION (s per run, 8), BENCH_ROUNDS (3), BENCH_WARMUP (s, 3), BENCH_SCENARIOS (comma-separated
- * ids, default all), BENCH_CONNECTIONS (override every scenario's connection count), BENCH_SERVER_ENTRY
- * (default: `npm run start:prod`'s entry and node flags, built first by `npm run build`; src/main.ts measures
- * `npm start` under tsx), BENCH_CPU_PROF (a directory: the server runs under `node --cpu-prof` and writes its
- * profile there on exit), BENCH_SERVER_NODE_ARGS (extra node flags for the server, e.g. a diagnostic --import),
- * BENCH_ADMIN_DATABASE_URL, BENCH_REDIS_URL.
+ * ids, default all), BENCH_CONNECTIONS (override every scenario's connection count), BENCH_BASELINE=1 (also
+ * run bench/baseline-server.ts beside the floor in the REST scenarios), BENCH_FLOOR_DIR, BENCH_ADMIN_DATABASE_URL,
+ * BENCH_REDIS_URL, and the server's own (servers.ts).
  *
- * This file sets up and tears down; scenarios.ts holds what is sent, runner.ts puts the load on and
- * measures, report.ts prints and writes the results, targets.ts holds the thresholds.
+ * This file sets up and tears down; floor.ts installs, seeds and starts the floor, servers.ts starts every
+ * process, scenarios.ts holds what is sent, runner.ts puts the load on and measures, cpu.ts reads the CPU,
+ * report.ts prints and writes the results, targets.ts holds the thresholds.
  */
-import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import postgres from 'postgres'
 import { seedAll } from '../seed/seed-all.ts'
 import { openDatabase } from '../src/db/connect.ts'
 import { createKey } from '../src/db/keys.ts'
 import { migrate } from '../src/db/migrate.ts'
+import {
+  FLOOR_API_KEY,
+  floorDirName,
+  floorPresent,
+  installFloor,
+  seedFloorDatabase,
+  trackFloorRedisKeys,
+} from './floor.ts'
 import {
   type BenchOutcome,
   printReport,
@@ -31,20 +38,34 @@ import {
   scenarioReport,
   writeResults,
 } from './report.ts'
-import { countBatchStatements, findSanityProblems, type MeasuredProcess, runScenario } from './runner.ts'
-import { buildScenarios, type TargetName } from './scenarios.ts'
 import {
+  checkScenario,
+  countBatchStatements,
+  keepAnswered,
+  runScenario,
+  type SanityProblem,
+} from './runner.ts'
+import { buildScenarios, candidateBodies, type Reference } from './scenarios.ts'
+import {
+  buildProject,
+  type MeasuredProcess,
+  ProcessPool,
+  type ProjectTarget,
+  startBaseline,
+  startFloorServer,
+  startProjectServer,
+} from './servers.ts'
+import {
+  ADMIN_DATABASE_URL,
   createDatabase,
   deleteRedisKeys,
   freePort,
+  listRedisKeys,
   loadAverages,
   REDIS_URL,
   ROOT,
-  RssSampler,
   randomSuffix,
   round,
-  spawnNode,
-  waitForHealthy,
 } from './support.ts'
 import { checkTargets } from './targets.ts'
 
@@ -53,18 +74,12 @@ const TIMING = {
   rounds: Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3)),
   warmupS: Number(process.env.BENCH_WARMUP ?? 3),
 }
-/** `npm run start:prod` (what the Docker image runs): its node flags and entry point. */
-const [, ...productionCommand] = (
-  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-).scripts['start:prod']?.split(' ') ?? ['node', 'dist/src/main.js']
-const PRODUCTION_ENTRY = productionCommand.at(-1) ?? 'dist/src/main.js'
-const PRODUCTION_NODE_ARGS = productionCommand.slice(0, -1)
-const SERVER_ENTRY = process.env.BENCH_SERVER_ENTRY ?? PRODUCTION_ENTRY
 const CONNECTIONS = process.env.BENCH_CONNECTIONS ? Number(process.env.BENCH_CONNECTIONS) : undefined
 const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((id) => id.trim())
-const CPU_PROF_DIR = process.env.BENCH_CPU_PROF
-const SERVER_NODE_ARGS = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []
+const WITH_BASELINE = process.env.BENCH_BASELINE === '1'
 const METRICS_TOKEN = `bench-${randomSuffix()}${randomSuffix()}`
+/** The issue asks for at least this many distinct coordinates in the load. */
+const MIN_POINTS = 20_000
 
 type Log = (message: string) => void
 
@@ -93,7 +108,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 /** A fresh database, migrated and seeded, and an unlimited (hypha) key in it; dropped at cleanup. */
 async function prepareDatabase(log: Log): Promise<{ url: string; apiKey: string }> {
-  log('creating database')
   const database = await createDatabase('survival_bench')
   cleanups.push(async () => {
     await database.drop()
@@ -111,78 +125,78 @@ async function prepareDatabase(log: Log): Promise<{ url: string; apiKey: string 
   }
 }
 
-/** Starts the server and the baseline on free loopback ports and waits until both answer; stopped at cleanup. */
-async function startProcesses(
-  databaseUrl: string,
-  quotaKeyPrefix: string,
-  onServerLine: (line: string) => void,
-  log: Log,
-): Promise<Record<TargetName, MeasuredProcess>> {
-  if (SERVER_ENTRY === PRODUCTION_ENTRY) {
-    log('npm run build (the server runs as the Docker image runs it: compiled, no transpiler)')
-    execFileSync(
-      process.execPath,
-      [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'],
-      { cwd: ROOT, stdio: 'inherit' },
+interface ReferenceSetup {
+  kind: Reference
+  description: string
+  /** The floor's database (absent for the fallback, which reads the project's). */
+  databaseUrl?: string
+}
+
+/** The floor installed, seeded into a database of its own and its Redis keys tracked; or the fallback. */
+async function prepareReference(log: Log): Promise<ReferenceSetup> {
+  if (!floorPresent()) {
+    log(
+      `${floorDirName()} not found: comparing with bench/baseline-server.ts instead (the issue's targets are set against the floor)`,
     )
+    return {
+      kind: 'baseline',
+      description: `bench/baseline-server.ts (fallback: ${floorDirName()} not found)`,
+    }
   }
-  const [serverPort, baselinePort] = [await freePort(), await freePort()]
-  const profileArgs = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []
-  const server = spawnNode(
-    'server',
-    SERVER_ENTRY,
-    {
-      PORT: String(serverPort),
-      HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl,
-      REDIS_URL,
-      QUOTA_KEY_PREFIX: `${quotaKeyPrefix}server:`,
-      LOG_LEVEL: 'warn',
-      METRICS_TOKEN,
-      // One process, like the baseline: its pid is the one whose RSS and CPU are read.
-      WEB_CONCURRENCY: '1',
-    },
-    {
-      nodeArgs: [
-        ...(SERVER_ENTRY === PRODUCTION_ENTRY ? PRODUCTION_NODE_ARGS : []),
-        ...SERVER_NODE_ARGS,
-        ...profileArgs,
-      ],
-      maxLines: 200,
-      onLine: onServerLine,
-    },
-  )
-  const baseline = spawnNode(
-    'baseline',
-    'bench/baseline-server.ts',
-    {
-      PORT: String(baselinePort),
-      DATABASE_URL: databaseUrl,
-      REDIS_URL,
-      QUOTA_KEY_PREFIX: `${quotaKeyPrefix}baseline:`,
-    },
-    { nodeArgs: profileArgs },
-  )
+  await installFloor(log)
+  const database = await seedFloorDatabase(ADMIN_DATABASE_URL, log)
   cleanups.push(async () => {
-    await Promise.all([server.stop(), baseline.stop()])
-    log('stopped server and baseline')
+    await database.drop()
+    log(`dropped database ${database.name}`)
   })
-  const serverUrl = `http://127.0.0.1:${serverPort}`
-  const baselineUrl = `http://127.0.0.1:${baselinePort}`
-  await Promise.all([
-    waitForHealthy(`${serverUrl}/v1/health`, server, 60_000),
-    waitForHealthy(`${baselineUrl}/v1/health`, baseline, 60_000),
-  ])
-  log(`server (pid ${server.pid}) on ${serverPort}, baseline (pid ${baseline.pid}) on ${baselinePort}`)
-  const processes = {
-    server: { url: serverUrl, child: server, rss: new RssSampler(server.pid) },
-    baseline: { url: baselineUrl, child: baseline, rss: new RssSampler(baseline.pid) },
+  const tidyRedis = await trackFloorRedisKeys()
+  cleanups.push(async () => log(await tidyRedis()))
+  return {
+    kind: 'floor',
+    description: `${floorDirName()} (server.mjs, KNN=stored, database ${database.name})`,
+    databaseUrl: database.url,
   }
-  cleanups.push(async () => {
-    processes.server.rss.stop()
-    processes.baseline.rss.stop()
-  })
-  return processes
+}
+
+/** How to start each process this run may need; none starts before a scenario asks for it. */
+function processPool(
+  project: ProjectTarget,
+  reference: ReferenceSetup,
+  onServerLine: (label: string) => (line: string) => void,
+  log: Log,
+): ProcessPool {
+  const floor = reference.databaseUrl
+    ? { databaseUrl: reference.databaseUrl, apiKey: FLOOR_API_KEY }
+    : undefined
+  return new ProcessPool(
+    {
+      server: () => startProjectServer('server', project, REDIS_URL, onServerLine('project')),
+      // A port nothing listens on: the server keeps its quotas in memory while it retries Redis.
+      server_redis_away: async () =>
+        startProjectServer(
+          'server_redis_away',
+          project,
+          `redis://127.0.0.1:${await freePort()}`,
+          onServerLine('project, Redis away'),
+        ),
+      baseline: () => startBaseline(project, REDIS_URL),
+      ...(floor && {
+        floor: () => startFloorServer('floor', floor, false),
+        floor_no_redis: () => startFloorServer('floor_no_redis', floor, true),
+      }),
+    },
+    log,
+  )
+}
+
+/** Counts pino lines at warn (40) or above by process and message, e.g. a quota store falling back. */
+function warningCounter(counts: Map<string, number>) {
+  return (label: string) => (line: string) => {
+    const match = /"level":(\d+).*"msg":"([^"]*)"/.exec(line)
+    if (!match || Number(match[1]) < 40) return
+    const message = `${label}: ${(match[2] ?? '').slice(0, 120)}`
+    counts.set(message, (counts.get(message) ?? 0) + 1)
+  }
 }
 
 async function main(): Promise<void> {
@@ -191,48 +205,66 @@ async function main(): Promise<void> {
   const log: Log = (message) =>
     console.error(`[bench ${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s] ${message}`)
 
-  const database = await prepareDatabase(log)
-  const prefix = `bench:${randomSuffix()}:`
+  const admin = postgres(ADMIN_DATABASE_URL, { max: 1, onnotice: () => {} })
+  cleanups.push(() => admin.end())
+  const [database, reference] = await Promise.all([prepareDatabase(log), prepareReference(log)])
+  const quotaKeyPrefix = `bench:${randomSuffix()}:`
   cleanups.push(async () => {
-    const deleted = await deleteRedisKeys(prefix)
-    log(`deleted ${deleted} Redis key(s) under ${prefix}`)
+    const deleted = await deleteRedisKeys(REDIS_URL, await listRedisKeys(REDIS_URL, `${quotaKeyPrefix}*`))
+    log(`deleted ${deleted} Redis key(s) under ${quotaKeyPrefix}`)
   })
+  buildProject(log)
 
-  const scenarios = buildScenarios().filter((scenario) => !ONLY || ONLY.includes(scenario.id))
-  log(`built request bodies for ${scenarios.length} scenarios`)
-
-  // pino lines at warn (40) or above, by message: e.g. a quota store falling back under load.
   const serverWarnings = new Map<string, number>()
-  const countServerWarning = (line: string) => {
-    const match = /"level":(\d+).*"msg":"([^"]*)"/.exec(line)
-    if (!match || Number(match[1]) < 40) return
-    const message = (match[2] ?? '').slice(0, 120)
-    serverWarnings.set(message, (serverWarnings.get(message) ?? 0) + 1)
+  const project = {
+    databaseUrl: database.url,
+    apiKey: database.apiKey,
+    quotaKeyPrefix,
+    metricsToken: METRICS_TOKEN,
   }
-  const processes = await startProcesses(database.url, prefix, countServerWarning, log)
+  const pool = processPool(project, reference, warningCounter(serverWarnings), log)
+  cleanups.push(() => pool.stopAll())
+  const [server, referenceServer] = await Promise.all([pool.get('server'), pool.get(reference.kind)])
 
-  const sanity = await findSanityProblems(scenarios, processes, database.apiKey, log)
-  const settings = { ...TIMING, apiKey: database.apiKey, connections: CONNECTIONS }
+  const candidates = candidateBodies()
+  const points = await keepAnswered(candidates, [server, referenceServer], log)
+  if (points.length < MIN_POINTS)
+    log(`WARNING only ${points.length} points answered by every server (the issue asks for ${MIN_POINTS})`)
+  const scenarios = buildScenarios(points, {
+    reference: reference.kind,
+    withBaseline: WITH_BASELINE,
+    durationS: TIMING.durationS,
+  }).filter((scenario) => !ONLY || ONLY.includes(scenario.id))
+  log(`built ${scenarios.length} scenarios over ${points.length} points`)
+
+  const settings = { ...TIMING, connections: CONNECTIONS, admin }
   const reports: ScenarioReport[] = []
+  const sanity: SanityProblem[] = []
   for (const scenario of scenarios) {
+    const processes = await pool.getAll(scenario.arms.map((arm) => arm.process))
+    sanity.push(...(await checkScenario(scenario, processes, log)))
     reports.push(scenarioReport(scenario, await runScenario(scenario, processes, settings, log)))
   }
 
-  const batchScenario = scenarios.find((s) => s.id === 'rest_batch_500')
-  const statements = batchScenario
-    ? await countBatchStatements(processes.server.url, batchScenario, database.apiKey, METRICS_TOKEN)
-    : null
-  const serverRss = round(processes.server.rss.max(), 1)
+  const batchLoad = scenarios
+    .find((scenario) => scenario.id === 'rest_batch_500')
+    ?.arms.find((arm) => arm.process === 'server')?.load
+  const statements = batchLoad ? await countBatchStatements(server, batchLoad, METRICS_TOKEN) : null
+  const running = await pool.running()
+  const rssMb = Object.fromEntries(running.map((p) => [p.label, round(p.rss.max(), 1)]))
+  const isProject = (p: MeasuredProcess) => p.name === 'server' || p.name === 'server_redis_away'
+  const projectRssMb = round(Math.max(...running.filter(isProject).map((p) => p.rss.max())), 1)
   const outcome: BenchOutcome = {
     config: TIMING,
     loadAtStart,
+    reference: { kind: reference.kind, description: reference.description },
+    points: { candidates: candidates.length, kept: points.length },
     reports,
-    serverRss,
-    baselineRss: round(processes.baseline.rss.max(), 1),
+    rssMb,
     statements,
     sanity,
     serverWarnings,
-    targets: checkTargets(reports, statements, serverRss),
+    targets: checkTargets(reports, { reference: reference.kind, statements, projectRssMb }),
   }
   printReport(outcome)
   const outFile = writeResults(outcome)

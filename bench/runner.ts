@@ -1,22 +1,39 @@
-/** Puts load on the server and the baseline: autocannon rounds with each process's CPU and RSS, and /metrics reads. */
+/**
+ * Puts load on the processes: the pre-pass that keeps the points every server answers, one checked
+ * request per arm, autocannon rounds with each run's latency, RSS and CPU per process group, and /metrics reads.
+ */
 import autocannon, { type AutocannonResult } from 'autocannon'
-import { type Load, type Scenario, TARGET_NAMES, type TargetName } from './scenarios.ts'
-import { type Child, type RssSampler, readCpuMs, round } from './support.ts'
+import type postgres from 'postgres'
+import { type CpuUse, openCpuWindow } from './cpu.ts'
+import {
+  type Arm,
+  chunks,
+  type Load,
+  type PredictBody,
+  type ProcessName,
+  type Scenario,
+} from './scenarios.ts'
+import type { MeasuredProcess } from './servers.ts'
+import { round } from './support.ts'
 
-/** A running target: where it listens, and the process whose CPU and RSS are read. */
-export interface MeasuredProcess {
-  url: string
-  child: Child
-  rss: RssSampler
-}
+export type Processes = ReadonlyMap<ProcessName, MeasuredProcess>
 
 export interface LoadSettings {
-  apiKey: string
   durationS: number
   rounds: number
   warmupS: number
   /** Replaces every scenario's own connection count when set. */
   connections: number | undefined
+  /** A connection to the admin database, to find the PostgreSQL backends of each target. */
+  admin: postgres.Sql
+}
+
+/** CPU time per answered request, µs, of each process group during one run. */
+export interface CpuPerRequest {
+  server: number | null
+  postgres: number
+  redis: number
+  loadGenerator: number
 }
 
 export interface RunFigures {
@@ -30,13 +47,16 @@ export interface RunFigures {
   timeouts: number
   non2xx: number
   rssMaxMb: number
-  /** CPU time the target process used per answered request (user + system), ms: robust to machine noise. */
-  cpuMsPerRequest: number | null
+  cpuUs: CpuPerRequest | null
+  /** Share of the machine's CPU left idle during the run, %. */
+  idlePct: number
+  /** The run sent more requests than the load has bodies, so some were asked twice. */
+  repeated: boolean
 }
 
 export interface SanityProblem {
   scenario: string
-  target: TargetName
+  target: string
   problem: string
 }
 
@@ -47,6 +67,8 @@ export interface BatchStatements {
   note: string
 }
 
+type Log = (message: string) => void
+
 function headersFor(apiKey: string): Record<string, string> {
   return {
     'content-type': 'application/json',
@@ -55,13 +77,24 @@ function headersFor(apiKey: string): Record<string, string> {
   }
 }
 
-function cannon(baseUrl: string, load: Load, apiKey: string, connections: number, durationS: number) {
+/** Where each process stands in each sequence of bodies (see Load.sequence). */
+const positions = new Map<string, number>()
+
+/** One autocannon run; returns its result and how many bodies it took. */
+async function cannon(
+  target: MeasuredProcess,
+  load: Load,
+  connections: number,
+  durationS: number,
+): Promise<{ result: AutocannonResult; sent: number }> {
+  const position = `${target.name}:${load.sequence}`
   const bodies = load.bodies
-  let next = Math.floor(Math.random() * bodies.length)
-  return new Promise<AutocannonResult>((resolve, reject) => {
+  let next = positions.get(position) ?? 0
+  let sent = 0
+  const result = await new Promise<AutocannonResult>((resolve, reject) => {
     autocannon(
       {
-        url: baseUrl,
+        url: target.url,
         connections,
         duration: durationS,
         timeout: 30,
@@ -69,20 +102,25 @@ function cannon(baseUrl: string, load: Load, apiKey: string, connections: number
           {
             method: 'POST',
             path: load.path,
-            headers: headersFor(apiKey),
+            headers: headersFor(target.apiKey),
             setupRequest: (request) => {
               request.body = bodies[next++ % bodies.length]
+              sent += 1
               return request
             },
           },
         ],
       },
-      (error, result) => (error ? reject(error) : resolve(result)),
+      (error, outcome) => (error ? reject(error) : resolve(outcome)),
     )
   })
+  positions.set(position, next % bodies.length)
+  return { result, sent }
 }
 
-function figures(result: AutocannonResult, rssMaxMb: number, cpuMs: number | null): RunFigures {
+const perRequest = (ms: number, requests: number) => round((ms * 1000) / requests, 1)
+
+function figures(result: AutocannonResult, rssMaxMb: number, cpu: CpuUse, repeated: boolean): RunFigures {
   const answered = result['2xx'] + result.non2xx
   return {
     // Successful answers per second: a fast 503 from load shedding must not count as throughput.
@@ -96,80 +134,197 @@ function figures(result: AutocannonResult, rssMaxMb: number, cpuMs: number | nul
     timeouts: result.timeouts,
     non2xx: result.non2xx,
     rssMaxMb: round(rssMaxMb, 1),
-    cpuMsPerRequest: cpuMs !== null && answered > 0 ? round(cpuMs / answered, 3) : null,
+    cpuUs:
+      answered > 0
+        ? {
+            server: cpu.serverMs === null ? null : perRequest(cpu.serverMs, answered),
+            postgres: perRequest(cpu.postgresMs, answered),
+            redis: perRequest(cpu.redisMs, answered),
+            loadGenerator: perRequest(cpu.loadGeneratorMs, answered),
+          }
+        : null,
+    idlePct: round(cpu.idleShare * 100, 1),
+    repeated,
   }
 }
 
-function assertAlive(processes: Record<TargetName, MeasuredProcess>): void {
-  for (const { child } of Object.values(processes)) {
+function assertAlive(processes: Processes): void {
+  for (const { child } of processes.values()) {
     if (child.process.exitCode !== null || child.process.signalCode !== null)
       throw new Error(`${child.name} exited during the benchmark`)
   }
 }
 
-/** A warm-up per target, then `rounds` alternating runs (server, baseline, server, …) of one scenario. */
+/** One measured run of one arm. */
+async function measureArm(
+  arm: Arm,
+  processes: Processes,
+  connections: number,
+  settings: LoadSettings,
+): Promise<RunFigures> {
+  const target = processes.get(arm.process)
+  if (!target) throw new Error(`${arm.process} is not running`)
+  target.rss.reset()
+  const closeWindow = await openCpuWindow(target.child.pid, target.database, settings.admin)
+  const { result, sent } = await cannon(target, arm.load, connections, settings.durationS)
+  const cpu = await closeWindow()
+  assertAlive(processes)
+  return figures(result, target.rss.reset(), cpu, sent > arm.load.bodies.length)
+}
+
+function describeRun(run: RunFigures): string {
+  const cpu = run.cpuUs
+    ? `CPU µs/req server ${run.cpuUs.server}, PostgreSQL ${run.cpuUs.postgres}, Redis ${run.cpuUs.redis}, load ${run.cpuUs.loadGenerator}`
+    : 'no CPU figures'
+  return `${run.rps} rps, p50 ${run.p50} ms, p99 ${run.p99} ms, errors ${run.errors}, non2xx ${run.non2xx}, RSS ${run.rssMaxMb} MB, ${cpu}, idle ${run.idlePct} %${run.repeated ? ', REPEATED BODIES' : ''}`
+}
+
+/** A warm-up per arm, then `rounds` rounds running the arms in turn (A B A B …). */
 export async function runScenario(
   scenario: Scenario,
-  processes: Record<TargetName, MeasuredProcess>,
+  processes: Processes,
   settings: LoadSettings,
-  log: (message: string) => void,
-): Promise<Record<TargetName, RunFigures[]>> {
+  log: Log,
+): Promise<Partial<Record<ProcessName, RunFigures[]>>> {
   const connections = settings.connections ?? scenario.connections
-  const runs: Record<TargetName, RunFigures[]> = { server: [], baseline: [] }
+  const runs: Partial<Record<ProcessName, RunFigures[]>> = Object.fromEntries(
+    scenario.arms.map((arm) => [arm.process, []]),
+  )
   if (settings.warmupS > 0) {
-    for (const target of TARGET_NAMES) {
-      await cannon(processes[target].url, scenario[target], settings.apiKey, connections, settings.warmupS)
+    for (const arm of scenario.arms) {
+      const target = processes.get(arm.process)
+      if (target) await cannon(target, arm.load, connections, settings.warmupS)
     }
     log(`${scenario.id}: warmed up`)
   }
   for (let roundIndex = 0; roundIndex < settings.rounds; roundIndex++) {
-    for (const target of TARGET_NAMES) {
-      const { url, child, rss } = processes[target]
-      rss.reset()
-      const cpuBefore = readCpuMs(child.pid)
-      const result = await cannon(url, scenario[target], settings.apiKey, connections, settings.durationS)
-      const cpuAfter = readCpuMs(child.pid)
-      assertAlive(processes)
-      const cpuMs = cpuBefore !== null && cpuAfter !== null ? cpuAfter - cpuBefore : null
-      const run = figures(result, rss.reset(), cpuMs)
-      runs[target].push(run)
-      log(
-        `${scenario.id} round ${roundIndex + 1} ${target.padEnd(8)} ${run.rps} rps, p50 ${run.p50} ms, p99 ${run.p99} ms, errors ${run.errors}, non2xx ${run.non2xx}, RSS ${run.rssMaxMb} MB, CPU ${run.cpuMsPerRequest} ms/req`,
-      )
+    for (const arm of scenario.arms) {
+      const run = await measureArm(arm, processes, connections, settings)
+      runs[arm.process]?.push(run)
+      log(`${scenario.id} round ${roundIndex + 1} ${arm.process.padEnd(17)} ${describeRun(run)}`)
     }
   }
   return runs
 }
 
-/** Sends the load's first body once and checks the answer. */
-async function sanityCheck(baseUrl: string, load: Load, apiKey: string): Promise<string | null> {
-  const response = await fetch(baseUrl + load.path, {
+// --- answers before load ---------------------------------------------------------------------------
+
+async function post(target: MeasuredProcess, path: string, body: string) {
+  const response = await fetch(target.url + path, {
     method: 'POST',
-    headers: headersFor(apiKey),
-    body: load.bodies[0],
+    headers: headersFor(target.apiKey),
+    body,
   })
-  return load.check(response.status, await response.json().catch(() => null))
+  return { status: response.status, body: (await response.json().catch(() => null)) as unknown }
 }
 
-/** One checked request per scenario and target before any load; a problem is logged and reported, not fatal. */
-export async function findSanityProblems(
-  scenarios: readonly Scenario[],
-  processes: Record<TargetName, MeasuredProcess>,
-  apiKey: string,
-  log: (message: string) => void,
-): Promise<SanityProblem[]> {
-  const problems: SanityProblem[] = []
-  for (const scenario of scenarios) {
-    for (const target of TARGET_NAMES) {
-      const problem = await sanityCheck(processes[target].url, scenario[target], apiKey)
-      if (problem) {
-        problems.push({ scenario: scenario.id, target, problem })
-        log(`WARNING ${scenario.id} on ${target}: ${problem}`)
+const PRE_PASS_BATCH = 500
+const PRE_PASS_IN_FLIGHT = 2
+
+/** Indexes of the bodies `target` answers with a prediction, asked through its batch endpoint. */
+async function answeredBy(target: MeasuredProcess, bodies: readonly PredictBody[]): Promise<Set<number>> {
+  const batches = chunks(
+    bodies.map((body, index) => ({ body, index })),
+    PRE_PASS_BATCH,
+  )
+  const answered = new Set<number>()
+  let next = 0
+  const worker = async () => {
+    for (let batch = batches[next++]; batch; batch = batches[next++]) {
+      const sites = batch.map((item) => item.body)
+      const { status, body } = await post(target, '/v1/predict/batch', JSON.stringify({ sites }))
+      const results = (body as { results?: { index: number; prediction?: unknown }[] } | null)?.results
+      if (status !== 200 || !results)
+        throw new Error(
+          `${target.label} pre-pass batch: status ${status}: ${JSON.stringify(body).slice(0, 300)}`,
+        )
+      for (const result of results) {
+        const item = batch[result.index]
+        if (result.prediction && item) answered.add(item.index)
       }
     }
   }
+  await Promise.all(Array.from({ length: PRE_PASS_IN_FLIGHT }, worker))
+  return answered
+}
+
+/**
+ * The candidates every target answers (a batch item answered is a single request answered 200), so that
+ * the load asks for nothing that fails, and each scenario has as many distinct points as possible.
+ */
+export async function keepAnswered(
+  candidates: readonly PredictBody[],
+  targets: readonly MeasuredProcess[],
+  log: Log,
+): Promise<PredictBody[]> {
+  let kept = candidates.map((_, index) => index)
+  for (const target of targets) {
+    const started = performance.now()
+    const answered = await answeredBy(target, candidates)
+    kept = kept.filter((index) => answered.has(index))
+    log(
+      `pre-pass: ${target.label} answered ${answered.size} of ${candidates.length} points (${Math.round(performance.now() - started)} ms)`,
+    )
+  }
+  return kept.map((index) => candidates[index] as PredictBody)
+}
+
+/** Every field path of a JSON value, keys in snake_case (GraphQL's camelCase compared with REST's), nulls left out. */
+function fieldPaths(value: unknown, path = '', into = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) {
+    for (const item of value) fieldPaths(item, `${path}[]`, into)
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      if (child === null) continue
+      const childPath = `${path}.${key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)}`
+      into.add(childPath)
+      fieldPaths(child, childPath, into)
+    }
+  }
+  return into
+}
+
+function fieldDifference(of: unknown, to: unknown): string | null {
+  const [ofPaths, toPaths] = [fieldPaths(of), fieldPaths(to)]
+  const onlyOf = [...ofPaths].filter((path) => !toPaths.has(path))
+  const onlyTo = [...toPaths].filter((path) => !ofPaths.has(path))
+  if (onlyOf.length === 0 && onlyTo.length === 0) return null
+  const list = (paths: string[]) => (paths.length ? paths.slice(0, 8).join(' ') : '-')
+  return `answers differ in fields: only in the first ${list(onlyOf)}; only in the second ${list(onlyTo)}`
+}
+
+/**
+ * One request per arm before any load, checked; then, per comparison, whether both answers carry the same
+ * fields (the GraphQL selection must ask what the REST answer has). Problems are logged and reported, not fatal.
+ */
+export async function checkScenario(
+  scenario: Scenario,
+  processes: Processes,
+  log: Log,
+): Promise<SanityProblem[]> {
+  const problems: SanityProblem[] = []
+  const report = (target: string, problem: string) => {
+    problems.push({ scenario: scenario.id, target, problem })
+    log(`WARNING ${scenario.id} on ${target}: ${problem}`)
+  }
+  const answers = new Map<ProcessName, unknown>()
+  for (const arm of scenario.arms) {
+    const target = processes.get(arm.process)
+    if (!target) continue
+    const { status, body } = await post(target, arm.load.path, arm.load.bodies[0] ?? '')
+    const problem = arm.load.check(status, body)
+    if (problem) report(arm.process, problem)
+    else answers.set(arm.process, arm.load.restShape(body))
+  }
+  for (const { of, to } of scenario.comparisons) {
+    if (!answers.has(of) || !answers.has(to)) continue
+    const difference = fieldDifference(answers.get(of), answers.get(to))
+    if (difference) report(`${of}/${to}`, difference)
+  }
   return problems
 }
+
+// --- the server's own metrics ----------------------------------------------------------------------
 
 /** Reads the server's nearest-site batch-size histogram from /metrics, if it exposes one. */
 async function readBatchHistogram(
@@ -196,17 +351,20 @@ async function readBatchHistogram(
 
 /** How many nearest-site statements one 500-site batch costs, as the server's own metric counts them. */
 export async function countBatchStatements(
-  baseUrl: string,
-  batchScenario: Scenario,
-  apiKey: string,
+  server: MeasuredProcess,
+  batchLoad: Load,
   metricsToken: string,
 ): Promise<BatchStatements> {
+  const send = async () => {
+    const { status, body } = await post(server, batchLoad.path, batchLoad.bodies[0] ?? '')
+    return batchLoad.check(status, body)
+  }
   // A warm request first, so the key and tier are cached and only the batch touches PostgreSQL.
-  await sanityCheck(baseUrl, batchScenario.server, apiKey)
-  const before = await readBatchHistogram(baseUrl, metricsToken)
+  await send()
+  const before = await readBatchHistogram(server.url, metricsToken)
   if (!before) return { verified: false, note: 'no survival_nearest_site_batch_size metric at /metrics' }
-  const problem = await sanityCheck(baseUrl, batchScenario.server, apiKey)
-  const after = await readBatchHistogram(baseUrl, metricsToken)
+  const problem = await send()
+  const after = await readBatchHistogram(server.url, metricsToken)
   if (!after) return { verified: false, note: '/metrics stopped answering' }
   const statements = after.count - before.count
   const points = after.sum - before.sum

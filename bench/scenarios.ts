@@ -1,33 +1,60 @@
-/** What `npm run bench` sends: deterministic request bodies, GraphQL documents, the scenarios and the check of each answer. */
+/** What `npm run bench` sends: the pool of forest points, the request bodies built from it, the scenarios and the check of each answer. */
 import { generateSites } from '../seed/generate-sites.ts'
 import { SPECIES } from '../src/domain/species.ts'
-import { isInCoverage } from '../src/geo/coverage.ts'
 import { round } from './support.ts'
 
-/** The two processes under load, in the order each round runs them. */
-export const TARGET_NAMES = ['server', 'baseline'] as const
-export type TargetName = (typeof TARGET_NAMES)[number]
+/**
+ * The processes a scenario can put load on. `floor` is ../shared/bench-floor, or bench/baseline-server.ts
+ * standing in for it when that folder is absent (then the reference is `baseline`).
+ */
+export type ProcessName = 'server' | 'server_redis_away' | 'floor' | 'floor_no_redis' | 'baseline'
+export type Reference = 'floor' | 'baseline'
+
+export const PROCESS_LABELS: Record<ProcessName, string> = {
+  server: 'project',
+  server_redis_away: 'project, Redis away',
+  floor: 'floor',
+  floor_no_redis: 'floor, NO_REDIS=1',
+  baseline: 'baseline',
+}
 
 export interface Load {
   path: string
   bodies: string[]
+  /**
+   * Loads of the same sequence hold the same points in the same order (REST and GraphQL bodies of the
+   * pool, or of the batches): a process goes on where it stopped in a sequence, from scenario to scenario.
+   */
+  sequence: 'points' | 'batches'
   /** Checks one response of this load (status and shape); returns a problem or null. */
   check(status: number, body: unknown): string | null
+  /** The answer as REST would give it (GraphQL: the data inside), to compare the fields both carry. */
+  restShape(body: unknown): unknown
+}
+
+/** One process under one load; each round runs a scenario's arms in order (A B A B …). */
+export interface Arm {
+  process: ProcessName
+  load: Load
+}
+
+/** A ratio the report prints: `of` ÷ `to`. */
+export interface Comparison {
+  of: ProcessName
+  to: ProcessName
 }
 
 export interface Scenario {
   id: string
   title: string
   connections: number
-  /** What the baseline runs for comparison (for GraphQL: the REST-equivalent request). */
-  baselineNote: string
-  server: Load
-  baseline: Load
+  arms: Arm[]
+  comparisons: Comparison[]
 }
 
-// --- request bodies --------------------------------------------------------------------------------
+// --- the pool of points ----------------------------------------------------------------------------
 
-interface PredictBody {
+export interface PredictBody {
   latitude: number
   longitude: number
   species_code: string
@@ -47,38 +74,75 @@ function prng(seed: number): () => number {
   }
 }
 
-/**
- * `count` distinct forest points: random seed sites moved by up to ~0.5 km (so every point has a site
- * well inside the 10 km radius), with species cycling through all 20 and both methods.
- */
-function forestBodies(count: number): PredictBody[] {
-  const sites = generateSites()
-  const random = prng(0x5eed)
-  const indices = sites.map((_, index) => index)
-  for (let i = 0; i < count; i++) {
-    const j = i + Math.floor(random() * (indices.length - i))
-    ;[indices[i], indices[j]] = [indices[j] as number, indices[i] as number]
+function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const copy = [...items]
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1))
+    ;[copy[i], copy[j]] = [copy[j] as T, copy[i] as T]
   }
-  return indices.slice(0, count).map((siteIndex, i) => {
-    const site = sites[siteIndex]
-    if (!site) throw new Error('site index out of range')
-    // Coastal sites moved offshore would be outside_coverage: keep the site itself then.
-    let latitude = round(site.latitude + (random() - 0.5) * 0.008, 5)
-    let longitude = round(site.longitude + (random() - 0.5) * 0.01, 5)
-    if (!isInCoverage(latitude, longitude)) [latitude, longitude] = [site.latitude, site.longitude]
-    const body: PredictBody = {
-      latitude,
-      longitude,
-      species_code: (SPECIES[(i * 7) % SPECIES.length] ?? SPECIES[0])?.code ?? 'PSME',
-      planting_method: i % 2 ? 'drone_seeded' : 'manual',
-    }
-    if (i % 4 === 3) body.horizons = [1, 5]
-    return body
-  })
+  return copy
 }
+
+const POINTS_PER_SITE = 2
+
+/**
+ * Candidate points, about 36,000 distinct coordinates: each seed site moved twice by up to ~450 m in
+ * each direction, species cycling through all 20, both methods, every fourth with horizons [1, 5]; in a
+ * fixed random order. The caller keeps those every server answers.
+ */
+export function candidateBodies(): PredictBody[] {
+  const random = prng(0x5eed)
+  const seen = new Set<string>()
+  const bodies: PredictBody[] = []
+  for (const site of generateSites()) {
+    for (let copy = 0; copy < POINTS_PER_SITE; copy++) {
+      const latitude = round(site.latitude + (random() - 0.5) * 0.008, 5)
+      const longitude = round(site.longitude + (random() - 0.5) * 0.01, 5)
+      const coordinates = `${latitude},${longitude}`
+      if (seen.has(coordinates)) continue
+      seen.add(coordinates)
+      const i = bodies.length
+      const body: PredictBody = {
+        latitude,
+        longitude,
+        species_code: SPECIES[(i * 7) % SPECIES.length]?.code ?? 'PSME',
+        planting_method: i % 2 ? 'drone_seeded' : 'manual',
+      }
+      if (i % 4 === 3) body.horizons = [1, 5]
+      bodies.push(body)
+    }
+  }
+  return shuffled(bodies, random)
+}
+
+/** Consecutive slices of `size` (the last may be shorter). */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const result: T[][] = []
+  for (let start = 0; start < items.length; start += size) result.push(items.slice(start, start + size))
+  return result
+}
+
+/**
+ * `count` different batches of `size` points: the pool reshuffled as often as needed and cut into full
+ * slices, so no two batches are the same set although points recur across batches.
+ */
+function distinctBatches(pool: readonly PredictBody[], size: number, count: number): PredictBody[][] {
+  const random = prng(0xba7c4)
+  const batches: PredictBody[][] = []
+  while (batches.length < count) {
+    const full = chunks(shuffled(pool, random), size).filter((batch) => batch.length === size)
+    if (full.length === 0) throw new Error(`the pool holds fewer than ${size} points`)
+    batches.push(...full.slice(0, count - batches.length))
+  }
+  return batches
+}
+
+/** More batch bodies than any target is expected to send in one run (floor: ~37 batches/s of 500). */
+const BATCH_BODIES_PER_SECOND = 60
 
 // --- GraphQL documents -----------------------------------------------------------------------------
 
+/** Exactly the fields of the REST prediction (the sanity check compares them with the REST answer's). */
 const PREDICTION_SELECTION = `site { latitude longitude matchedLatitude matchedLongitude matchDistanceKm region }
   speciesCode speciesCommonName plantingMethod
   predictions { horizonYears survivalProbability riskFactors { factor impact magnitude } }
@@ -89,112 +153,200 @@ const GRAPHQL_PREDICT = `query BenchPredict($input: PredictionInput!) {
 }
 fragment P on Prediction { ${PREDICTION_SELECTION} }`
 
-function graphqlInput(body: PredictBody) {
+const GRAPHQL_PREDICT_BATCH = `query BenchPredictBatch($sites: [BatchSiteInput!]!) {
+  predictBatch(sites: $sites) { index prediction { ...P } error { code message } }
+}
+fragment P on Prediction { ${PREDICTION_SELECTION} }`
+
+function graphqlPoint(body: PredictBody) {
   return {
     latitude: body.latitude,
     longitude: body.longitude,
     speciesCode: body.species_code,
-    plantingMethod: body.planting_method.toUpperCase(),
     ...(body.horizons ? { horizons: body.horizons } : {}),
   }
 }
 
-function aliasedDocument(items: readonly PredictBody[]): string {
-  const fields = items.map((item, index) => {
-    const input = graphqlInput(item)
-    const horizons = input.horizons ? `, horizons: [${input.horizons.join(', ')}]` : ''
-    return `p${index}: predict(input: {latitude: ${input.latitude}, longitude: ${input.longitude}, speciesCode: "${input.speciesCode}", plantingMethod: ${input.plantingMethod}${horizons}}) { ...P }`
-  })
-  return `query BenchAliased {\n${fields.join('\n')}\n}\nfragment P on Prediction { ${PREDICTION_SELECTION} }`
-}
+/** PredictionInput: the planting method is an enum. */
+const graphqlInput = (body: PredictBody) => ({
+  ...graphqlPoint(body),
+  plantingMethod: body.planting_method.toUpperCase(),
+})
+
+/** BatchSiteInput: the planting method is a string, so that a wrong one fails only its item. */
+const graphqlBatchSite = (body: PredictBody) => ({
+  ...graphqlPoint(body),
+  plantingMethod: body.planting_method,
+})
 
 // --- response checks -------------------------------------------------------------------------------
 
-const checkPredict = (status: number, body: unknown) =>
-  status === 200 && Array.isArray((body as { predictions?: unknown }).predictions)
-    ? null
-    : `status ${status}: ${JSON.stringify(body).slice(0, 300)}`
+const describe = (status: number, body: unknown) => `status ${status}: ${JSON.stringify(body).slice(0, 300)}`
 
-const checkBatch = (size: number) => (status: number, body: unknown) => {
-  const results = (body as { results?: { prediction?: unknown }[] }).results
-  if (status !== 200 || !Array.isArray(results))
-    return `status ${status}: ${JSON.stringify(body).slice(0, 300)}`
-  const answered = results.filter((item) => item.prediction).length
+const checkPredict = (status: number, body: unknown) =>
+  status === 200 && Array.isArray((body as { predictions?: unknown } | null)?.predictions)
+    ? null
+    : describe(status, body)
+
+function checkResults(status: number, body: unknown, results: unknown, size: number): string | null {
+  if (status !== 200 || !Array.isArray(results)) return describe(status, body)
+  const items = results as { prediction?: unknown }[]
+  const answered = items.filter((item) => item.prediction).length
   return answered === size
     ? null
-    : `${answered}/${size} items answered: ${JSON.stringify(results.find((r) => !r.prediction)).slice(0, 300)}`
+    : `${answered}/${size} items answered: ${JSON.stringify(items.find((r) => !r.prediction)).slice(0, 300)}`
 }
 
-const checkGraphql = (fields: number) => (status: number, body: unknown) => {
-  const { data, errors } = body as { data?: Record<string, unknown> | null; errors?: unknown[] }
-  if (status !== 200 || errors?.length || !data)
-    return `status ${status}: ${JSON.stringify(body).slice(0, 300)}`
-  const answered = Object.values(data).filter((value) => value !== null).length
-  return answered === fields ? null : `${answered}/${fields} fields answered`
+interface GraphqlAnswer {
+  data?: { predict?: unknown; predictBatch?: unknown } | null
+  errors?: unknown[]
+}
+
+const graphqlData = (body: unknown) => (body as GraphqlAnswer | null)?.data
+
+function graphqlProblem(status: number, body: unknown): string | null {
+  const { data, errors } = (body ?? {}) as GraphqlAnswer
+  return status !== 200 || errors?.length || !data ? describe(status, body) : null
+}
+
+// --- loads -----------------------------------------------------------------------------------------
+
+const identity = (body: unknown) => body
+
+function restPredict(bodies: readonly PredictBody[]): Load {
+  return {
+    path: '/v1/predict',
+    bodies: bodies.map((body) => JSON.stringify(body)),
+    sequence: 'points',
+    check: checkPredict,
+    restShape: identity,
+  }
+}
+
+function restBatch(batches: readonly PredictBody[][], size: number): Load {
+  return {
+    path: '/v1/predict/batch',
+    bodies: batches.map((sites) => JSON.stringify({ sites })),
+    sequence: 'batches',
+    check: (status, body) =>
+      checkResults(status, body, (body as { results?: unknown } | null)?.results, size),
+    restShape: identity,
+  }
+}
+
+function graphqlPredict(bodies: readonly PredictBody[]): Load {
+  return {
+    path: '/graphql',
+    bodies: bodies.map((body) =>
+      JSON.stringify({ query: GRAPHQL_PREDICT, variables: { input: graphqlInput(body) } }),
+    ),
+    sequence: 'points',
+    check: (status, body) => {
+      const problem = graphqlProblem(status, body)
+      if (problem) return problem
+      return checkPredict(status, graphqlData(body)?.predict) === null ? null : describe(status, body)
+    },
+    restShape: (body) => graphqlData(body)?.predict,
+  }
+}
+
+function graphqlBatch(batches: readonly PredictBody[][], size: number): Load {
+  return {
+    path: '/graphql',
+    bodies: batches.map((sites) =>
+      JSON.stringify({ query: GRAPHQL_PREDICT_BATCH, variables: { sites: sites.map(graphqlBatchSite) } }),
+    ),
+    sequence: 'batches',
+    check: (status, body) =>
+      graphqlProblem(status, body) ?? checkResults(status, body, graphqlData(body)?.predictBatch, size),
+    restShape: (body) => ({ results: graphqlData(body)?.predictBatch }),
+  }
 }
 
 // --- scenarios -------------------------------------------------------------------------------------
 
-export function buildScenarios(): Scenario[] {
-  const bodies = forestBodies(2000)
-  const singles = bodies.slice(0, 1000)
-  const batches500 = [0, 1, 2, 3].map((k) => bodies.slice(k * 500, k * 500 + 500))
-  const sets100 = Array.from({ length: 10 }, (_, k) => singles.slice(k * 100, k * 100 + 100))
-  const predictBodies = singles.map((body) => JSON.stringify(body))
+export interface ScenarioOptions {
+  /** Who the project is compared with: the floor, or baseline-server.ts when the floor is absent. */
+  reference: Reference
+  /** Also run baseline-server.ts beside the floor in the REST scenarios (BENCH_BASELINE=1). */
+  withBaseline: boolean
+  durationS: number
+}
+
+const BATCH_SIZE = 500
+
+/** The five scenarios of the issue, over `pool` (points every server answered). */
+export function buildScenarios(pool: readonly PredictBody[], options: ScenarioOptions): Scenario[] {
+  const { reference } = options
+  const batches = distinctBatches(
+    pool,
+    BATCH_SIZE,
+    Math.max(100, Math.ceil(options.durationS * BATCH_BODIES_PER_SECOND)),
+  )
+  const singles = restPredict(pool)
+  const restBatches = restBatch(batches, BATCH_SIZE)
+  const baseline = options.withBaseline && reference === 'floor'
+  const withBaseline = (load: Load): Arm[] => (baseline ? [{ process: 'baseline', load }] : [])
+  const baselineComparison: Comparison[] = baseline ? [{ of: 'baseline', to: 'floor' }] : []
+  const points = `${pool.length.toLocaleString('en-US')} distinct points`
   return [
     {
       id: 'rest_predict',
-      title: 'REST POST /v1/predict (1,000 varied points)',
-      connections: 40,
-      baselineNote: 'baseline POST /v1/predict, same bodies',
-      server: { path: '/v1/predict', bodies: predictBodies, check: checkPredict },
-      baseline: { path: '/v1/predict', bodies: predictBodies, check: checkPredict },
-    },
-    {
-      id: 'rest_batch_500',
-      title: 'REST POST /v1/predict/batch (500 sites)',
-      connections: 10,
-      baselineNote: 'baseline POST /v1/predict/batch, same bodies',
-      server: {
-        path: '/v1/predict/batch',
-        bodies: batches500.map((sites) => JSON.stringify({ sites })),
-        check: checkBatch(500),
-      },
-      baseline: {
-        path: '/v1/predict/batch',
-        bodies: batches500.map((sites) => JSON.stringify({ sites })),
-        check: checkBatch(500),
-      },
+      title: `REST POST /v1/predict (${points})`,
+      connections: 32,
+      arms: [
+        { process: 'server', load: singles },
+        { process: reference, load: singles },
+        ...withBaseline(singles),
+      ],
+      comparisons: [{ of: 'server', to: reference }, ...baselineComparison],
     },
     {
       id: 'graphql_predict',
-      title: 'GraphQL predict (1,000 varied points, variables)',
-      connections: 40,
-      baselineNote: 'baseline REST POST /v1/predict, same points',
-      server: {
-        path: '/graphql',
-        bodies: singles.map((body) =>
-          JSON.stringify({ query: GRAPHQL_PREDICT, variables: { input: graphqlInput(body) } }),
-        ),
-        check: checkGraphql(1),
-      },
-      baseline: { path: '/v1/predict', bodies: predictBodies, check: checkPredict },
+      title: `GraphQL predict, the REST answer's fields (${points}); reference: REST /v1/predict`,
+      connections: 32,
+      arms: [
+        { process: 'server', load: graphqlPredict(pool) },
+        { process: reference, load: singles },
+      ],
+      comparisons: [{ of: 'server', to: reference }],
     },
     {
-      id: 'graphql_alias_100',
-      title: 'GraphQL 100 aliased predicts (10 documents)',
-      connections: 20,
-      baselineNote: 'baseline REST POST /v1/predict/batch with the same 100 sites',
-      server: {
-        path: '/graphql',
-        bodies: sets100.map((items) => JSON.stringify({ query: aliasedDocument(items) })),
-        check: checkGraphql(100),
-      },
-      baseline: {
-        path: '/v1/predict/batch',
-        bodies: sets100.map((sites) => JSON.stringify({ sites })),
-        check: checkBatch(100),
-      },
+      id: 'rest_batch_500',
+      title: `REST POST /v1/predict/batch of ${BATCH_SIZE} (${batches.length} different batches; rps = batches/s)`,
+      connections: 4,
+      arms: [
+        { process: 'server', load: restBatches },
+        { process: reference, load: restBatches },
+        ...withBaseline(restBatches),
+      ],
+      comparisons: [{ of: 'server', to: reference }, ...baselineComparison],
+    },
+    {
+      id: 'graphql_batch_500',
+      title: `GraphQL predictBatch of ${BATCH_SIZE} (rps = batches/s); reference: REST batch`,
+      connections: 4,
+      arms: [
+        { process: 'server', load: graphqlBatch(batches, BATCH_SIZE) },
+        { process: reference, load: restBatches },
+      ],
+      comparisons: [{ of: 'server', to: reference }],
+    },
+    {
+      id: 'rest_predict_redis_away',
+      title: `REST POST /v1/predict with Redis away (quotas in memory) vs Redis up (${points})`,
+      connections: 32,
+      arms: [
+        { process: 'server_redis_away', load: singles },
+        { process: 'server', load: singles },
+        ...(reference === 'floor' ? [{ process: 'floor_no_redis', load: singles } satisfies Arm] : []),
+      ],
+      comparisons: [
+        { of: 'server_redis_away', to: 'server' },
+        ...(reference === 'floor'
+          ? [{ of: 'server_redis_away', to: 'floor_no_redis' } satisfies Comparison]
+          : []),
+      ],
     },
   ]
 }

@@ -1,5 +1,5 @@
 /** Shared helpers of the benchmarks: child processes, ports, databases, Redis keys, health polling, CPU, RSS, statistics. */
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -78,21 +78,32 @@ export async function createDatabase(
   }
 }
 
-/** Deletes every key under prefix on REDIS_URL; returns how many there were. */
-export async function deleteRedisKeys(prefix: string): Promise<number> {
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 })
-  let deleted = 0
+/** Every key matching pattern (a SCAN glob) in the Redis database of url. */
+export async function listRedisKeys(url: string, pattern: string): Promise<string[]> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 })
+  const found: string[] = []
   try {
     let cursor = '0'
     do {
-      const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500)
+      const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500)
       cursor = nextCursor
-      if (keys.length) deleted += await redis.del(...keys)
+      found.push(...keys)
     } while (cursor !== '0')
   } finally {
     redis.disconnect()
   }
-  return deleted
+  return found
+}
+
+/** Deletes the given keys from the Redis database of url; returns how many existed. */
+export async function deleteRedisKeys(url: string, keys: readonly string[]): Promise<number> {
+  if (keys.length === 0) return 0
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 })
+  try {
+    return await redis.del(...keys)
+  } finally {
+    redis.disconnect()
+  }
 }
 
 export interface Child {
@@ -117,7 +128,7 @@ export function spawnNode(
 ): Child {
   const child = spawn(
     process.execPath,
-    [...(options.nodeArgs ?? []), ...(script.endsWith('.js') ? [] : ['--import', 'tsx']), script],
+    [...(options.nodeArgs ?? []), ...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), script],
     {
       cwd: ROOT,
       env: { ...process.env, NODE_ENV: 'production', ...env },
@@ -212,6 +223,31 @@ export function readCpuMs(pid: number): number | null {
 }
 /** USER_HZ: 100 on every mainstream Linux build. */
 const CLOCK_TICKS_PER_SECOND = 100
+
+/** Sum of readCpuMs over pids (unreadable ones count 0). */
+export function readCpuMsOf(pids: readonly number[]): number {
+  return pids.reduce((sum, pid) => sum + (readCpuMs(pid) ?? 0), 0)
+}
+
+/** Pids of every process with this executable name (`pidof`); empty when there is none. */
+export function pidsOf(name: string): number[] {
+  try {
+    return execFileSync('pidof', [name], { encoding: 'utf8' }).trim().split(/\s+/).map(Number)
+  } catch {
+    return []
+  }
+}
+
+/** The machine's CPU time so far from /proc/stat's first line, in ticks: all of it, and the idle part (idle + iowait). */
+export function readMachineCpu(): { total: number; idle: number } {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? ''
+  // cpu user nice system idle iowait irq softirq steal (guest time is already inside user)
+  const ticks = line.trim().split(/\s+/).slice(1, 9).map(Number)
+  return {
+    total: ticks.reduce((sum, value) => sum + value, 0),
+    idle: (ticks[3] ?? 0) + (ticks[4] ?? 0),
+  }
+}
 
 /** Samples a process's RSS every intervalMs; max() reports the peak since the last reset(). */
 export class RssSampler {
