@@ -48,6 +48,18 @@ function isJsonBody(contentType: string | undefined): boolean {
  * entry of the Accept header wins, and `*` matches the later of the two JSON types.
  */
 export function negotiateMediaType(accept: string | undefined): RegularMediaType | undefined {
+  const key = accept ?? ''
+  if (negotiated.has(key)) return negotiated.get(key)
+  const chosen = negotiate(accept)
+  // Clients send a handful of distinct Accept headers; a bounded memo keeps a flood of odd ones cheap.
+  if (negotiated.size >= 256) negotiated.clear()
+  negotiated.set(key, chosen)
+  return chosen
+}
+
+const negotiated = new Map<string, RegularMediaType | undefined>()
+
+function negotiate(accept: string | undefined): RegularMediaType | undefined {
   let chosen: RegularMediaType | undefined
   const entries = (accept || '*/*').replace(/\s/g, '').toLowerCase().split(',').reverse()
   for (const entry of entries) {

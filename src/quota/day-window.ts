@@ -1,8 +1,15 @@
 const DAY_MS = 86_400_000
 
-/** The UTC day a request counts against, e.g. 2026-11-22. */
+let cachedDay = { start: 0, end: 0, name: '' }
+
+/** The UTC day a request counts against, e.g. 2026-11-22 (named once per day, not per request). */
 export function utcDay(now: Date): string {
-  return now.toISOString().slice(0, 10)
+  const time = now.getTime()
+  if (time < cachedDay.start || time >= cachedDay.end) {
+    const start = Math.floor(time / DAY_MS) * DAY_MS
+    cachedDay = { start, end: start + DAY_MS, name: new Date(start).toISOString().slice(0, 10) }
+  }
+  return cachedDay.name
 }
 
 /** Next midnight UTC, when every daily counter resets. */
