@@ -2,7 +2,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
@@ -38,18 +37,8 @@ export function loadAverages(): number[] {
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** A TCP port on loopback that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
-}
+/** The test suite's own helper: the bench and the tests find free ports the same way. */
+export { freePort } from '../test/support/net.ts'
 
 /** A fresh, empty database on the admin server; returns its URL and a dropper. */
 export async function createDatabase(
