@@ -38,6 +38,7 @@ function modelJson(model: ModelInfo) {
   return { version: model.version, codename: model.codename, series: model.series }
 }
 
+/** The /v1/predict answer as objects: the shape, spelled out; predictionText below writes the same bytes. */
 export function predictionJson(p: Prediction) {
   return {
     site: siteJson(p.site),
@@ -67,10 +68,74 @@ export function comparisonJson(c: Comparison) {
   }
 }
 
-function batchItemJson(item: BatchItemResult) {
+/*
+ * The prediction JSON written straight to text, byte for byte what JSON.stringify(predictionJson(p))
+ * gives (a property test holds the two equal): no tree of objects per prediction to build and collect,
+ * and the strings that repeat (species, factors, model, the batch's timestamp) quoted once.
+ */
+const quotedStrings = new Map<string, string>()
+
+function quote(value: string): string {
+  let text = quotedStrings.get(value)
+  if (text === undefined) {
+    text = JSON.stringify(value)
+    if (quotedStrings.size < 10_000) quotedStrings.set(value, text)
+  }
+  return text
+}
+
+/** A number as JSON.stringify writes it (non-finite ones as null). */
+function numberText(value: number): string {
+  return Number.isFinite(value) ? String(value) : 'null'
+}
+
+let lastModel: { model: ModelInfo; text: string } | undefined
+let lastTimestamp: { at: number; text: string } | undefined
+
+function modelText(model: ModelInfo): string {
+  if (lastModel?.model !== model) {
+    lastModel = {
+      model,
+      text: `{"version":${quote(model.version)},"codename":${quote(model.codename)},"series":${quote(model.series)}}`,
+    }
+  }
+  return lastModel.text
+}
+
+function timestampText(at: Date): string {
+  if (lastTimestamp?.at !== at.getTime()) lastTimestamp = { at: at.getTime(), text: quote(at.toISOString()) }
+  return lastTimestamp.text
+}
+
+function horizonText(horizon: HorizonPrediction): string {
+  let factors = ''
+  const shown = Math.min(RISK_FACTORS_SHOWN, horizon.contributions.length)
+  for (let i = 0; i < shown; i++) {
+    const f = horizon.contributions[i] as HorizonPrediction['contributions'][number]
+    factors += `${i ? ',' : ''}{"factor":${quote(f.factor)},"impact":${quote(f.impact)},"magnitude":${numberText(f.magnitude)}}`
+  }
+  return `{"horizon_years":${numberText(horizon.horizonYears)},"survival_probability":${numberText(horizon.survivalProbability)},"risk_factors":[${factors}]}`
+}
+
+export function predictionText(p: Prediction): string {
+  const s = p.site
+  let predictions = ''
+  for (let i = 0; i < p.predictions.length; i++)
+    predictions += (i ? ',' : '') + horizonText(p.predictions[i] as HorizonPrediction)
+  return (
+    `{"site":{"latitude":${numberText(s.latitude)},"longitude":${numberText(s.longitude)},` +
+    `"matched_latitude":${numberText(s.matchedLatitude)},"matched_longitude":${numberText(s.matchedLongitude)},` +
+    `"match_distance_km":${numberText(s.matchDistanceKm)},"region":${quote(s.region)}},` +
+    `"species_code":${quote(p.species.code)},"species_common_name":${quote(p.species.commonName)},` +
+    `"planting_method":${quote(p.plantingMethod)},"predictions":[${predictions}],` +
+    `"model":${modelText(p.model)},"generated_at":${timestampText(p.generatedAt)}}`
+  )
+}
+
+function batchItemText(item: BatchItemResult): string {
   return item.ok
-    ? { index: item.index, prediction: predictionJson(item.prediction) }
-    : { index: item.index, error: errorEnvelope(item.error).error }
+    ? `{"index":${item.index},"prediction":${predictionText(item.prediction)}}`
+    : JSON.stringify({ index: item.index, error: errorEnvelope(item.error).error })
 }
 
 /**
@@ -79,7 +144,7 @@ function batchItemJson(item: BatchItemResult) {
  */
 export function batchResultsJson(results: Iterable<BatchItemResult>): SerializedJson {
   const items: string[] = []
-  for (const result of results) items.push(JSON.stringify(batchItemJson(result)))
+  for (const result of results) items.push(batchItemText(result))
   if (items.length === 0) return new SerializedJson('{"results":[]}')
   items[0] = `{"results":[${items[0]}`
   items[items.length - 1] = `${items[items.length - 1]}]}`

@@ -6,6 +6,7 @@ import { parseInput } from '../domain/input-rules.ts'
 import type { KeyService } from '../domain/key-service.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
 import type { PredictionRequest } from '../domain/prediction-types.ts'
+import { SerializedJson } from '../http-io/json.ts'
 import { readJsonBody, readOptionalJsonBody } from './json-body.ts'
 import { OPENAPI_DOCUMENT } from './openapi.ts'
 import {
@@ -22,7 +23,7 @@ import {
   coverageJson,
   issuedKeyJson,
   methodJson,
-  predictionJson,
+  predictionText,
   rotationJson,
   speciesJson,
   usageJson,
@@ -79,7 +80,7 @@ export const ROUTES: readonly Route[] = [
     authenticated: true,
     async handle(req, _url, deps) {
       const body = parseInput(PredictBody, await readJsonBody(req))
-      return ok(predictionJson(await deps.predictions.predict(predictionRequest(body))))
+      return ok(new SerializedJson(predictionText(await deps.predictions.predict(predictionRequest(body)))))
     },
   },
   {

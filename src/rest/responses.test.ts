@@ -1,0 +1,103 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { FakeSiteLookup, FOREST_POINTS } from '../../test/support/fakes.ts'
+import { apiError } from '../domain/errors.ts'
+import { PredictionService } from '../domain/prediction-service.ts'
+import type { BatchItemResult, Prediction } from '../domain/prediction-types.ts'
+import { SPECIES } from '../domain/species.ts'
+import { loadSurvivalModel } from '../model/index.ts'
+import type { FactorContribution, Horizon, HorizonPrediction } from '../types.ts'
+import { batchResultsJson, predictionJson, predictionText } from './responses.ts'
+
+const anyNumber = fc.oneof(
+  fc.double(),
+  fc.constantFrom(-0, 0, 1e-7, 1e21, 123456789.123, Number.MIN_VALUE, Number.MAX_VALUE),
+)
+const anyText = fc.oneof(
+  fc.string(),
+  fc.constantFrom('é', '"quoted"', 'back\\slash', 'line\nbreak', '\u2028', '😀'),
+)
+
+const contribution: fc.Arbitrary<FactorContribution> = fc.record({
+  key: anyText,
+  factor: anyText,
+  contribution: anyNumber,
+  impact: fc.constantFrom('positive', 'negative'),
+  magnitude: anyNumber,
+})
+
+const horizon: fc.Arbitrary<HorizonPrediction> = fc.record({
+  horizonYears: fc.constantFrom<Horizon>(1, 3, 5),
+  survivalProbability: anyNumber,
+  baselineLogOdds: anyNumber,
+  logOdds: anyNumber,
+  contributions: fc.array(contribution, { maxLength: 6 }),
+})
+
+const prediction: fc.Arbitrary<Prediction> = fc.record({
+  site: fc.record({
+    latitude: anyNumber,
+    longitude: anyNumber,
+    matchedLatitude: anyNumber,
+    matchedLongitude: anyNumber,
+    matchDistanceKm: anyNumber,
+    region: anyText,
+    attributes: fc.constant({} as Prediction['site']['attributes']),
+  }),
+  species: fc
+    .constantFrom(...SPECIES)
+    .chain((species) =>
+      fc.record({ code: anyText, commonName: anyText }).map((names) => ({ ...species, ...names })),
+    ),
+  plantingMethod: fc.constantFrom('manual', 'drone_seeded'),
+  predictions: fc.array(horizon, { maxLength: 3 }),
+  model: fc.record({ version: anyText, codename: anyText, series: anyText }),
+  generatedAt: fc.date({ min: new Date('1970-01-01'), max: new Date('2200-01-01'), noInvalidDate: true }),
+})
+
+describe('predictionText', () => {
+  it('writes exactly the bytes JSON.stringify writes for the prediction object, for any prediction', () => {
+    fc.assert(
+      fc.property(prediction, (p) => {
+        expect(predictionText(p)).toBe(JSON.stringify(predictionJson(p)))
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it('does so for real predictions of the model, one after another (shared model and timestamp texts)', async () => {
+    const service = new PredictionService(loadSurvivalModel(SPECIES), new FakeSiteLookup())
+    for (const point of Object.values(FOREST_POINTS)) {
+      for (const species of SPECIES.slice(0, 5)) {
+        const p = await service.predict({
+          ...point,
+          speciesCode: species.code,
+          plantingMethod: 'drone_seeded',
+        })
+        expect(predictionText(p)).toBe(JSON.stringify(predictionJson(p)))
+      }
+    }
+  })
+})
+
+describe('batchResultsJson', () => {
+  it('is the results array of predictions and item errors, in order', () => {
+    fc.assert(
+      fc.property(fc.array(prediction, { minLength: 1, maxLength: 5 }), (predictions) => {
+        const items: BatchItemResult[] = predictions.map((p, index) =>
+          index % 2
+            ? { index, ok: false, error: apiError('no_nearby_data') }
+            : { index, ok: true, prediction: p },
+        )
+        const expected = {
+          results: items.map((item, index) =>
+            item.ok
+              ? { index, prediction: predictionJson(item.prediction) }
+              : { index, error: { code: 'no_nearby_data', message: apiError('no_nearby_data').message } },
+          ),
+        }
+        expect(batchResultsJson(items).text).toBe(JSON.stringify(expected))
+      }),
+    )
+  })
+})
