@@ -9,6 +9,9 @@ import { HealthMonitor, type QuotaStoreState } from './domain/health.ts'
 import { KeyService } from './domain/key-service.ts'
 import { PredictionService } from './domain/prediction-service.ts'
 import { SPECIES } from './domain/species.ts'
+import { SurvivalMapService } from './domain/survival-map.ts'
+import { explorerAssetSource } from './explorer/assets.ts'
+import { createExplorerHandler, isExplorerPath } from './explorer/handler.ts'
 import { createGraphQLHttpHandler } from './graphql/http-transport.ts'
 import { createGateway, type Gateway } from './graphql/yoga.ts'
 import { createHttpServer } from './http/server.ts'
@@ -21,7 +24,14 @@ import { QuotaGuard } from './quota/quota-guard.ts'
 import type { QuotaStore } from './quota/quota-store.ts'
 import { RedisQuotaStore } from './quota/redis-quota-store.ts'
 import { createRestHandler } from './rest/router.ts'
-import { databaseProbe, keyAccounts, keyDirectory, siteLookup, usageLedger } from './store-ports.ts'
+import {
+  databaseProbe,
+  keyAccounts,
+  keyDirectory,
+  siteLookup,
+  siteTable,
+  usageLedger,
+} from './store-ports.ts'
 import type { SurvivalModel } from './types.ts'
 
 export type AppConfig = Pick<
@@ -36,7 +46,16 @@ export type AppConfig = Pick<
   | 'SPORE_KEYS_PER_HOUR'
   | 'USAGE_FLUSH_MS'
 > &
-  Partial<Pick<Config, 'METRICS_TOKEN' | 'MAX_IN_FLIGHT'>>
+  Partial<
+    Pick<
+      Config,
+      | 'METRICS_TOKEN'
+      | 'MAX_IN_FLIGHT'
+      | 'SURVIVAL_MAP_PER_MINUTE'
+      | 'SURVIVAL_MAP_CACHE_ENTRIES'
+      | 'EXPLORER'
+    >
+  >
 
 export interface AppOptions {
   config: AppConfig
@@ -121,15 +140,23 @@ export function createApp(options: AppOptions): App {
     now,
   )
   const predictions = new PredictionService(model, siteLookup(database.sql, config, metrics), now)
+  const maps = new SurvivalMapService(
+    model,
+    siteTable(database.sql, config, metrics),
+    { cacheEntries: config.SURVIVAL_MAP_CACHE_ENTRIES ?? 32 },
+    now,
+  )
   const gateway = createGateway({
     health,
     predictions,
+    maps,
     catalogue,
     access,
     keys,
     logger,
     graphiql: config.GRAPHIQL,
     demoKey: options.demoKey,
+    survivalMapPerMinute: config.SURVIVAL_MAP_PER_MINUTE ?? 10,
   })
   const server = createHttpServer({
     rest: createRestHandler({ predictions, catalogue, health, access, keys }, logger),
@@ -138,6 +165,21 @@ export function createApp(options: AppOptions): App {
     metrics,
     metricsToken: config.METRICS_TOKEN,
     maxInFlight: config.MAX_IN_FLIGHT ?? 512,
+    explorer:
+      (config.EXPLORER ?? true)
+        ? {
+            serves: isExplorerPath,
+            handle: createExplorerHandler({
+              assets: explorerAssetSource(),
+              page: {
+                species: SPECIES.map((species) => ({ code: species.code, commonName: species.commonName })),
+                demoKey: options.demoKey ?? null,
+                searchRadiusKm: config.SEARCH_RADIUS_KM,
+              },
+              logger,
+            }),
+          }
+        : undefined,
   })
   return {
     server,

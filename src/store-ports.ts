@@ -4,12 +4,12 @@ import type { Sql } from './db/connect.ts'
 import { databaseAnswers } from './db/health.ts'
 import { findKeyByHash, findKeyById, issueSporeKey, KeyStoreError, rotateKey } from './db/keys.ts'
 import { createNearestSiteLoader } from './db/nearest-site-loader.ts'
-import { findNearestSites } from './db/sites.ts'
+import { allSites, findNearestSites, siteRevision } from './db/sites.ts'
 import { loadTiers } from './db/tiers.ts'
 import { addUsage, touchKeys, usageHistory } from './db/usage.ts'
 import { StoreUnavailableError } from './domain/errors.ts'
 import type { Metrics } from './observability/metrics.ts'
-import type { KeyAccounts, KeyDirectory, NearestSiteLookup, UsageLedger } from './types.ts'
+import type { KeyAccounts, KeyDirectory, NearestSiteLookup, SiteTable, UsageLedger } from './types.ts'
 
 /**
  * The ports of src/types.ts implemented over PostgreSQL: each query bounded by the query deadline, and
@@ -48,6 +48,15 @@ type Deadline = Pick<Config, 'DB_QUERY_TIMEOUT_MS'>
 function bounded(config: Deadline, metrics: Metrics) {
   return <T>(query: Promise<T>): Promise<T> =>
     storeCall(withDeadline(query, config.DB_QUERY_TIMEOUT_MS), metrics)
+}
+
+/** The whole site table for the survival map: its revision token (one tiny query) and every site. */
+export function siteTable(sql: Sql, config: Deadline, metrics: Metrics): SiteTable {
+  const call = bounded(config, metrics)
+  return {
+    revision: () => call(siteRevision(sql)),
+    all: () => metrics.trackQuery(() => call(allSites(sql))),
+  }
 }
 
 export function keyDirectory(sql: Sql, config: Deadline, metrics: Metrics): KeyDirectory {

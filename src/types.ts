@@ -223,6 +223,14 @@ export interface NearestSiteLookup {
   many(points: readonly Coordinates[]): Promise<(NearestSite | null)[]>
 }
 
+/** The whole site table at once, for answers derived from every site (the survival map). */
+export interface SiteTable {
+  /** An opaque token that changes whenever the sites table changes (insert, update, delete, truncate). */
+  revision(): Promise<string>
+  /** Every site, with the revision they were read at (one consistent snapshot). */
+  all(): Promise<{ revision: string; sites: Site[] }>
+}
+
 export interface KeyDirectory {
   /** The key whose hash this is, or null. */
   findByHash(hash: string): Promise<ApiKeyRecord | null>

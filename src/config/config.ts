@@ -37,6 +37,18 @@ const EnvSchema = z.object({
     .enum(['true', 'false', '1', '0'])
     .default('true')
     .transform((value) => value === 'true' || value === '1'),
+  /** The explorer page at / and /explorer (map, charts, ranking); 'false' leaves only the API. */
+  EXPLORER: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .transform((value) => value === 'true' || value === '1'),
+  /** survivalMap calls a minute per key (GraphQL; each may evaluate the model at every site once). */
+  SURVIVAL_MAP_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(10),
+  /**
+   * Survival maps kept in memory: this many per-site survival arrays (8 bytes × sites each, ~144 KB at
+   * 18k sites) and as many aggregated maps. 120 would hold every species × method × horizon.
+   */
+  SURVIVAL_MAP_CACHE_ENTRIES: z.coerce.number().int().min(1).max(1000).default(32),
 })
 
 export type Config = z.infer<typeof EnvSchema>

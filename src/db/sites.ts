@@ -47,3 +47,28 @@ export async function findNearestSites(
     return { site, distanceKm }
   })
 }
+
+/** The sites table's revision token (sql/004_site_revision.sql): it changes with every change to the table. */
+export async function siteRevision(sql: Sql): Promise<string> {
+  const [row] = await sql<{ revision: string }[]>`SELECT revision::text AS revision FROM site_revision`
+  if (!row) throw new Error('site_revision has no row (run the migrations)')
+  return row.revision
+}
+
+/**
+ * Every site with its attributes, ordered by id, and the revision they belong to: read in one
+ * repeatable-read transaction, so a reseed committing meanwhile cannot mix old rows with a new token.
+ */
+export async function allSites(sql: Sql): Promise<{ revision: string; sites: Site[] }> {
+  return sql.begin('isolation level repeatable read read only', async (tx) => {
+    const [row] = await tx<{ revision: string }[]>`SELECT revision::text AS revision FROM site_revision`
+    if (!row) throw new Error('site_revision has no row (run the migrations)')
+    const sites = await tx<Site[]>`
+      SELECT id, latitude, longitude, region_id, zone, elevation_m, slope_deg, aspect_deg, heat_load_index,
+             soil_depth_cm, rock_fraction_pct, vegetation_cover_pct, annual_precip_mm, summer_water_deficit_mm,
+             growing_season_frost_days, browse_pressure_index
+      FROM sites
+      ORDER BY id`
+    return { revision: row.revision, sites: [...sites] }
+  })
+}

@@ -26,13 +26,18 @@ const ERRORS = {
   rate_limit_exceeded: {
     status: 429,
     message: (
-      p: { limit: number | null; tier: string } | { keyIssuance: 'address' | 'global'; limit: number },
+      p:
+        | { limit: number | null; tier: string }
+        | { keyIssuance: 'address' | 'global'; limit: number }
+        | { field: string; perMinute: number; retryAfterSeconds: number },
     ) =>
       'tier' in p
         ? `Daily request limit of ${p.limit} reached for the ${p.tier} tier; it resets at midnight UTC`
-        : p.keyIssuance === 'address'
-          ? `At most ${p.limit} keys an hour are issued to one client address; retry later`
-          : `Key issuance is at its hourly ceiling of ${p.limit} keys; retry later`,
+        : 'field' in p
+          ? `${p.field} is limited to ${p.perMinute} calls a minute per key; retry in ${p.retryAfterSeconds} s`
+          : p.keyIssuance === 'address'
+            ? `At most ${p.limit} keys an hour are issued to one client address; retry later`
+            : `Key issuance is at its hourly ceiling of ${p.limit} keys; retry later`,
   },
   key_rotated: {
     status: 409,

@@ -30,6 +30,20 @@ export const horizons = z
     'may only contain 1, 3 and 5',
   )
 
+/** One horizon: 1, 3 or 5 (species ranking, survival map). */
+export const horizon = z
+  .number({ error: 'must be a number' })
+  .int('must be 1, 3 or 5')
+  .refine((value): value is Horizon => (HORIZONS as readonly number[]).includes(value), 'must be 1, 3 or 5')
+
+/** Survival map cells: at least 10 km across (finer cells are single sites), at most 200 km. */
+export const CELL_KM_MIN = 10
+export const CELL_KM_MAX = 200
+export const cellKm = z
+  .number({ error: 'must be a number' })
+  .min(CELL_KM_MIN, `must be from ${CELL_KM_MIN} to ${CELL_KM_MAX}`)
+  .max(CELL_KM_MAX, `must be from ${CELL_KM_MIN} to ${CELL_KM_MAX}`)
+
 /** A species code or planting method as sent; the catalogue decides whether it names one. */
 export const catalogueCode = z.string({ error: 'must be a string' }).max(100, 'is too long')
 

@@ -19,8 +19,12 @@ import type {
   MatchedSite,
   Prediction,
   PredictionRequest,
+  RankingRequest,
+  SpeciesRanking,
 } from './prediction-types.ts'
 import { assertInCoverage, matchedSite } from './site-matching.ts'
+import { SPECIES } from './species.ts'
+import { rankSpecies } from './species-ranking.ts'
 
 /** Requested horizons, de-duplicated and ascending; absent or null means all three. */
 function requestedHorizons(horizons: readonly Horizon[] | null | undefined): Horizon[] {
@@ -85,6 +89,24 @@ export class PredictionService {
           difference: m.survivalProbability - drone,
         }
       }),
+      model: this.model,
+      generatedAt: this.now(),
+    }
+  }
+
+  /**
+   * Which species survives best at a point: the checks of `predict` (method, coverage, nearest site
+   * within the radius), one nearest-site lookup, then every species of the catalogue evaluated there.
+   */
+  async rank(request: RankingRequest): Promise<SpeciesRanking> {
+    const plantingMethod = resolvePlantingMethod(request.plantingMethod)
+    assertInCoverage(request)
+    const site = matchedSite(request, await this.nearestSite.one(request))
+    return {
+      site,
+      plantingMethod,
+      horizonYears: request.horizon,
+      ranking: rankSpecies(this.survivalModel, site.attributes, plantingMethod, request.horizon, SPECIES),
       model: this.model,
       generatedAt: this.now(),
     }

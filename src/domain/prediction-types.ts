@@ -1,5 +1,6 @@
 import type {
   Coordinates,
+  FactorContribution,
   Horizon,
   HorizonPrediction,
   ModelInfo,
@@ -61,3 +62,68 @@ export interface Comparison {
 export type BatchItemResult =
   | { index: number; ok: true; prediction: Prediction }
   | { index: number; ok: false; error: ApiError }
+
+/** "Which species survives best here?": one point, one method, one horizon, every species. */
+export interface RankingRequest extends Coordinates {
+  plantingMethod: string
+  horizon: Horizon
+}
+
+export interface RankedSpecies {
+  /** 1 = best survival. */
+  rank: number
+  species: Species
+  survivalProbability: number
+  /** The matched site's zone is one of the species' range zones (the model's native_range rule). */
+  nativeRange: boolean
+  /** The factor with the largest effect on this prediction (largest magnitude; ties by factor key). */
+  topFactor: FactorContribution
+}
+
+export interface SpeciesRanking {
+  site: MatchedSite
+  plantingMethod: PlantingMethod
+  horizonYears: Horizon
+  /** Every species, by survival probability descending, ties by species code. */
+  ranking: RankedSpecies[]
+  model: ModelInfo
+  generatedAt: Date
+}
+
+/** "Where does this species survive best?": every site, aggregated into hexagonal cells. */
+export interface SurvivalMapRequest {
+  speciesCode: string
+  plantingMethod: string
+  horizon: Horizon
+  /** Wanted cell size, km (input rules: 10 to 200). */
+  cellKm: number
+}
+
+export interface SurvivalCell {
+  /** H3 index of the cell. */
+  h3Index: string
+  /** Cell centre, decimal degrees. */
+  latitude: number
+  longitude: number
+  /** Closed GeoJSON ring of [longitude, latitude] pairs (first pair repeated last). */
+  boundary: [number, number][]
+  meanSurvival: number
+  minSurvival: number
+  maxSurvival: number
+  /** Sites in the cell (at least 1). */
+  sites: number
+}
+
+export interface SurvivalMap {
+  species: Species
+  plantingMethod: PlantingMethod
+  horizonYears: Horizon
+  cellKm: number
+  h3Resolution: number
+  /** Sites evaluated: every site of the data set. */
+  siteCount: number
+  /** Cells holding at least one site, by H3 index. */
+  cells: readonly SurvivalCell[]
+  model: ModelInfo
+  generatedAt: Date
+}

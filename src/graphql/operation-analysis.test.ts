@@ -42,4 +42,14 @@ describe('analyzeOperation', () => {
       'query ($s: [BatchSiteInput!]!) { a: predict(input: $i) { speciesCode } predictBatch(sites: $s) { index } }'
     expect(facts(query, undefined, { s: [{}, {}, {}] }).sitePredictions).toBe(4)
   })
+
+  it('counts speciesRanking and survivalMap as one site prediction each, aliases included', () => {
+    const ranking = (alias: string) =>
+      `${alias}: speciesRanking(latitude: 44.6, longitude: -123.6, plantingMethod: MANUAL, horizon: 5) { horizonYears }`
+    const map = (alias: string) =>
+      `${alias}: survivalMap(speciesCode: "PSME", plantingMethod: MANUAL, horizon: 5) { siteCount }`
+    expect(facts(`{ ${ranking('a')} }`)).toMatchObject({ rootField: 'speciesRanking', sitePredictions: 1 })
+    expect(facts(`{ ${map('a')} }`)).toMatchObject({ rootField: 'survivalMap', sitePredictions: 1 })
+    expect(facts(`{ ${ranking('a')} ${ranking('b')} ${map('c')} }`).sitePredictions).toBe(3)
+  })
 })

@@ -12,8 +12,13 @@ import {
 /** Top-level fields anyone may query without a key, and that never count against a quota. */
 const PUBLIC_ROOT_FIELDS = new Set(['health', 'model', '__schema', '__type', '__typename'])
 
-/** How many sites each root field predicts for. */
-const SINGLE_SITE_FIELDS = new Set(['predict', 'compareMethods'])
+/**
+ * Root fields that count as one site prediction against the tier's batch size, each alias again:
+ * `speciesRanking` looks up one site (and evaluates every species there); `survivalMap` costs one unit
+ * too, so a single one always passes while aliasing many is capped like aliasing `predict` (its model
+ * work is throttled per key on its own, see plugins/survival-map-throttle.ts).
+ */
+const SINGLE_SITE_FIELDS = new Set(['predict', 'compareMethods', 'speciesRanking', 'survivalMap'])
 const BATCH_FIELD = 'predictBatch'
 
 export interface OperationFacts {

@@ -4,6 +4,8 @@ import './types/catalogue.ts'
 import './types/prediction.ts'
 import './types/comparison.ts'
 import './types/batch.ts'
+import './types/ranking.ts'
+import './types/survival-map.ts'
 import './types/service.ts'
 import './types/viewer.ts'
 

@@ -6,6 +6,7 @@ import type { Catalogue } from '../domain/catalogue.ts'
 import type { HealthMonitor } from '../domain/health.ts'
 import type { KeyService } from '../domain/key-service.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
+import type { SurvivalMapService } from '../domain/survival-map.ts'
 import type { Logger } from '../logging/logger.ts'
 import type { RequestContext } from '../observability/request-context.ts'
 import type { GraphQLContext } from './context.ts'
@@ -13,11 +14,13 @@ import { useAccessControl } from './plugins/access-control.ts'
 import { useDocumentLimits } from './plugins/document-limits.ts'
 import { useErrorShaping } from './plugins/error-shaping.ts'
 import { useRequestId } from './plugins/request-id.ts'
+import { useSurvivalMapThrottle } from './plugins/survival-map-throttle.ts'
 import { schema } from './schema.ts'
 
 export interface GatewayDeps {
   health: HealthMonitor
   predictions: PredictionService
+  maps: SurvivalMapService
   catalogue: Catalogue
   access: AccessControl
   /** Key usage for `viewer`. */
@@ -26,6 +29,8 @@ export interface GatewayDeps {
   graphiql: boolean
   /** Prefilled X-API-Key in GraphiQL (embedded demo mode only). */
   demoKey?: string
+  /** survivalMap calls a minute per key (SURVIVAL_MAP_PER_MINUTE). */
+  survivalMapPerMinute: number
 }
 
 /** What the HTTP transport passes with every GraphQL request. */
@@ -89,6 +94,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         quota: null,
         health: deps.health,
         predictions: deps.predictions,
+        maps: deps.maps,
         catalogue: deps.catalogue,
         keys: deps.keys,
       }
@@ -99,6 +105,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
       // Before access control: its onExecuteDone also shapes the result access control stops with.
       useErrorShaping(deps.logger),
       useAccessControl(deps.access),
+      // After access control: only admitted callers are counted, by their key's account.
+      useSurvivalMapThrottle({ perMinute: deps.survivalMapPerMinute }),
     ],
   })
 }

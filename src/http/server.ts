@@ -20,6 +20,8 @@ export interface ServerDeps {
   graphql: RequestHandler
   /** /v1 and everything below it, and the self-service key door /keys. */
   rest: RequestHandler
+  /** The explorer page (/, /explorer) and its assets; absent when switched off. */
+  explorer?: { handle: RequestHandler; serves: (pathname: string) => boolean }
   logger: Logger
   metrics: Metrics
   /** When set, /metrics needs `Authorization: Bearer <token>`. */
@@ -71,7 +73,7 @@ function observe(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, re
   })
 }
 
-/** HTTP front door: /graphql to the GraphQL adapter, /v1/* to the REST adapter, /metrics, else 404. */
+/** HTTP front door: /graphql to the GraphQL adapter, /v1/* to the REST adapter, /metrics, the explorer page, else 404. */
 export function createHttpServer(deps: ServerDeps): Server {
   let inFlight = 0
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -91,6 +93,7 @@ export function createHttpServer(deps: ServerDeps): Server {
     if (url.pathname === '/v1' || url.pathname.startsWith('/v1/') || url.pathname === '/keys')
       return void deps.rest(req, res, url, request)
     if (url.pathname === '/metrics') return void serveMetrics(deps, req, res, request)
+    if (deps.explorer?.serves(url.pathname)) return void deps.explorer.handle(req, res, url, request)
     request.route = 'unmatched'
     request.errorCode = 'not_found'
     sendError(res, apiError('not_found', { path: url.pathname }), { 'request-id': request.requestId })

@@ -5,6 +5,7 @@ import {
   email,
   forestZone,
   graceSeconds,
+  horizon,
   horizons,
   keyName,
   latitude,
@@ -27,6 +28,13 @@ export const CompareBody = z.strictObject({
   longitude,
   species_code: catalogueCode,
   horizons: horizons.optional(),
+})
+
+export const RankBody = z.strictObject({
+  latitude,
+  longitude,
+  planting_method: catalogueCode,
+  horizon,
 })
 
 export const BatchBody = z.strictObject({ sites: batchOf(PredictBody) })

@@ -1,9 +1,15 @@
 import type { CoverageInfo, PlantingMethodInfo } from '../domain/catalogue.ts'
 import { errorEnvelope } from '../domain/errors.ts'
 import type { KeyUsage } from '../domain/key-service.ts'
-import type { BatchItemResult, Comparison, MatchedSite, Prediction } from '../domain/prediction-types.ts'
+import type {
+  BatchItemResult,
+  Comparison,
+  MatchedSite,
+  Prediction,
+  SpeciesRanking,
+} from '../domain/prediction-types.ts'
 import { SerializedJson } from '../http-io/json.ts'
-import type { HorizonPrediction, IssuedKey, ModelInfo, Species } from '../types.ts'
+import type { FactorContribution, HorizonPrediction, IssuedKey, ModelInfo, Species } from '../types.ts'
 
 /**
  * Domain results → the spec's /v1 JSON (snake_case). Field sets are exactly the spec's; where the spec
@@ -24,13 +30,15 @@ function siteJson(site: MatchedSite) {
   }
 }
 
+function riskFactorJson(f: FactorContribution) {
+  return { factor: f.factor, impact: f.impact, magnitude: f.magnitude }
+}
+
 function horizonJson(horizon: HorizonPrediction) {
   return {
     horizon_years: horizon.horizonYears,
     survival_probability: horizon.survivalProbability,
-    risk_factors: horizon.contributions
-      .slice(0, RISK_FACTORS_SHOWN)
-      .map((f) => ({ factor: f.factor, impact: f.impact, magnitude: f.magnitude })),
+    risk_factors: horizon.contributions.slice(0, RISK_FACTORS_SHOWN).map(riskFactorJson),
   }
 }
 
@@ -65,6 +73,24 @@ export function comparisonJson(c: Comparison) {
     })),
     model: modelJson(c.model),
     generated_at: c.generatedAt.toISOString(),
+  }
+}
+
+/** The /v1/predict/rank answer: every species at the site, best survival first (array order is the rank). */
+export function rankingJson(r: SpeciesRanking) {
+  return {
+    site: siteJson(r.site),
+    planting_method: r.plantingMethod,
+    horizon_years: r.horizonYears,
+    ranking: r.ranking.map((entry) => ({
+      species_code: entry.species.code,
+      species_common_name: entry.species.commonName,
+      survival_probability: entry.survivalProbability,
+      native_range: entry.nativeRange,
+      top_factor: riskFactorJson(entry.topFactor),
+    })),
+    model: modelJson(r.model),
+    generated_at: r.generatedAt.toISOString(),
   }
 }
 

@@ -13,6 +13,7 @@ import {
   BatchBody,
   CompareBody,
   PredictBody,
+  RankBody,
   RotateBody,
   SpeciesQuery,
   SporeKeyBody,
@@ -24,6 +25,7 @@ import {
   issuedKeyJson,
   methodJson,
   predictionText,
+  rankingJson,
   rotationJson,
   speciesJson,
   usageJson,
@@ -96,6 +98,21 @@ export const ROUTES: readonly Route[] = [
         horizons: body.horizons,
       })
       return ok(comparisonJson(comparison))
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/predict/rank',
+    authenticated: true,
+    async handle(req, _url, deps) {
+      const body = parseInput(RankBody, await readJsonBody(req))
+      const ranking = await deps.predictions.rank({
+        latitude: body.latitude,
+        longitude: body.longitude,
+        plantingMethod: body.planting_method,
+        horizon: body.horizon,
+      })
+      return ok(rankingJson(ranking))
     },
   },
   {

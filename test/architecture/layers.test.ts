@@ -17,6 +17,7 @@ const PLATFORM = ['config', 'logging', 'observability', 'types', 'project-files'
 /** Which layers each layer may import besides itself and the platform. */
 const ALLOWED: Record<string, readonly string[]> = {
   http: ['http-io', 'domain/errors'],
+  explorer: ['http-io', 'domain/errors'],
   'http-io': ['domain/errors'],
   rest: ['http-io', 'auth', 'quota', 'domain'],
   graphql: ['http-io', 'auth', 'quota', 'domain'],

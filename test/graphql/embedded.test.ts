@@ -116,6 +116,35 @@ describe('GraphQL on the embedded store', () => {
     expect(Number(refused?.headers.get('retry-after'))).toBeGreaterThan(0)
   })
 
+  it('survivalMap: every site into H3 cells, from the cache the second time, recomputed after a change', async () => {
+    const key = await issue('hypha')
+    const query = `{ survivalMap(speciesCode: "PIPO", plantingMethod: DRONE_SEEDED, horizon: 3, cellKm: 50) {
+      h3Resolution siteCount cells { h3Index sites meanSurvival minSurvival maxSurvival } } }`
+    const [{ n: total } = { n: 0 }] = await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM sites`
+    let started = performance.now()
+    const first = await graphql(server.url, query, { key })
+    const firstMs = performance.now() - started
+    expect(first.status, JSON.stringify(first.body).slice(0, 300)).toBe(200)
+    const map = first.body.data.survivalMap
+    expect(map.h3Resolution).toBe(4)
+    expect(map.siteCount).toBe(total)
+    expect(map.cells.reduce((t: number, c: { sites: number }) => t + c.sites, 0)).toBe(total)
+    started = performance.now()
+    const second = await graphql(server.url, query, { key })
+    const secondMs = performance.now() - started
+    expect(second.body.data.survivalMap).toEqual(map)
+    console.info(
+      `embedded survivalMap on ${total} sites: first ${firstMs.toFixed(0)} ms, cached ${secondMs.toFixed(0)} ms`,
+    )
+    expect(secondMs).toBeLessThan(1000)
+
+    const [{ n: removed } = { n: 0 }] = await db.sql<{ n: number }[]>`
+      WITH gone AS (DELETE FROM sites WHERE latitude > 48 RETURNING 1) SELECT count(*)::int AS n FROM gone`
+    expect(removed).toBeGreaterThan(0)
+    const after = await graphql(server.url, query, { key })
+    expect(after.body.data.survivalMap.siteCount).toBe(total - removed)
+  })
+
   it('batch_too_large per tier', async () => {
     const key = await issue('spore')
     const result = await graphql(server.url, batchQuery(batchType), {

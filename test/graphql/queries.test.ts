@@ -441,6 +441,9 @@ describe('reference queries', () => {
         'predict',
         'predictBatch',
         'species',
+        // Covered by species-ranking.test.ts and survival-map.test.ts.
+        'speciesRanking',
+        'survivalMap',
         // Covered by viewer.test.ts.
         'viewer',
       ].sort(),

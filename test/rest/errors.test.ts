@@ -199,7 +199,7 @@ describe('not_found (404)', () => {
     '/v1',
     '/v2/predict',
     '/nope',
-    '/',
+    '/index.html', // "/" is the explorer page (test/explorer)
     '/predict',
   ])('GET %s → 404 not_found', async (path) => {
     for (const headers of [{}, { 'x-api-key': key }] as Record<string, string>[]) {

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -31,6 +31,7 @@ describe('the compiled build (npm run build, npm run start:prod)', () => {
       '--outDir',
       outDir,
     ])
+    await run(process.execPath, ['--import', 'tsx', 'src/cli/build-explorer.ts', `${outDir}/explorer`])
     db = await createSeededDatabase()
   }, 120_000)
 
@@ -67,6 +68,14 @@ describe('the compiled build (npm run build, npm run start:prod)', () => {
     expect(answer.body.data.coverage).toEqual({ region: 'pnw', searchRadiusKm: 10 })
 
     expect((await get(server.url, '/v1/openapi.json')).body.openapi).toBe('3.1.0')
+
+    // The explorer page comes from the bundle built beside the compiled server, not rebuilt.
+    const built = JSON.parse(readFileSync(`${outDir}/explorer/manifest.json`, 'utf8')) as string[]
+    const html = await (await fetch(`${server.url}/`)).text()
+    for (const name of built) {
+      expect(html).toContain(`/explorer/assets/${name}`)
+      expect((await fetch(`${server.url}/explorer/assets/${name}`)).status).toBe(200)
+    }
 
     expect(await server.stop()).toBe(0)
     server = undefined

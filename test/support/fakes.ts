@@ -20,6 +20,7 @@ import type {
   NearestSite,
   NearestSiteLookup,
   Site,
+  SiteTable,
   Tier,
   TierName,
 } from '../../src/types.ts'
@@ -94,6 +95,31 @@ export function failingSiteLookup(error: unknown): NearestSiteLookup {
   return {
     one: () => Promise.reject(error),
     many: () => Promise.reject(error),
+  }
+}
+
+/** SiteTable over an array of sites: `replace` changes them and the revision, as a reseed would. */
+export class FakeSiteTable implements SiteTable {
+  revisionReads = 0
+  reads = 0
+  private current: { revision: string; sites: Site[] }
+
+  constructor(sites: Site[]) {
+    this.current = { revision: 'r1', sites }
+  }
+
+  replace(sites: Site[]): void {
+    this.current = { revision: `r${Number(this.current.revision.slice(1)) + 1}`, sites }
+  }
+
+  async revision(): Promise<string> {
+    this.revisionReads += 1
+    return this.current.revision
+  }
+
+  async all(): Promise<{ revision: string; sites: Site[] }> {
+    this.reads += 1
+    return { revision: this.current.revision, sites: [...this.current.sites] }
   }
 }
 

@@ -26,6 +26,8 @@ export interface TestServerOptions {
   now?: () => Date
   keyCacheMs?: number
   graphiql?: boolean
+  /** The explorer page at / (default on, as in production). */
+  explorer?: boolean
   demoKey?: string
   /** Let the app wire Redis itself (failover store included), e.g. through a cuttable proxy. */
   redisUrl?: string
@@ -34,6 +36,8 @@ export interface TestServerOptions {
   sporeKeysPerAddressPerHour?: number
   sporeKeysPerHour?: number
   usageFlushMs?: number
+  /** survivalMap calls a minute per key (default: the production 10). */
+  survivalMapPerMinute?: number
 }
 
 /** Starts the whole app on a random loopback port, as `npm start` would wire it. */
@@ -51,11 +55,13 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       QUOTA_KEY_PREFIX: quotaPrefix,
       SEARCH_RADIUS_KM: 10,
       GRAPHIQL: options.graphiql ?? true,
+      EXPLORER: options.explorer ?? true,
       DB_QUERY_TIMEOUT_MS: options.queryDeadlineMs ?? 3000,
       REDIS_TIMEOUT_MS: 250,
       SPORE_KEYS_PER_ADDRESS_PER_HOUR: options.sporeKeysPerAddressPerHour ?? 5,
       SPORE_KEYS_PER_HOUR: options.sporeKeysPerHour ?? 500,
       USAGE_FLUSH_MS: options.usageFlushMs ?? 100,
+      SURVIVAL_MAP_PER_MINUTE: options.survivalMapPerMinute,
     },
     database: options.database,
     logger: createLogger({ level: 'silent' }),

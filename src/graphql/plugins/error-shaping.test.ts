@@ -7,6 +7,7 @@ import { apiError, StoreUnavailableError } from '../../domain/errors.ts'
 import type { HealthMonitor } from '../../domain/health.ts'
 import type { KeyService } from '../../domain/key-service.ts'
 import type { PredictionService } from '../../domain/prediction-service.ts'
+import type { SurvivalMapService } from '../../domain/survival-map.ts'
 import type { RequestContext } from '../../observability/request-context.ts'
 import type { GraphQLContext } from '../context.ts'
 import { useErrorShaping } from './error-shaping.ts'
@@ -47,6 +48,7 @@ function gateway(thrown: () => unknown) {
       quota: null,
       // Not reached by these resolvers.
       predictions: {} as PredictionService,
+      maps: {} as SurvivalMapService,
       catalogue: {} as Catalogue,
       health: {} as HealthMonitor,
       keys: {} as KeyService,

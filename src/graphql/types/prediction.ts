@@ -15,7 +15,7 @@ const ImpactEnum = builder.enumType('Impact', {
   } as const,
 })
 
-const RiskFactorRef = builder.objectRef<FactorContribution>('RiskFactor').implement({
+export const RiskFactorRef = builder.objectRef<FactorContribution>('RiskFactor').implement({
   description: 'One environmental factor behind a prediction, relative to the model reference site',
   fields: (t) => ({
     factor: t.exposeString('factor', { description: 'Human-readable factor name, e.g. Summer drought' }),

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest'
+import { LruCache } from './lru-cache.ts'
+
+describe('LruCache', () => {
+  it('holds at most its capacity, dropping the least recently used', () => {
+    const cache = new LruCache<string, number>(2)
+    cache.set('a', 1)
+    cache.set('b', 2)
+    expect(cache.get('a')).toBe(1) // a is now the most recent
+    cache.set('c', 3)
+    expect(cache.size).toBe(2)
+    expect(cache.has('b')).toBe(false)
+    expect(cache.get('a')).toBe(1)
+    expect(cache.get('c')).toBe(3)
+  })
+
+  it('replacing an entry does not grow it', () => {
+    const cache = new LruCache<string, number>(2)
+    cache.set('a', 1)
+    cache.set('a', 2)
+    cache.set('b', 3)
+    expect(cache.size).toBe(2)
+    expect(cache.get('a')).toBe(2)
+  })
+
+  it('needs room for one entry', () => {
+    expect(() => new LruCache(0)).toThrow(RangeError)
+  })
+})

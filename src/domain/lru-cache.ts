@@ -1,0 +1,35 @@
+/** A map holding at most `capacity` entries: reading an entry refreshes it, adding one drops the least recently used. */
+export class LruCache<K, V> {
+  private readonly entries = new Map<K, V>()
+
+  constructor(readonly capacity: number) {
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError('an LRU cache holds at least 1 entry')
+  }
+
+  get size(): number {
+    return this.entries.size
+  }
+
+  get(key: K): V | undefined {
+    const value = this.entries.get(key)
+    if (value === undefined) return undefined
+    // A Map iterates in insertion order: re-inserting moves the entry to the most recent end.
+    this.entries.delete(key)
+    this.entries.set(key, value)
+    return value
+  }
+
+  set(key: K, value: V): void {
+    this.entries.delete(key)
+    this.entries.set(key, value)
+    if (this.entries.size > this.capacity) {
+      const oldest = this.entries.keys().next()
+      if (!oldest.done) this.entries.delete(oldest.value)
+    }
+  }
+
+  has(key: K): boolean {
+    return this.entries.has(key)
+  }
+}

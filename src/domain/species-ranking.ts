@@ -1,0 +1,51 @@
+import type {
+  FactorContribution,
+  Horizon,
+  PlantingMethod,
+  SiteAttributes,
+  Species,
+  SurvivalModel,
+} from '../types.ts'
+import type { RankedSpecies } from './prediction-types.ts'
+
+/**
+ * Whether a site lies in a species' native range: the site's ecological zone is one of the species'
+ * `rangeZones` (seed/data/species.csv). A site's zone is set by the seed from its forest region and
+ * elevation (the upper band of the Cascades, Olympics, Blue Mountains and Selkirks is `subalpine`).
+ * The model's native_range factor applies the same rule.
+ */
+export function isNativeRange(species: Species, site: Pick<SiteAttributes, 'zone'>): boolean {
+  return species.rangeZones.includes(site.zone)
+}
+
+function byCode(a: Species, b: Species): number {
+  return a.code < b.code ? -1 : a.code > b.code ? 1 : 0
+}
+
+/**
+ * Every species at one site, planted one way, at one horizon: by survival probability descending, ties
+ * by species code, ranks from 1. Each carries its largest contribution (the model sorts contributions
+ * by magnitude, ties by key) and whether the site is in its native range.
+ */
+export function rankSpecies(
+  model: SurvivalModel,
+  site: SiteAttributes,
+  method: PlantingMethod,
+  horizon: Horizon,
+  species: readonly Species[],
+): RankedSpecies[] {
+  const evaluated = species.map((candidate) => {
+    const [prediction] = model.predict(site, candidate, method, [horizon])
+    const topFactor = prediction?.contributions[0] as FactorContribution | undefined
+    if (!prediction || !topFactor) throw new Error(`the model gave no prediction for ${candidate.code}`)
+    return { species: candidate, survivalProbability: prediction.survivalProbability, topFactor }
+  })
+  evaluated.sort((a, b) => b.survivalProbability - a.survivalProbability || byCode(a.species, b.species))
+  return evaluated.map((entry, index) => ({
+    rank: index + 1,
+    species: entry.species,
+    survivalProbability: entry.survivalProbability,
+    nativeRange: isNativeRange(entry.species, site),
+    topFactor: entry.topFactor,
+  }))
+}

@@ -1,0 +1,230 @@
+import { cellBoundary, cellCentre, cellOf, resolutionForCellKm } from '../geo/hexagons.ts'
+import type {
+  Coordinates,
+  Horizon,
+  ModelInfo,
+  PlantingMethod,
+  Site,
+  SiteTable,
+  Species,
+  SurvivalModel,
+} from '../types.ts'
+import { modelInfo, resolvePlantingMethod, resolveSpecies } from './catalogue.ts'
+import { LruCache } from './lru-cache.ts'
+import type { SurvivalCell, SurvivalMap, SurvivalMapRequest } from './prediction-types.ts'
+
+/** Sites evaluated between two yields to the event loop (~8 ms of model work), so other requests keep flowing. */
+const SITES_PER_SLICE = 2048
+
+/** Each site's H3 cell at `resolution`, in the order of `sites`. */
+export function cellsOfSites(sites: readonly Coordinates[], resolution: number): string[] {
+  return sites.map((site) => cellOf(site.latitude, site.longitude, resolution))
+}
+
+/**
+ * Sites grouped by cell: per cell the mean, minimum and maximum survival and the number of sites, with
+ * the cell's centre and outline. Only cells holding a site appear, ordered by H3 index.
+ */
+export function aggregateCells(cellOfSite: readonly string[], survival: ArrayLike<number>): SurvivalCell[] {
+  if (cellOfSite.length !== survival.length) throw new RangeError('one survival value per site')
+  const totals = new Map<string, { sum: number; min: number; max: number; sites: number }>()
+  for (let i = 0; i < cellOfSite.length; i++) {
+    const cell = cellOfSite[i] as string
+    const value = survival[i] as number
+    const total = totals.get(cell)
+    if (total) {
+      total.sum += value
+      if (value < total.min) total.min = value
+      if (value > total.max) total.max = value
+      total.sites += 1
+    } else {
+      totals.set(cell, { sum: value, min: value, max: value, sites: 1 })
+    }
+  }
+  return [...totals.keys()].sort().map((h3Index) => {
+    const total = totals.get(h3Index) as { sum: number; min: number; max: number; sites: number }
+    return {
+      h3Index,
+      ...cellCentre(h3Index),
+      boundary: cellBoundary(h3Index),
+      // Clamped: a float sum can put the mean of identical values a hair outside [min, max].
+      meanSurvival: Math.min(total.max, Math.max(total.min, total.sum / total.sites)),
+      minSurvival: total.min,
+      maxSurvival: total.max,
+      sites: total.sites,
+    }
+  })
+}
+
+/** Every site of one revision of the site table, and what has been worked out from them so far. */
+interface SiteSnapshot {
+  revision: string
+  sites: Site[]
+  /** Each site's cell, per H3 resolution asked for (the input rules allow four: 2–5). */
+  cellsByResolution: Map<number, string[]>
+  /** Each site's survival probability per species × method × horizon, in `sites` order. */
+  survival: LruCache<string, Float64Array>
+  /** Survival computations under way, so concurrent requests for one key share one. */
+  computing: Map<string, Promise<Float64Array>>
+  /** The aggregated cells per species × method × horizon × resolution. */
+  maps: LruCache<string, readonly SurvivalCell[]>
+}
+
+export interface SurvivalMapOptions {
+  /**
+   * Entries kept in each cache (per-site survival arrays, 8 bytes × sites each; aggregated maps). Every
+   * species × method × horizon is 120 keys; a bound keeps memory flat when the site table grows.
+   */
+  cacheEntries: number
+}
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/**
+ * "Where does this species survive best?": the model evaluated at every site of the data set, once per
+ * species, method and horizon, aggregated into H3 hexagons of about the requested size.
+ *
+ * Caching: the sites, each key's per-site survival and each aggregation are kept in this process
+ * (bounded LRU caches) for the site table's current revision. Every call reads the revision (one tiny
+ * query; sql/004_site_revision.sql bumps it on any change to the table) and starts over from a fresh
+ * read of the sites when it changed, e.g. after `npm run db:seed` from another process.
+ */
+export class SurvivalMapService {
+  readonly model: ModelInfo
+  private loaded: SiteSnapshot | undefined
+  private loading: Promise<SiteSnapshot> | undefined
+
+  constructor(
+    private readonly survivalModel: SurvivalModel,
+    private readonly siteTable: SiteTable,
+    private readonly options: SurvivalMapOptions,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.model = modelInfo(survivalModel)
+    if (!Number.isInteger(options.cacheEntries) || options.cacheEntries < 1) {
+      throw new RangeError('cacheEntries must be a positive integer')
+    }
+  }
+
+  /** Species first, then method (the order predict reports them in), then the sites. */
+  async map(request: SurvivalMapRequest): Promise<SurvivalMap> {
+    const species = resolveSpecies(request.speciesCode)
+    const plantingMethod = resolvePlantingMethod(request.plantingMethod)
+    const resolution = resolutionForCellKm(request.cellKm)
+    const snapshot = await this.current()
+    const cells = await this.cells(snapshot, species, plantingMethod, request.horizon, resolution)
+    return {
+      species,
+      plantingMethod,
+      horizonYears: request.horizon,
+      cellKm: request.cellKm,
+      h3Resolution: resolution,
+      siteCount: snapshot.sites.length,
+      cells,
+      model: this.model,
+      generatedAt: this.now(),
+    }
+  }
+
+  /** The snapshot of the table's current revision: the one held, or a fresh read of every site. */
+  private async current(): Promise<SiteSnapshot> {
+    const revision = await this.siteTable.revision()
+    if (this.loaded?.revision === revision) return this.loaded
+    if (this.loading) {
+      // A read under way may have started before the table changed: use it only if it saw this revision.
+      const inFlight = await this.loading
+      if (inFlight.revision === revision) return inFlight
+    }
+    // A read started from here on sees this revision or a later one.
+    this.loading ??= this.load()
+    return this.loading
+  }
+
+  private load(): Promise<SiteSnapshot> {
+    return this.siteTable
+      .all()
+      .then(({ revision, sites }) => {
+        const snapshot: SiteSnapshot = {
+          revision,
+          sites,
+          cellsByResolution: new Map(),
+          survival: new LruCache(this.options.cacheEntries),
+          computing: new Map(),
+          maps: new LruCache(this.options.cacheEntries),
+        }
+        this.loaded = snapshot
+        return snapshot
+      })
+      .finally(() => {
+        this.loading = undefined
+      })
+  }
+
+  private async cells(
+    snapshot: SiteSnapshot,
+    species: Species,
+    method: PlantingMethod,
+    horizon: Horizon,
+    resolution: number,
+  ): Promise<readonly SurvivalCell[]> {
+    const key = `${species.code}:${method}:${horizon}`
+    const mapKey = `${key}:${resolution}`
+    const cached = snapshot.maps.get(mapKey)
+    if (cached) return cached
+    const survival = await this.survival(snapshot, key, species, method, horizon)
+    // Another request may have aggregated it while this one waited for the survival values.
+    const done = snapshot.maps.get(mapKey)
+    if (done) return done
+    let cellOfSite = snapshot.cellsByResolution.get(resolution)
+    if (!cellOfSite) {
+      cellOfSite = cellsOfSites(snapshot.sites, resolution)
+      snapshot.cellsByResolution.set(resolution, cellOfSite)
+    }
+    const cells = aggregateCells(cellOfSite, survival)
+    snapshot.maps.set(mapKey, cells)
+    return cells
+  }
+
+  private survival(
+    snapshot: SiteSnapshot,
+    key: string,
+    species: Species,
+    method: PlantingMethod,
+    horizon: Horizon,
+  ): Promise<Float64Array> {
+    const cached = snapshot.survival.get(key)
+    if (cached) return Promise.resolve(cached)
+    let computing = snapshot.computing.get(key)
+    if (!computing) {
+      computing = this.evaluate(snapshot.sites, species, method, horizon)
+        .then((values) => {
+          snapshot.survival.set(key, values)
+          return values
+        })
+        .finally(() => snapshot.computing.delete(key))
+      snapshot.computing.set(key, computing)
+    }
+    return computing
+  }
+
+  /** The model at every site, a slice at a time. */
+  private async evaluate(
+    sites: readonly Site[],
+    species: Species,
+    method: PlantingMethod,
+    horizon: Horizon,
+  ): Promise<Float64Array> {
+    const values = new Float64Array(sites.length)
+    const horizons = [horizon]
+    for (let start = 0; start < sites.length; start += SITES_PER_SLICE) {
+      if (start > 0) await yieldToEventLoop()
+      const end = Math.min(start + SITES_PER_SLICE, sites.length)
+      for (let i = start; i < end; i++) {
+        const [prediction] = this.survivalModel.predict(sites[i] as Site, species, method, horizons)
+        if (!prediction) throw new Error(`the model gave no prediction for ${species.code}`)
+        values[i] = prediction.survivalProbability
+      }
+    }
+    return values
+  }
+}

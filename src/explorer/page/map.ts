@@ -1,0 +1,194 @@
+import L from 'leaflet'
+import { stateOutlines } from './basemap.ts'
+import { percent, survivalColour, survivalLegend } from './charts.ts'
+import type { Point } from './state.ts'
+
+/** Oregon and Washington, with a margin. */
+const REGION = L.latLngBounds([41.6, -125.0], [49.3, -116.2])
+
+export interface SurvivalCell {
+  h3Index: string
+  boundary: number[][]
+  meanSurvival: number
+  minSurvival: number
+  maxSurvival: number
+  sites: number
+}
+
+export interface MatchedSite {
+  latitude: number
+  longitude: number
+  matchedLatitude: number
+  matchedLongitude: number
+  matchDistanceKm: number
+}
+
+/**
+ * The map: state outlines, the API's coverage, the chosen point and the site that answered it,
+ * the survival-map layer with its legend, and plain messages (outside coverage, no data nearby).
+ */
+export class ExplorerMap {
+  private readonly map: L.Map
+  private readonly marks = L.layerGroup()
+  private coverage: L.GeoJSON | undefined
+  private cells: L.GeoJSON | undefined
+  private readonly colour = survivalColour()
+
+  constructor(
+    private readonly element: HTMLElement,
+    private readonly message: HTMLElement,
+    private readonly legend: HTMLElement,
+    onPick: (point: Point) => void,
+  ) {
+    this.map = L.map(element, {
+      zoomSnap: 0.25,
+      minZoom: 5,
+      maxZoom: 13,
+      maxBounds: REGION.pad(0.5),
+      attributionControl: true,
+    })
+    this.map.attributionControl.setPrefix(false)
+    this.map.attributionControl.addAttribution('State outlines: US Census Bureau via us-atlas')
+    // Panes, bottom up: the state outlines (the base map), the survival cells, then outlines and marks.
+    this.map.createPane('base').style.zIndex = '250'
+    this.map.createPane('cells').style.zIndex = '390'
+    L.geoJSON(stateOutlines(), {
+      pane: 'base',
+      interactive: false,
+      style: (state) => ({
+        color: '#6b6b6b',
+        weight: state?.properties.covered ? 1.5 : 0.8,
+        fillColor: state?.properties.covered ? '#f4efe3' : '#e4e4e0',
+        fillOpacity: 1,
+      }),
+    }).addTo(this.map)
+    this.marks.addTo(this.map)
+    // The view in the page, for scripts that drive it (and its browser test): south,west,north,east.
+    this.map.on('moveend zoomend resize', () => this.publishView())
+    this.map.fitBounds(REGION)
+    this.publishView()
+    this.map.on('click', (event: L.LeafletMouseEvent) =>
+      onPick({ latitude: event.latlng.lat, longitude: event.latlng.lng }),
+    )
+  }
+
+  private publishView(): void {
+    const bounds = this.map.getBounds()
+    this.element.dataset.bounds = [
+      bounds.getSouth(),
+      bounds.getWest(),
+      bounds.getNorth(),
+      bounds.getEast(),
+    ].join(',')
+  }
+
+  /** Keeps the map filling its box when the layout changes (a phone turned, the side panel grown). */
+  resize(): void {
+    this.map.invalidateSize()
+  }
+
+  showCoverage(geojson: GeoJSON.GeoJsonObject): void {
+    this.coverage?.remove()
+    this.coverage = L.geoJSON(geojson, {
+      interactive: false,
+      style: { color: '#1b6e3a', weight: 1.2, dashArray: '4 3', fill: false },
+    }).addTo(this.map)
+  }
+
+  /** The requested point, and the data point that answered it with the distance between them. */
+  showMatch(site: MatchedSite): void {
+    this.marks.clearLayers()
+    const requested = L.latLng(site.latitude, site.longitude)
+    const matched = L.latLng(site.matchedLatitude, site.matchedLongitude)
+    L.polyline([requested, matched], { color: '#333', weight: 1.5, dashArray: '3 3' }).addTo(this.marks)
+    L.circleMarker(requested, { radius: 4, color: '#333', fillColor: '#fff', fillOpacity: 1, weight: 1.5 })
+      .bindTooltip('Requested point')
+      .addTo(this.marks)
+    L.circleMarker(matched, {
+      radius: 7,
+      color: '#0b3d1e',
+      fillColor: '#1b6e3a',
+      fillOpacity: 0.9,
+      weight: 2,
+      className: 'matched-site',
+    })
+      .bindTooltip(`Matched site, ${site.matchDistanceKm.toFixed(2)} km away`, {
+        permanent: true,
+        direction: 'top',
+      })
+      .addTo(this.marks)
+  }
+
+  showPoint(point: Point): void {
+    this.marks.clearLayers()
+    L.circleMarker([point.latitude, point.longitude], {
+      radius: 5,
+      color: '#8a1c1c',
+      fillColor: '#fff',
+      fillOpacity: 1,
+      weight: 2,
+    }).addTo(this.marks)
+  }
+
+  clearPoint(): void {
+    this.marks.clearLayers()
+  }
+
+  /** A plain message over the map; null hides it. */
+  say(text: string | null, kind: 'info' | 'warning' = 'info'): void {
+    this.message.hidden = text === null
+    this.message.textContent = text ?? ''
+    this.message.dataset.kind = kind
+  }
+
+  showCells(cells: readonly SurvivalCell[], legendLabel: string): void {
+    this.cells?.remove()
+    this.cells = L.geoJSON(
+      {
+        type: 'FeatureCollection',
+        features: cells.map((cell) => ({
+          type: 'Feature',
+          properties: cell,
+          geometry: { type: 'Polygon', coordinates: [closedRing(cell.boundary)] },
+        })),
+      } as GeoJSON.FeatureCollection<GeoJSON.Polygon, SurvivalCell>,
+      {
+        pane: 'cells',
+        style: (feature) => ({
+          color: '#ffffff',
+          weight: 0.4,
+          fillColor: this.colour(feature?.properties.meanSurvival ?? 0),
+          fillOpacity: 0.72,
+          className: 'survival-cell',
+        }),
+        onEachFeature: (feature, layer) => {
+          const cell = feature.properties as SurvivalCell
+          layer.bindTooltip(
+            `Mean ${percent(cell.meanSurvival)} (min ${percent(cell.minSurvival)}, max ${percent(cell.maxSurvival)}) over ${cell.sites} sites`,
+            { sticky: true },
+          )
+        },
+      },
+    ).addTo(this.map)
+    this.legend.replaceChildren(survivalLegend(legendLabel))
+    this.legend.hidden = false
+  }
+
+  hideCells(): void {
+    this.cells?.remove()
+    this.cells = undefined
+    this.legend.hidden = true
+    this.legend.replaceChildren()
+  }
+
+  get container(): HTMLElement {
+    return this.element
+  }
+}
+
+function closedRing(ring: number[][]): number[][] {
+  const first = ring[0]
+  const last = ring[ring.length - 1]
+  if (!first || !last) return ring
+  return first[0] === last[0] && first[1] === last[1] ? ring : [...ring, first]
+}

@@ -1,0 +1,330 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parse } from 'csv-parse/sync'
+import { type Browser, type BrowserContext, chromium, type Page, type Response } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { staysOnLoopback } from '../graphiql/loopback.ts'
+import type { TestDatabase } from '../support/database.ts'
+import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
+import { startTestServer, type TestServer } from '../support/server.ts'
+import { FOREST_POINTS } from '../support/sites.ts'
+
+/** Debian's chromium package; .ci/run installs it. A missing browser fails the test, it never skips. */
+const CHROMIUM = '/usr/bin/chromium'
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+/** Screenshots of each step: test artefacts, kept after the run. */
+const ARTEFACTS = process.env.EXPLORER_SCREENSHOTS ?? join(import.meta.dirname, '../../.artifacts/explorer')
+const SEATTLE_DOWNTOWN = { latitude: 47.6062, longitude: -122.3321 }
+const FOREST = FOREST_POINTS.westCascades
+
+type Point = { latitude: number; longitude: number }
+
+/** Where a point is in the map's box: Web Mercator between the bounds the page publishes. */
+async function pixelOf(page: Page, point: Point): Promise<{ x: number; y: number }> {
+  const map = page.locator('#map')
+  const bounds = (await map.getAttribute('data-bounds'))?.split(',').map(Number)
+  const box = await map.boundingBox()
+  if (bounds?.length !== 4 || !box) throw new Error('the map publishes no view')
+  const [south, west, north, east] = bounds as [number, number, number, number]
+  const mercator = (latitude: number) => Math.log(Math.tan(Math.PI / 4 + (latitude * Math.PI) / 360))
+  return {
+    x: ((point.longitude - west) / (east - west)) * box.width,
+    y: ((mercator(north) - mercator(point.latitude)) / (mercator(north) - mercator(south))) * box.height,
+  }
+}
+
+async function clickMapAt(page: Page, point: Point): Promise<void> {
+  const position = await pixelOf(page, point)
+  await page.locator('#map').click({ position })
+}
+
+const isOperation = (name: string) => (response: Response) =>
+  response.url().endsWith('/graphql') && (response.request().postData() ?? '').includes(`query ${name}`)
+
+describe('the explorer page in a real browser (offline)', () => {
+  let database: TestDatabase
+  let server: TestServer
+  let browser: Browser
+  let context: BrowserContext
+  let page: Page
+  let apiKey: string
+  const blocked: string[] = []
+  const consoleErrors: string[] = []
+  const failedRequests: string[] = []
+  const errorResponses: string[] = []
+
+  const shoot = (name: string, target: Page = page) =>
+    target.screenshot({ path: join(ARTEFACTS, `${name}.png`), fullPage: false })
+
+  function watch(target: Page): void {
+    target.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text())
+    })
+    target.on('pageerror', (error) => consoleErrors.push(`page error: ${error.message}`))
+    target.on('requestfailed', (request) =>
+      failedRequests.push(`${request.url()}: ${request.failure()?.errorText}`),
+    )
+    target.on('response', (response) => {
+      if (response.status() >= 400) errorResponses.push(`${response.status()} ${response.url()}`)
+    })
+  }
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM))
+      throw new Error(`${CHROMIUM} is missing: install Debian's chromium (see .ci/run)`)
+    mkdirSync(ARTEFACTS, { recursive: true })
+    database = await createSeededDatabase()
+    apiKey = (await issueKey(database, 'mycel')).key
+    server = await startTestServer({ database })
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true })
+    await context.route('**/*', async (route) => {
+      if (staysOnLoopback(route.request().url())) return route.continue()
+      blocked.push(route.request().url())
+      return route.abort('blockedbyclient')
+    })
+    page = await context.newPage()
+    page.setDefaultTimeout(20_000)
+    watch(page)
+  })
+
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+    await database?.drop()
+  })
+
+  it('serves the page from / with its bundle, a strict CSP and no key needed to load', async () => {
+    const landing = await page.goto(`${server.url}/`, { waitUntil: 'load' })
+    expect(landing?.status()).toBe(200)
+    expect(landing?.headers()['content-security-policy']).toContain("script-src 'self'")
+    expect(await page.title()).toContain('Survival Explorer')
+    await expect.poll(() => page.locator('#map-message').textContent()).toContain('Enter your API key')
+    // Every control has a label a screen reader announces.
+    for (const name of ['API key', 'Species', 'Planting method', 'Horizon', 'Latitude', 'Longitude'])
+      await expect(page.getByLabel(name, { exact: true }).count()).resolves.toBe(1)
+    expect(await page.locator('#species option').count()).toBe(20)
+  })
+
+  it('takes a key, keeps it in sessionStorage only, and shows coverage and the quota', async () => {
+    const coverage = page.waitForResponse(isOperation('ExplorerCoverage'))
+    await page.getByLabel('API key', { exact: true }).fill(apiKey)
+    await page.getByRole('button', { name: 'Use key' }).click()
+    const response = await coverage
+    expect(response.status()).toBe(200)
+    expect(response.request().headers()['x-api-key']).toBe(apiKey)
+    await expect
+      .poll(() => page.locator('#quota').textContent())
+      .toMatch(/^Requests left today: [\d,]+ of [\d,]+$/)
+    expect(await page.evaluate(() => sessionStorage.getItem('survival-explorer.api-key'))).toBe(apiKey)
+    expect(page.url()).not.toContain(apiKey)
+    expect(await page.evaluate(() => document.cookie)).toBe('')
+    await shoot('1-key')
+  })
+
+  it('clicks a forest point: matched site, comparison chart and factor chart, without moving the layout', async () => {
+    const headingBefore = await page.getByRole('heading', { name: 'The matched site' }).boundingBox()
+    const comparison = page.waitForResponse(isOperation('ExplorerCompare'))
+    await clickMapAt(page, FOREST)
+    const response = await comparison
+    expect(response.status()).toBe(200)
+    const body = (await response.json()) as {
+      data: { compareMethods: { manual: { horizonYears: number; allFactors: unknown[] }[] } }
+    }
+    const factorCount = body.data.compareMethods.manual[0]?.allFactors.length ?? 0
+    expect(factorCount).toBeGreaterThan(5)
+
+    await expect.poll(() => page.locator('.matched-site').count()).toBe(1)
+    await expect(
+      page
+        .locator('.leaflet-tooltip')
+        .filter({ hasText: /Matched site, \d+\.\d\d km away/ })
+        .count(),
+    ).resolves.toBe(1)
+    // Survival at 1, 3, 5 years for both methods: six dots on two lines.
+    const survival = page.locator('#survival-chart')
+    await expect.poll(() => survival.locator('g[aria-label="dot"] circle').count()).toBe(6)
+    expect(await survival.locator('g[aria-label="line"] path').count()).toBe(2)
+    expect(await survival.textContent()).toContain('Hand planting')
+    expect(await page.locator('#differential-body tr').count()).toBe(3)
+    expect(await page.locator('#differential-body').textContent()).toMatch(/pp/)
+    // Every factor's contribution at the chosen horizon, and the sum that makes the log-odds.
+    expect(await page.locator('#factor-chart g[aria-label="bar"] rect').count()).toBe(factorCount)
+    expect(await page.locator('#factor-sum').textContent()).toMatch(
+      /^Baseline .* = log-odds .* → survival \d/,
+    )
+    expect(await page.locator('#site-attributes dt').count()).toBeGreaterThan(10)
+    expect(await page.getByRole('heading', { name: 'The matched site' }).boundingBox()).toEqual(headingBefore)
+
+    const url = new URL(page.url())
+    expect(url.searchParams.get('species')).toBe('PSME')
+    expect(Number(url.searchParams.get('lat'))).toBeCloseTo(FOREST.latitude, 1)
+    expect(Number(url.searchParams.get('lng'))).toBeCloseTo(FOREST.longitude, 1)
+    await shoot('2-comparison')
+  })
+
+  it("clicks Seattle's downtown and sees the no-nearby-data message on the map, not an error", async () => {
+    const comparison = page.waitForResponse(isOperation('ExplorerCompare'))
+    await clickMapAt(page, SEATTLE_DOWNTOWN)
+    const response = await comparison
+    expect(response.status()).toBe(200)
+    const message = page.locator('#map-message')
+    await expect.poll(() => message.textContent()).toMatch(/^No nearby data: no forest site within 10 km/)
+    expect(await message.isVisible()).toBe(true)
+    expect(await page.locator('#survival-chart .placeholder').count()).toBe(1)
+    await shoot('3-no-nearby-data')
+  })
+
+  it('ranks all 20 species at the forest point, marking those outside their native range', async () => {
+    // By keyboard alone: type the coordinates, Enter; then the arrow key moves to the ranking tab.
+    await page.getByLabel('Latitude', { exact: true }).fill('')
+    await page.getByLabel('Latitude', { exact: true }).focus()
+    await page.keyboard.type(String(FOREST.latitude))
+    await page.keyboard.press('Tab')
+    await page.keyboard.press('ControlOrMeta+A')
+    await page.keyboard.type(String(FOREST.longitude))
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.locator('#survival-chart g[aria-label="dot"] circle').count()).toBe(6)
+
+    const ranking = page.waitForResponse(isOperation('ExplorerRanking'))
+    await page.getByRole('tab', { name: 'Compare methods' }).focus()
+    await page.keyboard.press('ArrowRight')
+    const response = await ranking
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('tab-ranking')
+    expect(response.status()).toBe(200)
+    const body = (await response.json()) as {
+      data: { speciesRanking: { ranking: { survivalProbability: number; nativeRange: boolean }[] } }
+    }
+    const ranked = body.data.speciesRanking.ranking
+    expect(ranked).toHaveLength(20)
+    const bars = page.locator('#ranking-chart g[aria-label="bar"] rect')
+    await expect.poll(() => bars.count()).toBe(20)
+    const outside = ranked.filter((entry) => !entry.nativeRange).length
+    const labels = await page
+      .locator('#ranking-chart g[aria-label="y-axis tick label"] text')
+      .allTextContents()
+    expect(labels.filter((label) => label.endsWith('†'))).toHaveLength(outside)
+    expect(labels[0]).toMatch(/^1\. /)
+    expect(await page.getByRole('tab', { name: 'Rank species' }).getAttribute('aria-selected')).toBe('true')
+
+    const download = page.waitForEvent('download')
+    await page.locator('#download-ranking').click()
+    const file = await (await download).path()
+    const rows = parse(readFileSync(file, 'utf8'), { columns: true }) as Record<string, string>[]
+    expect(rows).toHaveLength(20)
+    expect(Object.keys(rows[0] ?? {})).toEqual([
+      'rank',
+      'species_code',
+      'species_common_name',
+      'survival_probability',
+      'native_range',
+      'top_factor',
+      'latitude',
+      'longitude',
+      'planting_method',
+      'horizon_years',
+    ])
+    expect(rows.map((row) => Number(row.survival_probability))).toEqual(
+      ranked.map((r) => r.survivalProbability),
+    )
+    await shoot('4-ranking')
+  })
+
+  it('draws the survival map for PSME with a legend', async () => {
+    const survivalMap = page.waitForResponse(isOperation('ExplorerSurvivalMap'))
+    await page.getByLabel('Survival map', { exact: true }).check()
+    const response = await survivalMap
+    expect(response.status()).toBe(200)
+    const body = (await response.json()) as {
+      data: { survivalMap: { cells: unknown[]; species: { code: string } } }
+    }
+    expect(body.data.survivalMap.species.code).toBe('PSME')
+    const cells = body.data.survivalMap.cells.length
+    expect(cells).toBeGreaterThan(50)
+    await expect.poll(() => page.locator('path.survival-cell').count()).toBe(cells)
+    expect(await page.locator('#map-legend').isVisible()).toBe(true)
+    expect(await page.locator('#map-legend').textContent()).toContain('Douglas-fir')
+    expect(new URL(page.url()).searchParams.get('map')).toBe('25')
+    // The cells lie above the base map: what the map shows at a forest point is a survival cell.
+    const { x, y } = await pixelOf(page, FOREST_POINTS.coastRange)
+    const box = await page.locator('#map').boundingBox()
+    const topmost = await page.evaluate(
+      ([px, py]) => document.elementFromPoint(px as number, py as number)?.getAttribute('class') ?? '',
+      [x + (box?.x ?? 0), y + (box?.y ?? 0)],
+    )
+    expect(topmost).toContain('survival-cell')
+    await shoot('5-survival-map')
+  })
+
+  it('reloads from the URL and shows the same view', async () => {
+    const before = new URL(page.url())
+    const answers = Promise.all([
+      page.waitForResponse(isOperation('ExplorerCompare')),
+      page.waitForResponse(isOperation('ExplorerRanking')),
+      page.waitForResponse(isOperation('ExplorerSurvivalMap')),
+    ])
+    await page.reload({ waitUntil: 'load' })
+    await answers
+    expect(new URL(page.url()).search).toBe(before.search)
+    expect(await page.getByLabel('Species', { exact: true }).inputValue()).toBe('PSME')
+    expect(await page.getByLabel('Latitude', { exact: true }).inputValue()).toBe(
+      String(before.searchParams.get('lat')),
+    )
+    expect(await page.getByRole('tab', { name: 'Rank species' }).getAttribute('aria-selected')).toBe('true')
+    await expect.poll(() => page.locator('#ranking-chart g[aria-label="bar"] rect').count()).toBe(20)
+    await expect.poll(() => page.locator('path.survival-cell').count()).toBeGreaterThan(50)
+    await expect.poll(() => page.locator('.matched-site').count()).toBe(1)
+    await shoot('6-reloaded')
+  })
+
+  it('is readable on a 390×844 phone screen: nothing wider than the screen', async () => {
+    const phone = await context.newPage()
+    watch(phone)
+    await phone.setViewportSize({ width: 390, height: 844 })
+    await phone.goto(page.url(), { waitUntil: 'load' })
+    // The key belongs to a tab (sessionStorage): a new tab asks for it again.
+    await expect.poll(() => phone.locator('#map-message').textContent()).toContain('Enter your API key')
+    await phone.getByLabel('API key', { exact: true }).fill(apiKey)
+    await phone.getByRole('button', { name: 'Use key' }).click()
+    await expect.poll(() => phone.locator('#ranking-chart g[aria-label="bar"] rect').count()).toBe(20)
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    expect(await phone.locator('#map').boundingBox()).toMatchObject({ width: 390 })
+    await shoot('7-phone', phone)
+    await phone.close()
+  })
+
+  it('gets a free spore key from the form, uses it at once and shows its quota', async () => {
+    const fresh = await context.newPage()
+    watch(fresh)
+    await fresh.goto(`${server.url}/`, { waitUntil: 'load' })
+    await fresh.locator('summary', { hasText: 'Get a free spore key' }).click()
+    const issued = fresh.waitForResponse((response) => response.url().endsWith('/keys'))
+    await fresh.getByLabel('Email', { exact: true }).fill('analyst@example.org')
+    await fresh.getByRole('button', { name: 'Get key' }).click()
+    expect((await issued).status()).toBe(201)
+    await expect
+      .poll(() => fresh.locator('#spore-result').textContent())
+      .toMatch(/^Your spore key, shown once/)
+    const key = await fresh.getByLabel('API key', { exact: true }).inputValue()
+    expect(key).toMatch(/^tsp_live_[0-9a-f]{32}$/)
+    await expect.poll(() => fresh.locator('#quota').textContent()).toMatch(/of 100$/)
+    await shoot('8-spore-key', fresh)
+    await fresh.close()
+  })
+
+  it('made no request that left the machine, logged no console error and had no failed request', () => {
+    expect(blocked).toEqual([])
+    expect(consoleErrors).toEqual([])
+    expect(failedRequests).toEqual([])
+    expect(errorResponses).toEqual([])
+  })
+})
