@@ -1,26 +1,15 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse } from 'csv-parse/sync'
-import { type Browser, type BrowserContext, chromium, type Page, type Response } from 'playwright-core'
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { staysOnLoopback } from '../graphiql/loopback.ts'
+import { launchChromium } from '../support/browser.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { FOREST_POINTS } from '../support/sites.ts'
 
-/** Debian's chromium package; .ci/run installs it. A missing browser fails the test, it never skips. */
-const CHROMIUM = '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 /** Screenshots of each step: test artefacts, kept after the run. */
 const ARTEFACTS = process.env.EXPLORER_SCREENSHOTS ?? join(import.meta.dirname, '../../.artifacts/explorer')
 const SEATTLE_DOWNTOWN = { latitude: 47.6062, longitude: -122.3321 }
@@ -79,13 +68,11 @@ describe('the explorer page in a real browser (offline)', () => {
   }
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: install Debian's chromium (see .ci/run)`)
     mkdirSync(ARTEFACTS, { recursive: true })
     database = await createSeededDatabase()
     apiKey = (await issueKey(database, 'mycel')).key
     server = await startTestServer({ database })
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+    browser = await launchChromium()
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true })
     await context.route('**/*', async (route) => {
       if (staysOnLoopback(route.request().url())) return route.continue()

@@ -1,23 +1,11 @@
-import { existsSync } from 'node:fs'
-import { type Browser, type BrowserContext, chromium, type Page, type Response } from 'playwright-core'
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchChromium } from '../support/browser.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { staysOnLoopback } from './loopback.ts'
 
-/** Debian's chromium package; .ci/run installs it. A missing browser fails the test, it never skips. */
-const CHROMIUM = '/usr/bin/chromium'
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
 const SCREENSHOT = '/tmp/graphiql.png'
 
 /** Monaco renders spaces as U+00A0; normalize so text assertions read naturally. */
@@ -43,12 +31,10 @@ describe('GraphiQL in a real browser (offline)', () => {
   const introspectionKeys: (string | undefined)[] = []
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: install Debian's chromium (see .ci/run)`)
     database = await createSeededDatabase()
     apiKey = (await issueKey(database, 'mycel')).key
     server = await startTestServer({ database, graphiql: true })
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+    browser = await launchChromium()
     context = await browser.newContext({ viewport: { width: 1600, height: 1000 } })
     context.on('request', (request) => requested.push(request.url()))
     await context.route('**/*', async (route) => {
