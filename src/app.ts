@@ -15,6 +15,7 @@ import { createExplorerHandler, isExplorerPath } from './explorer/handler.ts'
 import { createGraphQLHttpHandler } from './graphql/http-transport.ts'
 import { createGateway, type Gateway } from './graphql/yoga.ts'
 import { createHttpServer } from './http/server.ts'
+import { createJobRuntime, DEFAULT_JOB_CONFIG, type JobConfig } from './job-runtime.ts'
 import type { Logger } from './logging/logger.ts'
 import { loadSurvivalModel } from './model/index.ts'
 import { Metrics } from './observability/metrics.ts'
@@ -46,6 +47,7 @@ export type AppConfig = Pick<
   | 'SPORE_KEYS_PER_HOUR'
   | 'USAGE_FLUSH_MS'
 > &
+  Partial<JobConfig> &
   Partial<
     Pick<
       Config,
@@ -67,6 +69,8 @@ export interface AppOptions {
   now?: () => Date
   demoKey?: string
   keyCacheMs?: number
+  /** 'memory': job chunks queued in this process even with REDIS_URL (tests that cut Redis). */
+  jobQueue?: 'memory'
 }
 
 export interface App {
@@ -140,6 +144,21 @@ export function createApp(options: AppOptions): App {
     now,
   )
   const predictions = new PredictionService(model, siteLookup(database.sql, config, metrics), now)
+  const jobConfig: JobConfig = {
+    ...DEFAULT_JOB_CONFIG,
+    ...config,
+    REDIS_URL: options.jobQueue === 'memory' ? undefined : config.REDIS_URL,
+  }
+  const jobRuntime = createJobRuntime({
+    config: jobConfig,
+    database,
+    predictions,
+    metrics,
+    logger,
+    now: options.now,
+    // Without Redis no other process can reach the queue: this one scores its chunks.
+    work: jobConfig.JOB_WORKERS_IN_SERVER || !jobConfig.REDIS_URL,
+  })
   const maps = new SurvivalMapService(
     model,
     siteTable(database.sql, config, metrics),
@@ -159,7 +178,7 @@ export function createApp(options: AppOptions): App {
     survivalMapPerMinute: config.SURVIVAL_MAP_PER_MINUTE ?? 10,
   })
   const server = createHttpServer({
-    rest: createRestHandler({ predictions, catalogue, health, access, keys }, logger),
+    rest: createRestHandler({ predictions, catalogue, health, access, keys, jobs: jobRuntime.jobs }, logger),
     graphql: createGraphQLHttpHandler(gateway, logger),
     logger,
     metrics,
@@ -192,7 +211,7 @@ export function createApp(options: AppOptions): App {
       const grace = setTimeout(() => server.closeAllConnections(), graceMs)
       await closed
       clearTimeout(grace)
-      await Promise.all([quota.store.close(), usage.close()])
+      await Promise.all([quota.store.close(), usage.close(), jobRuntime.close()])
     },
   }
 }

@@ -2,6 +2,23 @@ import type { Config } from './config/config.ts'
 import { isDatabaseUnavailable, withDeadline } from './db/availability.ts'
 import type { Sql } from './db/connect.ts'
 import { databaseAnswers } from './db/health.ts'
+import {
+  acceptJob,
+  addInputChunk,
+  cancelJob,
+  createJob,
+  failJob,
+  findJob,
+  finishJobIfComplete,
+  inputChunk,
+  markJobRunning,
+  pendingChunks,
+  purgeJobs,
+  removeJob,
+  resultSizes,
+  resultTexts,
+  writeResultChunk,
+} from './db/jobs.ts'
 import { findKeyByHash, findKeyById, issueSporeKey, KeyStoreError, rotateKey } from './db/keys.ts'
 import { createNearestSiteLoader } from './db/nearest-site-loader.ts'
 import { allSites, findNearestSites, siteRevision } from './db/sites.ts'
@@ -9,7 +26,14 @@ import { loadTiers } from './db/tiers.ts'
 import { addUsage, touchKeys, usageHistory } from './db/usage.ts'
 import { StoreUnavailableError } from './domain/errors.ts'
 import type { Metrics } from './observability/metrics.ts'
-import type { KeyAccounts, KeyDirectory, NearestSiteLookup, SiteTable, UsageLedger } from './types.ts'
+import type {
+  JobStore,
+  KeyAccounts,
+  KeyDirectory,
+  NearestSiteLookup,
+  SiteTable,
+  UsageLedger,
+} from './types.ts'
 
 /**
  * The ports of src/types.ts implemented over PostgreSQL: each query bounded by the query deadline, and
@@ -87,6 +111,28 @@ export function usageLedger(sql: Sql, config: Deadline, metrics: Metrics): Usage
     add: (counts) => call(addUsage(sql, counts)),
     touch: (lastUsed) => call(touchKeys(sql, lastUsed)),
     history: (accountId, fromDay) => call(usageHistory(sql, accountId, fromDay)),
+  }
+}
+
+export function jobStore(sql: Sql, config: Deadline, metrics: Metrics): JobStore {
+  const call = bounded(config, metrics)
+  return {
+    create: (job) => call(createJob(sql, job)),
+    addInputChunk: (jobId, chunkIndex, firstRow, rows) =>
+      call(addInputChunk(sql, jobId, chunkIndex, firstRow, rows)),
+    accept: (jobId, rowsTotal, chunksTotal) => call(acceptJob(sql, jobId, rowsTotal, chunksTotal)),
+    remove: (jobId) => call(removeJob(sql, jobId)),
+    find: (jobId) => call(findJob(sql, jobId)),
+    markRunning: (jobId, at) => call(markJobRunning(sql, jobId, at)),
+    inputChunk: (jobId, chunkIndex) => call(inputChunk(sql, jobId, chunkIndex)),
+    writeResultChunk: (jobId, chunkIndex, result) => call(writeResultChunk(sql, jobId, chunkIndex, result)),
+    finishIfComplete: (jobId, at) => call(finishJobIfComplete(sql, jobId, at)),
+    fail: (jobId, reason, at) => call(failJob(sql, jobId, reason, at)),
+    cancel: (jobId, at) => call(cancelJob(sql, jobId, at)),
+    pendingChunks: () => call(pendingChunks(sql)),
+    resultSizes: (jobId, format) => call(resultSizes(sql, jobId, format)),
+    resultTexts: (jobId, format, from, count) => call(resultTexts(sql, jobId, format, from, count)),
+    purge: (now, abandonedBefore) => call(purgeJobs(sql, now, abandonedBefore)),
   }
 }
 

@@ -255,3 +255,97 @@ export interface UsageLedger {
   /** Days from `fromDay` on (inclusive) with any requests, ascending. */
   history(accountId: string, fromDay: string): Promise<DailyUsage[]>
 }
+
+export const JOB_FORMATS = ['csv', 'ndjson'] as const
+export type JobFormat = (typeof JOB_FORMATS)[number]
+export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const
+export type JobStatus = (typeof JOB_STATUSES)[number]
+
+/** A job as stored, with its progress summed over the chunks written so far. */
+export interface JobRecord {
+  id: string
+  accountId: string
+  tier: TierName
+  format: JobFormat
+  /** The input's columns, echoed first in every result row. */
+  columns: string[]
+  /** 'receiving' while the upload is still arriving. */
+  status: JobStatus | 'receiving'
+  rowsTotal: number
+  chunkRows: number
+  chunksTotal: number
+  chunksDone: number
+  rowsDone: number
+  rowsFailed: number
+  errorsByCode: Record<string, number>
+  failure: string | null
+  createdAt: Date
+  startedAt: Date | null
+  finishedAt: Date | null
+  expiresAt: Date
+}
+
+export interface NewJob {
+  id: string
+  accountId: string
+  keyId: string
+  tier: TierName
+  format: JobFormat
+  columns: string[]
+  chunkRows: number
+  expiresAt: Date
+}
+
+/** One chunk's results as written: each row rendered in both result formats. */
+export interface JobResultChunk {
+  rowsDone: number
+  rowsFailed: number
+  errors: Record<string, number>
+  csv: string
+  ndjson: string
+}
+
+/** Where jobs, their uploads and their results are kept (PostgreSQL), shared by servers and workers. */
+export interface JobStore {
+  create(job: NewJob): Promise<void>
+  addInputChunk(jobId: string, chunkIndex: number, firstRow: number, rows: string): Promise<void>
+  /** The upload is complete: queued with its size. */
+  accept(jobId: string, rowsTotal: number, chunksTotal: number): Promise<void>
+  remove(jobId: string): Promise<void>
+  find(jobId: string): Promise<JobRecord | null>
+  /** queued → running (the first chunk to start); false when the job is no longer queued or running. */
+  markRunning(jobId: string, at: Date): Promise<boolean>
+  inputChunk(jobId: string, chunkIndex: number): Promise<string | null>
+  /** Writes a chunk's results once; false when they were already written (a retried chunk). */
+  writeResultChunk(jobId: string, chunkIndex: number, result: JobResultChunk): Promise<boolean>
+  /** running → succeeded once every chunk's results are written. */
+  finishIfComplete(jobId: string, at: Date): Promise<boolean>
+  fail(jobId: string, reason: string, at: Date): Promise<void>
+  /** queued or running → cancelled; false when the job had already finished. */
+  cancel(jobId: string, at: Date): Promise<boolean>
+  /** Chunks of queued and running jobs whose results are not written yet. */
+  pendingChunks(): Promise<{ jobId: string; chunkIndex: number }[]>
+  /** Byte length of each chunk's results in one format, in chunk order. */
+  resultSizes(jobId: string, format: JobFormat): Promise<number[]>
+  /** Results of chunks `from` to `from + count − 1` in one format, in chunk order. */
+  resultTexts(jobId: string, format: JobFormat, from: number, count: number): Promise<string[]>
+  /** Deletes jobs past their expiry, and uploads abandoned while arriving; returns how many. */
+  purge(now: Date, abandonedBefore: Date): Promise<number>
+}
+
+/** A chunk of a job to score. */
+export interface ChunkTask {
+  jobId: string
+  chunkIndex: number
+}
+
+/**
+ * Where chunks wait for a worker: BullMQ on Redis (workers in any process that reaches PostgreSQL and
+ * Redis), or this process's memory without Redis. Adding a chunk already waiting changes nothing.
+ */
+export interface ChunkQueue {
+  add(tasks: readonly ChunkTask[]): Promise<void>
+  /** Chunks waiting or being scored (for the queue-depth metric). */
+  depth(): Promise<number>
+  close(): Promise<void>
+}

@@ -37,14 +37,41 @@ export class AccessControl {
 
   /** `request` (when there is one) receives the caller's key id and tier for the request log. */
   async admit(apiKey: string | null | undefined, request?: RequestContext): Promise<Admission> {
+    const caller = await this.identifyCaller(apiKey, request)
+    return this.counted(caller, 1)
+  }
+
+  /**
+   * Authentication only, for calls that read what was already paid for (a job's status and results):
+   * nothing is counted, and the quota is reported as it stands.
+   */
+  async identify(apiKey: string | null | undefined, request?: RequestContext): Promise<Admission> {
+    const caller = await this.identifyCaller(apiKey, request)
+    const quota = await this.quota.peek(caller)
+    return { caller, quota, at: quota.countedAt }
+  }
+
+  /**
+   * Counts `count` more requests for an admitted caller (the rest of a job's cost), all or none; a
+   * refusal states the whole cost, the one request already counted for the call included.
+   */
+  charge(admission: Admission, count: number): Promise<Admission> {
+    return this.counted(admission.caller, count, 1)
+  }
+
+  private async identifyCaller(apiKey: string | null | undefined, request?: RequestContext) {
     const caller = await this.authenticator.authenticate(apiKey)
     if (request) {
       request.keyId = caller.keyId
       request.tier = caller.tier.name
     }
+    return caller
+  }
+
+  private async counted(caller: Caller, count: number, alreadyCounted = 0): Promise<Admission> {
     try {
-      const quota = await this.quota.consume(caller)
-      this.usage?.count(caller, quota.countedAt)
+      const quota = await this.quota.consume(caller, count, alreadyCounted)
+      this.usage?.count(caller, quota.countedAt, count)
       return { caller, quota, at: quota.countedAt }
     } catch (error) {
       if (error instanceof ApiError && error.code === 'rate_limit_exceeded') {

@@ -32,12 +32,12 @@ export class UsageRecorder {
     this.timer.unref()
   }
 
-  count(caller: Caller, at: Date): void {
+  count(caller: Caller, at: Date, requests = 1): void {
     const day = utcDay(at)
     const slot = `${caller.accountId}|${day}`
     const entry = this.counts.get(slot)
-    if (entry) entry.requests += 1
-    else this.counts.set(slot, { accountId: caller.accountId, day, requests: 1 })
+    if (entry) entry.requests += requests
+    else this.counts.set(slot, { accountId: caller.accountId, day, requests })
     this.lastUsed.set(caller.keyId, at)
   }
 

@@ -33,6 +33,27 @@ const EnvSchema = z.object({
   SPORE_KEYS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(500),
   /** How often each server writes its request counts and keys' last use to PostgreSQL. */
   USAGE_FLUSH_MS: z.coerce.number().int().min(10).max(3_600_000).default(60_000),
+  /** Job chunks are scored by workers inside each server; 'false' leaves them to `npm run worker` processes. */
+  JOB_WORKERS_IN_SERVER: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .transform((value) => value === 'true' || value === '1'),
+  /** Chunks one worker process scores at once. */
+  JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** Rows per chunk: one batch through the prediction service, one KNN statement. */
+  JOB_CHUNK_ROWS: z.coerce.number().int().min(10).max(5000).default(500),
+  /** Attempts per chunk before its job fails. */
+  JOB_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  /** A worker silent this long is presumed dead and its chunk goes to another (BullMQ lock). */
+  JOB_LOCK_MS: z.coerce.number().int().min(500).max(600_000).default(30_000),
+  /** How long a job and its results are kept, hours (7 days). */
+  JOB_RESULT_TTL_HOURS: z.coerce
+    .number()
+    .positive()
+    .max(24 * 365)
+    .default(168),
+  /** Namespace of the job queue's keys in Redis. */
+  JOB_QUEUE_PREFIX: z.string().min(1).max(100).default('survival:bull'),
   GRAPHIQL: z
     .enum(['true', 'false', '1', '0'])
     .default('true')

@@ -27,12 +27,14 @@ const ERRORS = {
     status: 429,
     message: (
       p:
-        | { limit: number | null; tier: string }
+        | { limit: number | null; tier: string; needed?: number; remaining?: number }
         | { keyIssuance: 'address' | 'global'; limit: number }
         | { field: string; perMinute: number; retryAfterSeconds: number },
     ) =>
       'tier' in p
-        ? `Daily request limit of ${p.limit} reached for the ${p.tier} tier; it resets at midnight UTC`
+        ? p.needed !== undefined
+          ? `This job needs ${p.needed} requests and ${p.remaining} of the ${p.tier} tier's daily ${p.limit} remain; it resets at midnight UTC`
+          : `Daily request limit of ${p.limit} reached for the ${p.tier} tier; it resets at midnight UTC`
         : 'field' in p
           ? `${p.field} is limited to ${p.perMinute} calls a minute per key; retry in ${p.retryAfterSeconds} s`
           : p.keyIssuance === 'address'
@@ -84,7 +86,25 @@ const ERRORS = {
     message: (p: { empty: boolean }) =>
       p.empty ? 'The request body is empty; send a JSON object' : 'The request body is not valid JSON',
   },
-  not_found: { status: 404, message: (p: { path: string }) => `No endpoint at ${p.path}` },
+  not_found: {
+    status: 404,
+    message: (p: { path: string } | { job: string }) =>
+      'job' in p ? `No job ${p.job} belongs to this key's account` : `No endpoint at ${p.path}`,
+  },
+  jobs_not_in_tier: {
+    status: 403,
+    message: (p: { tier: string }) =>
+      `Jobs are part of the mycel and hypha tiers; a ${p.tier} key sends up to its batch size per POST /v1/predict/batch`,
+  },
+  job_not_finished: {
+    status: 409,
+    message: (p: { job: string; status: string }) =>
+      `Job ${p.job} is ${p.status}; its results are ready when it has succeeded`,
+  },
+  range_not_satisfiable: {
+    status: 416,
+    message: (p: { length: number }) => `The range asked for starts past the end of these ${p.length} bytes`,
+  },
   method_not_allowed: {
     status: 405,
     message: (p: { method: string; path: string; allow: string }) =>
@@ -92,11 +112,15 @@ const ERRORS = {
   },
   payload_too_large: {
     status: 413,
-    message: (p: { limit: number }) => `The request body exceeds ${p.limit} bytes`,
+    message: (p: { limit: number } | { maxRows: number }) =>
+      'maxRows' in p ? `A job holds at most ${p.maxRows} rows` : `The request body exceeds ${p.limit} bytes`,
   },
   unsupported_media_type: {
     status: 415,
-    message: () => 'Send the body as JSON with Content-Type: application/json',
+    message: (p?: { accepted: readonly string[] }) =>
+      p
+        ? `Send the body as ${p.accepted.join(' or ')}`
+        : 'Send the body as JSON with Content-Type: application/json',
   },
   query_too_complex: { status: 400, message: (p: { reason: string }) => p.reason },
   service_unavailable: {

@@ -121,6 +121,14 @@ export class PredictionService {
   async batch(requests: readonly PredictionRequest[], tier: Tier): Promise<Iterable<BatchItemResult>> {
     if (requests.length === 0) throw new RangeError('a batch holds at least one site (input rules)')
     assertBatchSize(requests.length, tier)
+    return this.scoreRows(requests)
+  }
+
+  /**
+   * A batch without the tier's size check: a job's chunk, whose cost was charged when the job was
+   * accepted. Empty in, empty out.
+   */
+  async scoreRows(requests: readonly PredictionRequest[]): Promise<Iterable<BatchItemResult>> {
     const checked = requests.map((request): CheckedRequest | ApiError => {
       try {
         const item = checkRequest(request)

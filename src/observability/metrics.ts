@@ -52,6 +52,31 @@ export class Metrics {
     registers: [this.registry],
   })
 
+  readonly jobRows = new Counter({
+    name: 'survival_job_rows_total',
+    help: 'Job rows scored by the workers of this process, by outcome (ok, failed); rate() gives rows per second',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  })
+
+  readonly jobChunksFailed = new Counter({
+    name: 'survival_job_chunks_failed_total',
+    help: 'Job chunks whose scoring failed an attempt in this process (retried; the last failure fails the job)',
+    registers: [this.registry],
+  })
+
+  /** Chunks waiting or being scored, read from the queue when metrics are scraped. */
+  watchJobQueue(depth: () => Promise<number>): void {
+    new Gauge({
+      name: 'survival_job_queue_depth',
+      help: 'Job chunks waiting for a worker or being scored',
+      registers: [this.registry],
+      async collect() {
+        this.set(await depth().catch(() => 0))
+      },
+    })
+  }
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'survival_' })
   }

@@ -30,10 +30,10 @@ export class FailoverQuotaStore implements QuotaStore {
     return this.usingFallback || !this.primary.isReady()
   }
 
-  async consume(keyId: string, limit: number | null, now: Date): Promise<QuotaConsumption> {
+  async consume(keyId: string, limit: number | null, now: Date, count = 1): Promise<QuotaConsumption> {
     if (this.primary.isReady()) {
       try {
-        const result = await this.withTimeout(this.primary.consume(keyId, limit, now))
+        const result = await this.withTimeout(this.primary.consume(keyId, limit, now, count))
         if (this.usingFallback) {
           this.usingFallback = false
           this.events.onRecover()
@@ -46,7 +46,7 @@ export class FailoverQuotaStore implements QuotaStore {
       // Only the first request of an outage builds (and reports) an error; the rest go straight on.
       this.fallBack(new Error('Redis is not connected'))
     }
-    return this.fallback.consume(keyId, limit, now)
+    return this.fallback.consume(keyId, limit, now, count)
   }
 
   private fallBack(error: unknown): void {

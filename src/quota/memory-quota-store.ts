@@ -5,12 +5,12 @@ import type { QuotaConsumption, QuotaStore } from './quota-store.ts'
 export class MemoryQuotaStore implements QuotaStore {
   private readonly counters = new Map<string, { used: number; expiresAt: number }>()
 
-  async consume(keyId: string, limit: number | null, now: Date): Promise<QuotaConsumption> {
+  async consume(keyId: string, limit: number | null, now: Date, count = 1): Promise<QuotaConsumption> {
     this.evictExpired(now.getTime())
     const counterKey = `${keyId}:${utcDay(now)}`
     const counter = this.counters.get(counterKey) ?? { used: 0, expiresAt: nextUtcMidnight(now).getTime() }
-    if (limit !== null && counter.used >= limit) return { allowed: false, used: counter.used }
-    counter.used += 1
+    if (limit !== null && counter.used + count > limit) return { allowed: false, used: counter.used }
+    counter.used += count
     this.counters.set(counterKey, counter)
     return { allowed: true, used: counter.used }
   }

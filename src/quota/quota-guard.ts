@@ -38,19 +38,49 @@ export function rateLimitHeaders(status: QuotaStatus): Record<string, string> {
   }
 }
 
-/** Counts one request per call against the caller's daily tier limit (the API spec's quota rules, README → quota counting). */
+/** Counts requests against the caller's daily tier limit (the API spec's quota rules, README → quota counting). */
 export class QuotaGuard {
   constructor(
     private readonly store: QuotaStore,
     readonly now: () => Date = () => new Date(),
   ) {}
 
-  async consume(caller: Caller): Promise<QuotaStatus> {
+  /**
+   * Counts `count` requests (one per call, or a job's whole cost at once), or none of them when they
+   * would pass the limit: then `rate_limit_exceeded`, saying how many were needed when more than one.
+   */
+  async consume(caller: Caller, count = 1, alreadyCounted = 0): Promise<QuotaStatus> {
     const now = this.now()
     const limit = caller.tier.dailyRequestLimit
     // Counted per account, so a rolled key keeps its day's count.
-    const { allowed, used } = await this.store.consume(caller.accountId, limit, now)
-    const status: QuotaStatus = {
+    const { allowed, used } = await this.store.consume(caller.accountId, limit, now, count)
+    const status = this.status(caller, used, now)
+    if (!allowed) {
+      // A job's cost is told whole: the request that carried it may have counted one already.
+      const needed = count + alreadyCounted
+      const remaining = (status.remaining ?? 0) + alreadyCounted
+      throw apiError(
+        'rate_limit_exceeded',
+        needed > 1 ? { limit, tier: caller.tier.name, needed, remaining } : { limit, tier: caller.tier.name },
+        {
+          headers: { ...rateLimitHeaders(status), 'retry-after': String(status.resetSeconds) },
+          ...(needed > 1 ? { details: { requests_needed: needed, remaining } } : {}),
+        },
+      )
+    }
+    return status
+  }
+
+  /** Where the caller stands today, counting nothing. */
+  async peek(caller: Caller): Promise<QuotaStatus> {
+    const now = this.now()
+    const { used } = await this.store.consume(caller.accountId, caller.tier.dailyRequestLimit, now, 0)
+    return this.status(caller, used, now)
+  }
+
+  private status(caller: Caller, used: number, now: Date): QuotaStatus {
+    const limit = caller.tier.dailyRequestLimit
+    return {
       tierName: caller.tier.name,
       limit,
       used,
@@ -59,13 +89,5 @@ export class QuotaGuard {
       resetAt: nextUtcMidnight(now),
       countedAt: now,
     }
-    if (!allowed) {
-      throw apiError(
-        'rate_limit_exceeded',
-        { limit, tier: caller.tier.name },
-        { headers: { ...rateLimitHeaders(status), 'retry-after': String(status.resetSeconds) } },
-      )
-    }
-    return status
   }
 }

@@ -5,19 +5,20 @@ import type { QuotaConsumption } from './quota-store.ts'
 
 /**
  * Check-and-increment in one Lua script, so it is atomic across every server process sharing Redis:
- * one INCR in the common case, taken back at once when it went past the limit.
+ * one INCRBY in the common case, taken back at once when it went past the limit.
  * The counter expires on its own shortly after its UTC day ends; the expiry is relative (EXPIRE), so a
  * clock difference between this host and Redis cannot make counters vanish early.
- * KEYS[1] counter; ARGV[1] limit ('' = unlimited); ARGV[2] seconds to live.
+ * KEYS[1] counter; ARGV[1] limit ('' = unlimited); ARGV[2] seconds to live; ARGV[3] requests to count.
  */
 const CONSUME_SCRIPT = `
-local used = redis.call('INCR', KEYS[1])
-if used == 1 then
+local count = tonumber(ARGV[3])
+local used = redis.call('INCRBY', KEYS[1], count)
+if used == count then
   redis.call('EXPIRE', KEYS[1], ARGV[2])
 end
 if ARGV[1] ~= '' and used > tonumber(ARGV[1]) then
-  redis.call('DECR', KEYS[1])
-  return {0, used - 1}
+  redis.call('DECRBY', KEYS[1], count)
+  return {0, used - count}
 end
 return {1, used}
 `
@@ -26,7 +27,12 @@ const EXPIRY_GRACE_SECONDS = 3600
 
 export class RedisQuotaStore implements SharedQuotaStore {
   private readonly redis: Redis & {
-    consumeQuota(counterKey: string, limit: string, secondsToLive: number): Promise<[number, number]>
+    consumeQuota(
+      counterKey: string,
+      limit: string,
+      secondsToLive: number,
+      count: number,
+    ): Promise<[number, number]>
   }
 
   constructor(
@@ -50,12 +56,13 @@ export class RedisQuotaStore implements SharedQuotaStore {
     return new RedisQuotaStore(redis, keyPrefix)
   }
 
-  async consume(keyId: string, limit: number | null, now: Date): Promise<QuotaConsumption> {
+  async consume(keyId: string, limit: number | null, now: Date, count = 1): Promise<QuotaConsumption> {
     const secondsToLive = secondsUntilReset(now) + EXPIRY_GRACE_SECONDS
     const [allowed, used] = await this.redis.consumeQuota(
       `${this.keyPrefix}${keyId}:${utcDay(now)}`,
       limit === null ? '' : String(limit),
       secondsToLive,
+      count,
     )
     return { allowed: allowed === 1, used }
   }

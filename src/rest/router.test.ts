@@ -2,6 +2,7 @@ import { IncomingMessage, type ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { jobServiceOver } from '../../test/support/fake-jobs.ts'
 import {
   accessControlOver,
   FakeKeyDirectory,
@@ -70,9 +71,11 @@ function setup({
   databaseAnswers = true,
 }: Setup = {}) {
   const { logger, entries } = recordingLogger()
+  const predictions = new PredictionService(model, lookup, () => NOW)
   const handle = createRestHandler(
     {
-      predictions: new PredictionService(model, lookup, () => NOW),
+      predictions,
+      jobs: jobServiceOver(predictions).jobs,
       catalogue: new Catalogue(model, 5),
       health: new HealthMonitor({
         databaseAnswers: async () => databaseAnswers,

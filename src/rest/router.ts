@@ -1,3 +1,4 @@
+import { once } from 'node:events'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { type AccessControl, keyExpiryHeaders } from '../auth/access-control.ts'
 import { apiError, toApiError } from '../domain/errors.ts'
@@ -8,11 +9,42 @@ import type { RequestContext } from '../observability/request-context.ts'
 import { rateLimitHeaders } from '../quota/quota-guard.ts'
 import { type RestDeps, type RestResponse, ROUTES, type Route } from './routes.ts'
 
-const ROUTES_BY_PATH = new Map<string, Route[]>()
-for (const route of ROUTES) ROUTES_BY_PATH.set(route.path, [...(ROUTES_BY_PATH.get(route.path) ?? []), route])
+/** A route path with `{name}` segments, e.g. /v1/jobs/{id}, as a pattern that captures them. */
+function compile(path: string): RegExp {
+  return new RegExp(`^${path.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`)
+}
+
+const ROUTE_PATTERNS = [...new Set(ROUTES.map((route) => route.path))].map((path) => ({
+  path,
+  pattern: compile(path),
+  routes: ROUTES.filter((route) => route.path === path),
+}))
+
+/** The routes of a path (all its methods) and the values of its `{name}` segments. */
+function match(path: string): { path: string; routes: Route[]; params: Record<string, string> } | undefined {
+  for (const candidate of ROUTE_PATTERNS) {
+    const found = candidate.pattern.exec(path)
+    if (found) return { path: candidate.path, routes: candidate.routes, params: { ...found.groups } }
+  }
+  return undefined
+}
 
 function allowedMethods(routes: readonly Route[]): string {
   return [...new Set(routes.flatMap((r) => (r.method === 'GET' ? ['GET', 'HEAD'] : [r.method])))].join(', ')
+}
+
+/** Writes a streamed body with backpressure; stops when the client goes away. */
+async function writeStream(
+  req: IncomingMessage,
+  res: ServerResponse,
+  stream: AsyncIterable<string | Buffer>,
+) {
+  if (req.method === 'HEAD') return void res.end()
+  for await (const piece of stream) {
+    if (res.destroyed) return
+    if (!res.write(piece)) await once(res, 'drain').catch(() => {})
+  }
+  res.end()
 }
 
 function headerValue(req: IncomingMessage, name: string): string | undefined {
@@ -24,7 +56,7 @@ function headerValue(req: IncomingMessage, name: string): string | undefined {
  * The /v1 front door: route → admit (auth + quota) → handler; every outcome in the spec's JSON,
  * every response with Request-Id and, once admitted, the caller's rate-limit fields.
  */
-export function createRestHandler(deps: RestDeps & { access: AccessControl }, logger: Logger) {
+export function createRestHandler(deps: RestDeps, logger: Logger) {
   return async function handleRest(
     req: IncomingMessage,
     res: ServerResponse,
@@ -33,10 +65,10 @@ export function createRestHandler(deps: RestDeps & { access: AccessControl }, lo
   ): Promise<void> {
     const headers: Record<string, string> = { 'request-id': request.requestId }
     try {
-      const path = url.pathname.replace(/\/+$/, '') || '/'
-      const candidates = ROUTES_BY_PATH.get(path)
-      request.route = candidates ? path : 'unmatched'
-      if (!candidates) throw apiError('not_found', { path: url.pathname })
+      const matched = match(url.pathname.replace(/\/+$/, '') || '/')
+      request.route = matched ? matched.path : 'unmatched'
+      if (!matched) throw apiError('not_found', { path: url.pathname })
+      const candidates = matched.routes
       const method = req.method === 'HEAD' ? 'GET' : req.method
       const route = candidates.find((r) => r.method === method)
       if (!route) {
@@ -49,19 +81,38 @@ export function createRestHandler(deps: RestDeps & { access: AccessControl }, lo
       }
       let response: RestResponse
       if (route.authenticated) {
-        const admission = await deps.access.admit(headerValue(req, 'x-api-key'), request)
+        const key = headerValue(req, 'x-api-key')
+        const admission =
+          route.counted === false
+            ? await deps.access.identify(key, request)
+            : await deps.access.admit(key, request)
         Object.assign(
           headers,
           rateLimitHeaders(admission.quota),
           keyExpiryHeaders(admission.caller, admission.at),
         )
-        response = await route.handle(req, url, deps, admission)
+        response = await route.handle(req, url, deps, admission, matched.params)
       } else {
-        response = await route.handle(req, url, deps)
+        response = await route.handle(req, url, deps, matched.params)
       }
+      if (response.stream) {
+        res.writeHead(response.status, {
+          ...headers,
+          ...response.headers,
+          ...(response.contentType ? { 'content-type': response.contentType } : {}),
+        })
+        return await writeStream(req, res, response.stream)
+      }
+      if (response.body === undefined)
+        return void res.writeHead(response.status, { ...headers, ...response.headers }).end()
       sendJson(res, response.status, response.body, { ...headers, ...response.headers }, response.contentType)
     } catch (error) {
       if (error instanceof ClientClosedError) return
+      if (res.headersSent) {
+        // A streamed answer broke off: the client sees a cut body (its length said more was coming).
+        logger.error({ requestId: request.requestId, err: error, path: url.pathname }, 'stream failed')
+        return void res.destroy()
+      }
       const { error: reported, expected } = toApiError(error)
       if (!expected)
         logger.error({ requestId: request.requestId, err: error, path: url.pathname }, 'unexpected error')

@@ -1,12 +1,14 @@
 import type { IncomingMessage } from 'node:http'
-import type { Admission } from '../auth/access-control.ts'
+import type { AccessControl, Admission } from '../auth/access-control.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { HealthMonitor } from '../domain/health.ts'
 import { parseInput } from '../domain/input-rules.ts'
+import type { JobService } from '../domain/jobs/job-service.ts'
 import type { KeyService } from '../domain/key-service.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
 import type { PredictionRequest } from '../domain/prediction-types.ts'
 import { SerializedJson } from '../http-io/json.ts'
+import { JOB_ROUTES } from './job-routes.ts'
 import { readJsonBody, readOptionalJsonBody } from './json-body.ts'
 import { OPENAPI_DOCUMENT } from './openapi.ts'
 import {
@@ -33,6 +35,8 @@ import {
 
 /** The domain services the /v1 endpoints translate to; the GraphQL resolvers call the same ones. */
 export interface RestDeps {
+  access: AccessControl
+  jobs: JobService
   predictions: PredictionService
   catalogue: Catalogue
   health: HealthMonitor
@@ -41,16 +45,31 @@ export interface RestDeps {
 
 export interface RestResponse {
   status: number
-  body: unknown
+  /** JSON (or text already serialised); absent for an empty answer (204). */
+  body?: unknown
+  /** A body written piece by piece as it is produced (job results), with backpressure. */
+  stream?: AsyncIterable<string | Buffer>
   headers?: Record<string, string>
   contentType?: string
 }
 
+/** The values of a route path's `{name}` segments. */
+type Params = Record<string, string>
+
 interface KeyedRoute {
-  method: 'GET' | 'POST'
+  method: 'GET' | 'POST' | 'DELETE'
+  /** May hold `{name}` segments, e.g. /v1/jobs/{id}. */
   path: string
   authenticated: true
-  handle(req: IncomingMessage, url: URL, deps: RestDeps, admission: Admission): Promise<RestResponse>
+  /** false: reads what was already paid for (a job's status, results), so the call is not counted. */
+  counted?: false
+  handle(
+    req: IncomingMessage,
+    url: URL,
+    deps: RestDeps,
+    admission: Admission,
+    params: Params,
+  ): Promise<RestResponse>
 }
 
 interface PublicRoute {
@@ -58,7 +77,7 @@ interface PublicRoute {
   path: string
   /** Health, the OpenAPI document and the self-service key door: no key, never counted. */
   authenticated: false
-  handle(req: IncomingMessage, url: URL, deps: RestDeps): Promise<RestResponse>
+  handle(req: IncomingMessage, url: URL, deps: RestDeps, params: Params): Promise<RestResponse>
 }
 
 export type Route = KeyedRoute | PublicRoute
@@ -211,4 +230,5 @@ export const ROUTES: readonly Route[] = [
       return { status: report.status === 'unavailable' ? 503 : 200, body: report }
     },
   },
+  ...JOB_ROUTES,
 ]

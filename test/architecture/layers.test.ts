@@ -18,6 +18,7 @@ const PLATFORM = ['config', 'logging', 'observability', 'types', 'project-files'
 const ALLOWED: Record<string, readonly string[]> = {
   http: ['http-io', 'domain/errors'],
   explorer: ['http-io', 'domain/errors'],
+  queue: [],
   'http-io': ['domain/errors'],
   rest: ['http-io', 'auth', 'quota', 'domain'],
   graphql: ['http-io', 'auth', 'quota', 'domain'],

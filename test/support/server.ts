@@ -36,6 +36,15 @@ export interface TestServerOptions {
   sporeKeysPerAddressPerHour?: number
   sporeKeysPerHour?: number
   usageFlushMs?: number
+  /** Rows per job chunk (default: the production 500). */
+  jobChunkRows?: number
+  /** Job chunks queued in this process (default) or in BullMQ on the test Redis, under `jobQueuePrefix`. */
+  jobQueue?: 'memory' | 'redis'
+  jobQueuePrefix?: string
+  /** Whether this server scores job chunks itself (default true). */
+  jobWorkers?: boolean
+  /** BullMQ lock: how soon a dead worker's chunk goes to another (default: the production 30 s). */
+  jobLockMs?: number
   /** survivalMap calls a minute per key (default: the production 10). */
   survivalMapPerMinute?: number
 }
@@ -51,11 +60,15 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       : new MemoryQuotaStore()
   const app = createApp({
     config: {
-      REDIS_URL: options.redisUrl,
+      REDIS_URL: options.redisUrl ?? (options.jobQueue === 'redis' ? TEST_REDIS_URL : undefined),
       QUOTA_KEY_PREFIX: quotaPrefix,
       SEARCH_RADIUS_KM: 10,
       GRAPHIQL: options.graphiql ?? true,
       EXPLORER: options.explorer ?? true,
+      ...(options.jobChunkRows ? { JOB_CHUNK_ROWS: options.jobChunkRows } : {}),
+      JOB_QUEUE_PREFIX: options.jobQueuePrefix ?? `${quotaPrefix}bull`,
+      JOB_WORKERS_IN_SERVER: options.jobWorkers ?? true,
+      ...(options.jobLockMs ? { JOB_LOCK_MS: options.jobLockMs } : {}),
       DB_QUERY_TIMEOUT_MS: options.queryDeadlineMs ?? 3000,
       REDIS_TIMEOUT_MS: 250,
       SPORE_KEYS_PER_ADDRESS_PER_HOUR: options.sporeKeysPerAddressPerHour ?? 5,
@@ -69,6 +82,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     now: options.now,
     keyCacheMs: options.keyCacheMs,
     demoKey: options.demoKey,
+    jobQueue: options.jobQueue === 'redis' ? undefined : 'memory',
   })
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve))
   const { port } = app.server.address() as AddressInfo

@@ -1,0 +1,172 @@
+import type { JobFormat, JobRecord, JobResultChunk, NewJob } from '../types.ts'
+import type { Sql } from './connect.ts'
+
+interface JobRow {
+  id: string
+  accountId: string
+  tier: JobRecord['tier']
+  format: JobFormat
+  columns: string[]
+  status: JobRecord['status']
+  rowsTotal: number
+  chunkRows: number
+  chunksTotal: number
+  chunksDone: number
+  rowsDone: number
+  rowsFailed: number
+  errorsByCode: Record<string, number> | null
+  failure: string | null
+  createdAt: Date
+  startedAt: Date | null
+  finishedAt: Date | null
+  expiresAt: Date
+}
+
+export async function createJob(sql: Sql, job: NewJob): Promise<void> {
+  await sql`
+    INSERT INTO jobs (id, account_id, key_id, tier, format, columns, status, chunk_rows, expires_at)
+    VALUES (${job.id}, ${job.accountId}, ${job.keyId}, ${job.tier}, ${job.format},
+            ${sql.array(job.columns)}::text[], 'receiving', ${job.chunkRows}, ${job.expiresAt})`
+}
+
+export async function addInputChunk(
+  sql: Sql,
+  jobId: string,
+  chunkIndex: number,
+  firstRow: number,
+  rows: string,
+): Promise<void> {
+  await sql`
+    INSERT INTO job_input_chunks (job_id, chunk_index, first_row, rows)
+    VALUES (${jobId}, ${chunkIndex}, ${firstRow}, ${rows})`
+}
+
+export async function acceptJob(sql: Sql, jobId: string, rowsTotal: number, chunksTotal: number) {
+  await sql`
+    UPDATE jobs SET status = 'queued', rows_total = ${rowsTotal}, chunks_total = ${chunksTotal}
+    WHERE id = ${jobId} AND status = 'receiving'`
+}
+
+export async function removeJob(sql: Sql, jobId: string): Promise<void> {
+  await sql`DELETE FROM jobs WHERE id = ${jobId}`
+}
+
+/** The job with its progress summed over the result chunks written so far. */
+export async function findJob(sql: Sql, jobId: string): Promise<JobRecord | null> {
+  const [row] = await sql<JobRow[]>`
+    SELECT j.id, j.account_id, j.tier, j.format, j.columns, j.status, j.rows_total, j.chunk_rows,
+           j.chunks_total, j.failure, j.created_at, j.started_at, j.finished_at, j.expires_at,
+           coalesce(p.chunks_done, 0)::int AS chunks_done, coalesce(p.rows_done, 0)::int AS rows_done,
+           coalesce(p.rows_failed, 0)::int AS rows_failed,
+           (SELECT jsonb_object_agg(code, total) FROM (
+              SELECT e.key AS code, sum(e.value::int)::int AS total
+              FROM job_result_chunks r, jsonb_each_text(r.errors) e
+              WHERE r.job_id = j.id GROUP BY e.key) codes) AS errors_by_code
+    FROM jobs j
+    LEFT JOIN LATERAL (
+      SELECT count(*) AS chunks_done, sum(rows_done) AS rows_done, sum(rows_failed) AS rows_failed
+      FROM job_result_chunks r WHERE r.job_id = j.id
+    ) p ON true
+    WHERE j.id = ${jobId}`
+  if (!row) return null
+  return { ...row, errorsByCode: row.errorsByCode ?? {} }
+}
+
+export async function markJobRunning(sql: Sql, jobId: string, at: Date): Promise<boolean> {
+  const [row] = await sql<{ status: string }[]>`
+    UPDATE jobs SET status = 'running', started_at = coalesce(started_at, ${at})
+    WHERE id = ${jobId} AND status IN ('queued', 'running')
+    RETURNING status`
+  return row !== undefined
+}
+
+export async function inputChunk(sql: Sql, jobId: string, chunkIndex: number): Promise<string | null> {
+  const [row] = await sql<{ rows: string }[]>`
+    SELECT rows FROM job_input_chunks WHERE job_id = ${jobId} AND chunk_index = ${chunkIndex}`
+  return row?.rows ?? null
+}
+
+/** One statement, so a chunk's results are there whole or not at all; a second write changes nothing. */
+export async function writeResultChunk(
+  sql: Sql,
+  jobId: string,
+  chunkIndex: number,
+  result: JobResultChunk,
+): Promise<boolean> {
+  const inserted = await sql`
+    INSERT INTO job_result_chunks
+      (job_id, chunk_index, rows_done, rows_failed, errors, csv, csv_bytes, ndjson, ndjson_bytes)
+    SELECT ${jobId}, ${chunkIndex}, ${result.rowsDone}, ${result.rowsFailed}, ${sql.json(result.errors)},
+           ${result.csv}, ${Buffer.byteLength(result.csv)}, ${result.ndjson}, ${Buffer.byteLength(result.ndjson)}
+    WHERE EXISTS (SELECT 1 FROM jobs WHERE id = ${jobId})
+    ON CONFLICT (job_id, chunk_index) DO NOTHING`
+  return inserted.count === 1
+}
+
+export async function finishJobIfComplete(sql: Sql, jobId: string, at: Date): Promise<boolean> {
+  const finished = await sql`
+    UPDATE jobs SET status = 'succeeded', finished_at = ${at}
+    WHERE id = ${jobId} AND status = 'running'
+      AND chunks_total = (SELECT count(*) FROM job_result_chunks WHERE job_id = ${jobId})`
+  return finished.count === 1
+}
+
+export async function failJob(sql: Sql, jobId: string, reason: string, at: Date): Promise<void> {
+  await sql`
+    UPDATE jobs SET status = 'failed', failure = ${reason}, finished_at = ${at}
+    WHERE id = ${jobId} AND status IN ('queued', 'running')`
+}
+
+export async function cancelJob(sql: Sql, jobId: string, at: Date): Promise<boolean> {
+  const cancelled = await sql`
+    UPDATE jobs SET status = 'cancelled', finished_at = ${at}
+    WHERE id = ${jobId} AND status IN ('queued', 'running')`
+  return cancelled.count === 1
+}
+
+export async function pendingChunks(sql: Sql): Promise<{ jobId: string; chunkIndex: number }[]> {
+  return sql<{ jobId: string; chunkIndex: number }[]>`
+    SELECT j.id AS job_id, c.chunk_index
+    FROM jobs j
+    JOIN job_input_chunks c ON c.job_id = j.id
+    WHERE j.status IN ('queued', 'running')
+      AND NOT EXISTS (SELECT 1 FROM job_result_chunks r WHERE r.job_id = j.id AND r.chunk_index = c.chunk_index)
+    ORDER BY j.created_at, c.chunk_index`
+}
+
+export async function resultSizes(sql: Sql, jobId: string, format: JobFormat): Promise<number[]> {
+  const rows =
+    format === 'csv'
+      ? await sql<{ bytes: number }[]>`
+          SELECT csv_bytes AS bytes FROM job_result_chunks WHERE job_id = ${jobId} ORDER BY chunk_index`
+      : await sql<{ bytes: number }[]>`
+          SELECT ndjson_bytes AS bytes FROM job_result_chunks WHERE job_id = ${jobId} ORDER BY chunk_index`
+  return rows.map((row) => row.bytes)
+}
+
+export async function resultTexts(
+  sql: Sql,
+  jobId: string,
+  format: JobFormat,
+  from: number,
+  count: number,
+): Promise<string[]> {
+  const rows =
+    format === 'csv'
+      ? await sql<{ text: string }[]>`
+          SELECT csv AS text FROM job_result_chunks
+          WHERE job_id = ${jobId} AND chunk_index >= ${from} AND chunk_index < ${from + count}
+          ORDER BY chunk_index`
+      : await sql<{ text: string }[]>`
+          SELECT ndjson AS text FROM job_result_chunks
+          WHERE job_id = ${jobId} AND chunk_index >= ${from} AND chunk_index < ${from + count}
+          ORDER BY chunk_index`
+  return rows.map((row) => row.text)
+}
+
+export async function purgeJobs(sql: Sql, now: Date, abandonedBefore: Date): Promise<number> {
+  const purged = await sql`
+    DELETE FROM jobs
+    WHERE expires_at < ${now} OR (status = 'receiving' AND created_at < ${abandonedBefore})`
+  return purged.count
+}

@@ -1,0 +1,98 @@
+import type { FactorContribution, Horizon, HorizonPrediction } from '../../types.ts'
+import type { BatchItemResult } from '../prediction-types.ts'
+import type { InputRow } from './job-rows.ts'
+
+/**
+ * How a job's results read: each row's input columns, then survival and the top factor at each
+ * horizon (empty where not asked for, or when the row failed), then error_code. The same rows as
+ * CSV (RFC 4180, CRLF) and as NDJSON (one object per line, with its row number).
+ */
+export const RESULT_COLUMNS = [
+  'survival_1y',
+  'survival_3y',
+  'survival_5y',
+  'top_factor_1y',
+  'top_factor_3y',
+  'top_factor_5y',
+  'error_code',
+] as const
+
+const HORIZON_ORDER: readonly Horizon[] = [1, 3, 5]
+
+function csvCell(value: unknown): string {
+  if (value === null || value === undefined) return ''
+  const text = Array.isArray(value)
+    ? value.join('|')
+    : typeof value === 'object'
+      ? JSON.stringify(value)
+      : String(value)
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
+}
+
+export function csvHeader(columns: readonly string[]): string {
+  return `${[...columns, ...RESULT_COLUMNS].map(csvCell).join(',')}\r\n`
+}
+
+/** The top factor (largest magnitude; contributions come sorted) of each requested horizon. */
+function byHorizon(predictions: readonly HorizonPrediction[]) {
+  const survival: (number | null)[] = [null, null, null]
+  const top: (string | null)[] = [null, null, null]
+  for (const prediction of predictions) {
+    const slot = HORIZON_ORDER.indexOf(prediction.horizonYears)
+    survival[slot] = prediction.survivalProbability
+    top[slot] = (prediction.contributions[0] as FactorContribution | undefined)?.factor ?? null
+  }
+  return { survival, top }
+}
+
+export interface RenderedChunk {
+  csv: string
+  ndjson: string
+  rowsDone: number
+  rowsFailed: number
+  errors: Record<string, number>
+}
+
+/**
+ * Renders a chunk's rows in input order. `scored` holds one result per row that was checked out
+ * fine at upload, in row order (the rows that failed their check carry their own error).
+ */
+export function renderChunk(
+  columns: readonly string[],
+  rows: readonly InputRow[],
+  scored: Iterator<BatchItemResult>,
+): RenderedChunk {
+  let csv = ''
+  let ndjson = ''
+  let rowsFailed = 0
+  const errors: Record<string, number> = {}
+  for (const row of rows) {
+    let survival: (number | null)[] = [null, null, null]
+    let top: (string | null)[] = [null, null, null]
+    let errorCode: string | null = row.e?.code ?? null
+    if (!row.e) {
+      const next = scored.next()
+      if (next.done) throw new Error('fewer results than rows to score')
+      const result = next.value
+      if (result.ok) ({ survival, top } = byHorizon(result.prediction.predictions))
+      else errorCode = result.error.code
+    }
+    if (errorCode) {
+      rowsFailed += 1
+      errors[errorCode] = (errors[errorCode] ?? 0) + 1
+    }
+    const results = [...survival, ...top, errorCode]
+    // A row with more or fewer cells than the header (it failed for that) still fills every column.
+    const cells = columns.map((_, index) => row.c[index])
+    csv += `${[...cells, ...results].map(csvCell).join(',')}\r\n`
+    const line: Record<string, unknown> = { row: row.r }
+    columns.forEach((name, index) => {
+      line[name] = row.c[index] ?? null
+    })
+    RESULT_COLUMNS.forEach((name, index) => {
+      line[name] = results[index] ?? null
+    })
+    ndjson += `${JSON.stringify(line)}\n`
+  }
+  return { csv, ndjson, rowsDone: rows.length, rowsFailed, errors }
+}

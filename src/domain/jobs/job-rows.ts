@@ -1,0 +1,158 @@
+import { z } from 'zod'
+import { invalidField } from '../errors.ts'
+import { catalogueCode, fieldPath, horizons, latitude, longitude } from '../input-rules.ts'
+import type { PredictionRequest } from '../prediction-types.ts'
+
+/**
+ * The rows of a job upload, checked one by one: a row that breaks a rule fails alone, with its row
+ * number; only a header that cannot be read fails the whole upload. Species and method are judged
+ * later, when the row is scored (invalid_species, invalid_method), like a batch item.
+ */
+
+export const REQUIRED_COLUMNS = ['latitude', 'longitude', 'species_code', 'planting_method'] as const
+export const OPTIONAL_COLUMNS = ['horizons', 'id'] as const
+/** The columns of an NDJSON job, in the order its results echo them. */
+export const NDJSON_COLUMNS = ['id', 'latitude', 'longitude', 'species_code', 'planting_method', 'horizons']
+const MAX_COLUMNS = 100
+const MAX_ID_LENGTH = 200
+
+/** A row as stored with its job: its number (1 = first data row), its cells, and what to score or why not. */
+export interface InputRow {
+  r: number
+  /** The row's values in the job's column order: CSV text as sent, NDJSON values as sent. */
+  c: unknown[]
+  q?: PredictionRequest
+  e?: { code: 'invalid_request' | 'invalid_json'; message: string }
+}
+
+const id = z.union([
+  z.string().max(MAX_ID_LENGTH, `must be at most ${MAX_ID_LENGTH} characters`),
+  z.number().int('must be a whole number or a string'),
+])
+
+const JobRow = z.strictObject({
+  id: id.optional(),
+  latitude,
+  longitude,
+  species_code: catalogueCode.min(1, 'is required'),
+  planting_method: catalogueCode.min(1, 'is required'),
+  horizons: horizons.optional(),
+})
+
+type JobRowInput = z.infer<typeof JobRow>
+
+export interface CsvLayout {
+  columns: string[]
+  /** Where each known column is in a row's cells. */
+  at: Partial<Record<(typeof REQUIRED_COLUMNS)[number] | (typeof OPTIONAL_COLUMNS)[number], number>>
+}
+
+/** Reads a CSV header: the four required columns in any order, horizons and id optional, others echoed. */
+export function csvLayout(header: readonly string[]): CsvLayout {
+  if (header.length > MAX_COLUMNS) throw invalidField('header', `has more than ${MAX_COLUMNS} columns`)
+  const names = header.map((name) => name.trim().toLowerCase())
+  const at: CsvLayout['at'] = {}
+  for (const [index, name] of names.entries()) {
+    if (name === '') throw invalidField('header', `column ${index + 1} has no name`)
+    if (names.indexOf(name) !== index) throw invalidField('header', `repeats the column "${name}"`)
+    if (
+      (REQUIRED_COLUMNS as readonly string[]).includes(name) ||
+      (OPTIONAL_COLUMNS as readonly string[]).includes(name)
+    )
+      at[name as keyof CsvLayout['at']] = index
+  }
+  const missing = REQUIRED_COLUMNS.filter((name) => at[name] === undefined)
+  if (missing.length > 0)
+    throw invalidField(
+      'header',
+      `lacks the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (it needs ${REQUIRED_COLUMNS.join(', ')})`,
+    )
+  return { columns: header.map((name) => name.trim()), at }
+}
+
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
+
+/** A number cell as a number; empty as absent; anything else as the text, for the rule to refuse. */
+function numberCell(cell: string | undefined): number | string | undefined {
+  const text = cell?.trim() ?? ''
+  if (text === '') return undefined
+  return DECIMAL.test(text) ? Number(text) : text
+}
+
+function horizonsCell(cell: string | undefined): unknown[] | undefined {
+  const text = cell?.trim() ?? ''
+  if (text === '') return undefined
+  return text.split(/[|;\s]+/).map((part) => numberCell(part))
+}
+
+function rowError(error: z.ZodError): InputRow['e'] {
+  const issue = error.issues[0]
+  if (!issue) return { code: 'invalid_request', message: 'the row is invalid' }
+  const field = issue.code === 'unrecognized_keys' ? (issue.keys[0] ?? '') : fieldPath(issue.path) || '(row)'
+  const reason =
+    issue.code === 'unrecognized_keys'
+      ? 'is not a recognized field'
+      : issue.code === 'invalid_type' && issue.input === undefined
+        ? 'is required'
+        : issue.message
+  return { code: 'invalid_request', message: `${field} ${reason}` }
+}
+
+function checked(row: number, cells: unknown[], input: unknown): InputRow {
+  const parsed = JobRow.safeParse(input, { reportInput: true })
+  if (!parsed.success) return { r: row, c: cells, e: rowError(parsed.error) }
+  return { r: row, c: cells, q: request(parsed.data) }
+}
+
+function request(row: JobRowInput): PredictionRequest {
+  return {
+    latitude: row.latitude,
+    longitude: row.longitude,
+    speciesCode: row.species_code,
+    plantingMethod: row.planting_method,
+    horizons: row.horizons ?? null,
+  }
+}
+
+export function csvRow(layout: CsvLayout, row: number, cells: string[]): InputRow {
+  if (cells.length !== layout.columns.length)
+    return {
+      r: row,
+      c: cells,
+      e: {
+        code: 'invalid_request',
+        message: `the row has ${cells.length} cells; the header has ${layout.columns.length}`,
+      },
+    }
+  const cell = (name: keyof CsvLayout['at']) => {
+    const index = layout.at[name]
+    return index === undefined ? undefined : cells[index]
+  }
+  const idCell = cell('id')?.trim()
+  return checked(row, cells, {
+    latitude: numberCell(cell('latitude')),
+    longitude: numberCell(cell('longitude')),
+    species_code: cell('species_code')?.trim() ?? '',
+    planting_method: cell('planting_method')?.trim() ?? '',
+    horizons: horizonsCell(cell('horizons')),
+    ...(idCell ? { id: idCell } : {}),
+  })
+}
+
+/** One NDJSON line: a predict body (+ optional id) as a JSON object. */
+export function ndjsonRow(row: number, line: string): InputRow {
+  let value: unknown
+  try {
+    value = JSON.parse(line)
+  } catch {
+    return { r: row, c: [], e: { code: 'invalid_json', message: 'the line is not valid JSON' } }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return { r: row, c: [], e: { code: 'invalid_request', message: 'the line must be a JSON object' } }
+  const object = value as Record<string, unknown>
+  return checked(
+    row,
+    NDJSON_COLUMNS.map((name) => object[name] ?? null),
+    object,
+  )
+}

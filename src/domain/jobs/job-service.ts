@@ -1,0 +1,254 @@
+import { randomBytes } from 'node:crypto'
+import type { ChunkQueue, ChunkTask, JobFormat, JobRecord, JobStore, Tier, TierName } from '../../types.ts'
+import { apiError, invalidField } from '../errors.ts'
+import type { PredictionService } from '../prediction-service.ts'
+import { csvHeader, renderChunk } from './job-output.ts'
+import { type CsvLayout, csvLayout, csvRow, type InputRow, NDJSON_COLUMNS, ndjsonRow } from './job-rows.ts'
+
+/** The tiers that may run jobs: portfolio work is mycel's and hypha's. */
+const JOB_TIERS: readonly TierName[] = ['mycel', 'hypha']
+
+export interface JobSettings {
+  /** Rows per chunk: one chunk is one batch through the prediction service, with one KNN statement. */
+  chunkRows: number
+  maxRows: number
+  /** How long a job and its results are kept after it was created. */
+  ttlMs: number
+  /** An upload still arriving after this long was abandoned (its server died): purged. */
+  abandonedAfterMs: number
+}
+
+export const DEFAULT_JOB_SETTINGS: JobSettings = {
+  chunkRows: 500,
+  maxRows: 1_000_000,
+  ttlMs: 7 * 86_400_000,
+  abandonedAfterMs: 3_600_000,
+}
+
+/** Who a job belongs to: the account of the key that created it (every key of a rotation chain). */
+export interface JobOwner {
+  accountId: string
+  keyId: string
+  tier: Tier
+}
+
+/** An upload, already split into records by its format: CSV rows of cells (the header first), or NDJSON lines. */
+export type JobUpload =
+  | { format: 'csv'; records: AsyncIterable<string[]> }
+  | { format: 'ndjson'; records: AsyncIterable<string> }
+
+/** A job as its owner sees it. */
+export interface JobView extends JobRecord {
+  status: Exclude<JobRecord['status'], 'receiving'>
+  etaSeconds: number | null
+}
+
+/** What a results download sends: the header, then each chunk's text, and the byte length of each. */
+export interface ResultsPlan {
+  job: JobView
+  format: JobFormat
+  header: string
+  chunkBytes: number[]
+  totalBytes: number
+}
+
+const FINAL: readonly JobRecord['status'][] = ['succeeded', 'failed', 'cancelled']
+/** Chunks read per query when streaming results. */
+const RESULT_PAGE = 16
+
+export function newJobId(): string {
+  return `job_${randomBytes(12).toString('hex')}`
+}
+
+/** Seconds left at the pace so far; null before any row is done or once the job is over. */
+function eta(job: JobRecord, now: Date): number | null {
+  if (job.status !== 'running' || !job.startedAt || job.rowsDone === 0) return null
+  const seconds = (now.getTime() - job.startedAt.getTime()) / 1000
+  return Math.ceil(((job.rowsTotal - job.rowsDone) * seconds) / job.rowsDone)
+}
+
+/**
+ * Portfolio jobs, once for every way in: an upload becomes chunks of checked rows; each chunk is
+ * scored by the same prediction service as a batch (one KNN statement) and its results written once;
+ * the owner reads progress and streams the results in input order.
+ */
+export class JobService {
+  constructor(
+    private readonly store: JobStore,
+    private readonly predictions: PredictionService,
+    private readonly queue: ChunkQueue,
+    private readonly settings: JobSettings = DEFAULT_JOB_SETTINGS,
+    private readonly now: () => Date = () => new Date(),
+    private readonly onChunkScored: (rows: number, failed: number) => void = () => {},
+  ) {}
+
+  get chunkRows(): number {
+    return this.settings.chunkRows
+  }
+
+  /**
+   * Reads the upload as it streams in, storing each chunk as it fills, then charges the job's cost —
+   * ⌈rows ÷ the tier's batch size⌉ requests, through `charge` — and queues its chunks. Anything that
+   * stops it (a bad header, too many rows, the quota, the client gone) leaves nothing behind.
+   */
+  async create(owner: JobOwner, upload: JobUpload, charge: (requests: number) => Promise<void>) {
+    if (!JOB_TIERS.includes(owner.tier.name)) throw apiError('jobs_not_in_tier', { tier: owner.tier.name })
+    const id = newJobId()
+    let created = false
+    try {
+      const rows = this.rowsOf(upload)
+      let columns: string[] | undefined
+      let chunk: InputRow[] = []
+      let chunks = 0
+      let total = 0
+      const flush = async () => {
+        await this.store.addInputChunk(id, chunks, chunk[0]?.r ?? total, JSON.stringify(chunk))
+        chunks += 1
+        chunk = []
+      }
+      for await (const item of rows) {
+        if ('columns' in item) {
+          columns = item.columns
+          continue
+        }
+        if (!created) {
+          await this.store.create({
+            id,
+            accountId: owner.accountId,
+            keyId: owner.keyId,
+            tier: owner.tier.name,
+            format: upload.format,
+            columns: columns ?? NDJSON_COLUMNS,
+            chunkRows: this.settings.chunkRows,
+            expiresAt: new Date(this.now().getTime() + this.settings.ttlMs),
+          })
+          created = true
+        }
+        total += 1
+        if (total > this.settings.maxRows)
+          throw apiError('payload_too_large', { maxRows: this.settings.maxRows })
+        chunk.push(item)
+        if (chunk.length === this.settings.chunkRows) await flush()
+      }
+      if (total === 0) throw invalidField('body', columns ? 'has a header but no rows' : 'holds no rows')
+      if (chunk.length > 0) await flush()
+      await charge(Math.ceil(total / owner.tier.batchSizeLimit))
+      await this.store.accept(id, total, chunks)
+      await this.queue.add(Array.from({ length: chunks }, (_, chunkIndex) => ({ jobId: id, chunkIndex })))
+      return this.view(await this.found(id))
+    } catch (error) {
+      if (created) await this.store.remove(id).catch(() => {})
+      throw error
+    }
+  }
+
+  private async *rowsOf(upload: JobUpload): AsyncGenerator<InputRow | { columns: string[] }> {
+    let row = 0
+    if (upload.format === 'ndjson') {
+      for await (const line of upload.records) {
+        if (line.trim() === '') continue
+        row += 1
+        yield ndjsonRow(row, line)
+      }
+      return
+    }
+    let layout: CsvLayout | undefined
+    for await (const cells of upload.records) {
+      if (!layout) {
+        layout = csvLayout(cells)
+        yield { columns: layout.columns }
+        continue
+      }
+      row += 1
+      yield csvRow(layout, row, cells)
+    }
+    if (!layout) throw invalidField('body', 'holds no header row')
+  }
+
+  async status(owner: JobOwner, jobId: string): Promise<JobView> {
+    return this.view(await this.owned(owner, jobId))
+  }
+
+  /** Cancels a job still queued or running; a finished job is deleted with its results. */
+  async cancel(owner: JobOwner, jobId: string): Promise<{ cancelled: JobView } | { deleted: string }> {
+    const job = await this.owned(owner, jobId)
+    if (!FINAL.includes(job.status) && (await this.store.cancel(jobId, this.now())))
+      return { cancelled: this.view(await this.found(jobId)) }
+    await this.store.remove(jobId)
+    return { deleted: jobId }
+  }
+
+  async results(owner: JobOwner, jobId: string, format: JobFormat): Promise<ResultsPlan> {
+    const job = this.view(await this.owned(owner, jobId))
+    if (job.status !== 'succeeded') throw apiError('job_not_finished', { job: jobId, status: job.status })
+    const header = format === 'csv' ? csvHeader(job.columns) : ''
+    const chunkBytes = await this.store.resultSizes(jobId, format)
+    const totalBytes = chunkBytes.reduce((sum, bytes) => sum + bytes, Buffer.byteLength(header))
+    return { job, format, header, chunkBytes, totalBytes }
+  }
+
+  /** The results' chunks from `fromChunk` on, in order, read a few at a time. */
+  async *resultChunks(plan: ResultsPlan, fromChunk: number): AsyncGenerator<string> {
+    for (let from = fromChunk; from < plan.chunkBytes.length; from += RESULT_PAGE) {
+      const count = Math.min(RESULT_PAGE, plan.chunkBytes.length - from)
+      yield* await this.store.resultTexts(plan.job.id, plan.format, from, count)
+    }
+  }
+
+  /**
+   * Scores one chunk and writes its results once. A chunk of a job no longer running is skipped; a
+   * chunk already written (a retry after a worker died) writes nothing again.
+   */
+  async runChunk(task: ChunkTask): Promise<void> {
+    const job = await this.store.find(task.jobId)
+    if (!job || job.status === 'receiving' || FINAL.includes(job.status)) return
+    if (job.status === 'queued' && !(await this.store.markRunning(task.jobId, this.now()))) return
+    const text = await this.store.inputChunk(task.jobId, task.chunkIndex)
+    if (text === null) return
+    const rows = JSON.parse(text) as InputRow[]
+    const requests = rows.flatMap((row) => (row.q ? [row.q] : []))
+    const scored = requests.length > 0 ? await this.predictions.scoreRows(requests) : []
+    const rendered = renderChunk(job.columns, rows, scored[Symbol.iterator]())
+    if (await this.store.writeResultChunk(task.jobId, task.chunkIndex, rendered))
+      this.onChunkScored(rendered.rowsDone, rendered.rowsFailed)
+    await this.store.finishIfComplete(task.jobId, this.now())
+  }
+
+  /** A chunk that failed every attempt fails its job: its results could never be whole. */
+  async chunkFailed(task: ChunkTask): Promise<void> {
+    await this.store.fail(task.jobId, `chunk ${task.chunkIndex} could not be scored`, this.now())
+  }
+
+  /**
+   * Queues every chunk of an unfinished job that has no results yet: after a restart, or when the
+   * queue lost what it held (Redis keeps nothing on disk). Chunks still waiting are not added twice.
+   */
+  async recover(): Promise<number> {
+    const pending = await this.store.pendingChunks()
+    if (pending.length > 0) await this.queue.add(pending)
+    return pending.length
+  }
+
+  async purge(): Promise<number> {
+    const now = this.now()
+    return this.store.purge(now, new Date(now.getTime() - this.settings.abandonedAfterMs))
+  }
+
+  private async found(jobId: string): Promise<JobRecord> {
+    const job = await this.store.find(jobId)
+    if (!job) throw apiError('not_found', { job: jobId })
+    return job
+  }
+
+  /** The job, if it is this owner's and its upload is complete; else 404, as for no job at all. */
+  private async owned(owner: JobOwner, jobId: string): Promise<JobRecord> {
+    const job = /^job_[0-9a-f]{24}$/.test(jobId) ? await this.store.find(jobId) : null
+    if (!job || job.accountId !== owner.accountId || job.status === 'receiving')
+      throw apiError('not_found', { job: jobId })
+    return job
+  }
+
+  private view(job: JobRecord): JobView {
+    return { ...job, status: job.status as JobView['status'], etaSeconds: eta(job, this.now()) }
+  }
+}

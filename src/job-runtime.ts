@@ -1,0 +1,117 @@
+import type { Config } from './config/config.ts'
+import type { Database } from './db/connect.ts'
+import { DEFAULT_JOB_SETTINGS, JobService } from './domain/jobs/job-service.ts'
+import type { PredictionService } from './domain/prediction-service.ts'
+import type { Logger } from './logging/logger.ts'
+import type { Metrics } from './observability/metrics.ts'
+import { BullChunkQueue, startBullWorker } from './queue/bullmq-chunk-queue.ts'
+import type { ChunkHandlers } from './queue/chunk-worker.ts'
+import { InProcessChunkQueue } from './queue/in-process-chunk-queue.ts'
+import { jobStore } from './store-ports.ts'
+
+export type JobConfig = Pick<
+  Config,
+  | 'REDIS_URL'
+  | 'JOB_WORKERS_IN_SERVER'
+  | 'JOB_CONCURRENCY'
+  | 'JOB_CHUNK_ROWS'
+  | 'JOB_ATTEMPTS'
+  | 'JOB_LOCK_MS'
+  | 'JOB_RESULT_TTL_HOURS'
+  | 'JOB_QUEUE_PREFIX'
+  | 'DB_QUERY_TIMEOUT_MS'
+>
+
+export const DEFAULT_JOB_CONFIG: Omit<JobConfig, 'REDIS_URL' | 'DB_QUERY_TIMEOUT_MS'> = {
+  JOB_WORKERS_IN_SERVER: true,
+  JOB_CONCURRENCY: 2,
+  JOB_CHUNK_ROWS: 500,
+  JOB_ATTEMPTS: 5,
+  JOB_LOCK_MS: 30_000,
+  JOB_RESULT_TTL_HOURS: 168,
+  JOB_QUEUE_PREFIX: 'survival:bull',
+}
+
+/** How often unfinished jobs are checked for chunks the queue lost, and expired jobs purged. */
+const SWEEP_MS = 60_000
+
+export interface JobRuntime {
+  jobs: JobService
+  close(): Promise<void>
+}
+
+/**
+ * Jobs wired once for a server or a worker process: the queue (BullMQ with REDIS_URL, else this
+ * process's memory), the service, workers when this process runs them, and the sweep that requeues
+ * what a crash or a Redis restart lost and purges expired jobs.
+ */
+export function createJobRuntime(options: {
+  config: JobConfig
+  database: Database
+  predictions: PredictionService
+  metrics: Metrics
+  logger: Logger
+  now?: () => Date
+  /** Whether this process scores chunks (a server with JOB_WORKERS_IN_SERVER, or `npm run worker`). */
+  work: boolean
+}): JobRuntime {
+  const { config, metrics, logger } = options
+  const settings = {
+    concurrency: config.JOB_CONCURRENCY,
+    attempts: config.JOB_ATTEMPTS,
+    lockMs: config.JOB_LOCK_MS,
+  }
+  const bull = config.REDIS_URL ? { redisUrl: config.REDIS_URL, prefix: config.JOB_QUEUE_PREFIX } : undefined
+  const queue = bull ? new BullChunkQueue(bull, settings.attempts) : new InProcessChunkQueue(settings)
+  metrics.watchJobQueue(() => queue.depth())
+  const jobs = new JobService(
+    jobStore(options.database.sql, config, metrics),
+    options.predictions,
+    queue,
+    {
+      ...DEFAULT_JOB_SETTINGS,
+      chunkRows: config.JOB_CHUNK_ROWS,
+      ttlMs: config.JOB_RESULT_TTL_HOURS * 3_600_000,
+    },
+    options.now,
+    (rows, failed) => {
+      metrics.jobRows.inc({ outcome: 'ok' }, rows - failed)
+      if (failed > 0) metrics.jobRows.inc({ outcome: 'failed' }, failed)
+    },
+  )
+  const handlers: ChunkHandlers = {
+    run: (task) => jobs.runChunk(task),
+    attemptFailed: (task, error, final) => {
+      metrics.jobChunksFailed.inc()
+      logger.warn({ err: error, jobId: task.jobId, chunk: task.chunkIndex, final }, 'job chunk failed')
+    },
+    failed: (task) => jobs.chunkFailed(task),
+  }
+  let worker: { close(): Promise<void> } | undefined
+  if (options.work) {
+    if (queue instanceof InProcessChunkQueue) queue.work(handlers)
+    else if (bull) worker = startBullWorker({ ...bull, ...settings }, handlers)
+  }
+  const sweep = async () => {
+    try {
+      const requeued = await jobs.recover()
+      if (requeued > 0) logger.info({ chunks: requeued }, 'job chunks queued again after a restart')
+      const purged = await jobs.purge()
+      if (purged > 0) logger.info({ jobs: purged }, 'expired jobs purged')
+    } catch (error) {
+      logger.warn({ err: error }, 'job sweep failed; next in a minute')
+    }
+  }
+  const firstSweep = sweep()
+  const timer = setInterval(() => void sweep(), SWEEP_MS)
+  timer.unref()
+  return {
+    jobs,
+    close: async () => {
+      clearInterval(timer)
+      await firstSweep
+      await worker?.close()
+      await queue.close()
+    },
+  }
+}

@@ -1,0 +1,117 @@
+import type { IncomingMessage } from 'node:http'
+import type { Readable } from 'node:stream'
+import { StringDecoder } from 'node:string_decoder'
+import { createGunzip } from 'node:zlib'
+import { CsvError, parse } from 'csv-parse'
+import { apiError, invalidField } from '../domain/errors.ts'
+import type { JobUpload } from '../domain/jobs/job-service.ts'
+import { ClientClosedError } from '../http-io/body.ts'
+
+/** A job upload is streamed: at most this many bytes (after gzip) are read, never held whole. */
+export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024
+/** One CSV record or NDJSON line: far more than a planting site needs. */
+const MAX_RECORD_BYTES = 64 * 1024
+
+const MEDIA_TYPES = { 'text/csv': 'csv', 'application/x-ndjson': 'ndjson' } as const
+const ACCEPTED = Object.keys(MEDIA_TYPES)
+
+function mediaType(req: IncomingMessage): keyof typeof MEDIA_TYPES {
+  const [type = '', ...params] = (req.headers['content-type'] ?? '').toLowerCase().split(';')
+  const charset = params.map((p) => p.trim()).find((p) => p.startsWith('charset='))
+  if (!(type.trim() in MEDIA_TYPES) || (charset && !/^charset="?utf-8"?$/.test(charset)))
+    throw apiError('unsupported_media_type', { accepted: ACCEPTED.map((t) => `${t} (UTF-8)`) })
+  return type.trim() as keyof typeof MEDIA_TYPES
+}
+
+/** The body as it arrives (gunzipped when sent with Content-Encoding: gzip), counted against the limit. */
+async function* bodyOf(req: IncomingMessage): AsyncGenerator<Buffer> {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase()
+  if (encoding !== 'identity' && encoding !== 'gzip')
+    throw invalidField('Content-Encoding', 'must be gzip or absent', 'request')
+  const source: Readable = encoding === 'gzip' ? req.pipe(createGunzip()) : req
+  let size = 0
+  try {
+    for await (const chunk of source) {
+      size += (chunk as Buffer).length
+      if (size > MAX_UPLOAD_BYTES) throw apiError('payload_too_large', { limit: MAX_UPLOAD_BYTES })
+      yield chunk as Buffer
+    }
+  } catch (error) {
+    if (req.destroyed) throw new ClientClosedError(error)
+    if ((error as { code?: string }).code === 'Z_DATA_ERROR')
+      throw invalidField('body', 'is not valid gzip', 'request')
+    throw error
+  }
+}
+
+async function* csvRecords(req: IncomingMessage): AsyncGenerator<string[]> {
+  const parser = parse({
+    bom: true,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    max_record_size: MAX_RECORD_BYTES,
+  })
+  // Fed as the body arrives; the parser's buffer is the only backlog (write waits for its drain).
+  void (async () => {
+    try {
+      for await (const chunk of bodyOf(req)) {
+        if (parser.destroyed) return
+        if (!parser.write(chunk))
+          await new Promise((resolve) => {
+            parser.once('drain', resolve)
+            parser.once('close', resolve)
+          })
+      }
+      parser.end()
+    } catch (error) {
+      parser.destroy(error as Error)
+    }
+  })()
+  try {
+    for await (const record of parser) yield record as string[]
+  } catch (error) {
+    // A record that cannot be read (an unclosed quote, a record over the size) stops the upload there.
+    if (error instanceof CsvError)
+      throw invalidField(
+        'body',
+        `is not readable CSV at line ${error.lines ?? '?'}: ${error.message}`,
+        'request',
+      )
+    throw error
+  } finally {
+    // The reader stopped early (a refusal): stop parsing; the rest of the body is not read.
+    parser.destroy()
+  }
+}
+
+async function* ndjsonLines(req: IncomingMessage): AsyncGenerator<string> {
+  // A character split between two chunks of the body is joined again.
+  const decoder = new StringDecoder('utf8')
+  let pending = ''
+  let line = 0
+  for await (const chunk of bodyOf(req)) {
+    const text = pending + decoder.write(chunk)
+    const lines = text.split('\n')
+    pending = lines.pop() ?? ''
+    if (Buffer.byteLength(pending) > MAX_RECORD_BYTES)
+      throw invalidField(
+        'body',
+        `line ${line + lines.length + 1} is longer than ${MAX_RECORD_BYTES} bytes`,
+        'request',
+      )
+    for (const text of lines) {
+      line += 1
+      yield text.endsWith('\r') ? text.slice(0, -1) : text
+    }
+  }
+  pending += decoder.end()
+  if (pending !== '') yield pending
+}
+
+/** Splits a job upload into records by its Content-Type: CSV rows of cells, or NDJSON lines. */
+export function jobUpload(req: IncomingMessage): JobUpload {
+  const type = mediaType(req)
+  return MEDIA_TYPES[type] === 'csv'
+    ? { format: 'csv', records: csvRecords(req) }
+    : { format: 'ndjson', records: ndjsonLines(req) }
+}

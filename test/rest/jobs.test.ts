@@ -1,0 +1,218 @@
+import { parse } from 'csv-parse/sync'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { TestDatabase } from '../support/database.ts'
+import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
+import { startTestServer, type TestServer } from '../support/server.ts'
+import { FOREST_POINTS, forestGrid, NO_DATA_POINTS, OUTSIDE_POINTS } from '../support/sites.ts'
+import { eventually } from '../support/waiting.ts'
+
+const RESULT_COLUMNS = [
+  'survival_1y',
+  'survival_3y',
+  'survival_5y',
+  'top_factor_1y',
+  'top_factor_3y',
+  'top_factor_5y',
+  'error_code',
+]
+
+interface JobBody {
+  id: string
+  status: string
+  rows_total: number
+  rows_done: number
+  rows_failed: number
+  errors_by_code: Record<string, number>
+  eta_seconds: number | null
+}
+
+/** A CSV upload of `count` forest rows (ids f1…), with extra rows appended as given. */
+export function forestCsv(count: number, extra: string[] = []): string {
+  const rows = forestGrid(count).map(
+    (point, index) => `f${index + 1},${point.latitude},${point.longitude},PSME,manual,1|5,stand ${index % 7}`,
+  )
+  return ['id,latitude,longitude,species_code,planting_method,horizons,notes', ...rows, ...extra, ''].join(
+    '\n',
+  )
+}
+
+describe('portfolio jobs (REST, real PostgreSQL, in-process queue)', () => {
+  let database: TestDatabase
+  let server: TestServer
+  let mycel: string
+  let otherMycel: string
+  let spore: string
+  let hypha: string
+
+  beforeAll(async () => {
+    database = await createSeededDatabase()
+    server = await startTestServer({ database, jobChunkRows: 100 })
+    mycel = (await issueKey(database, 'mycel')).key
+    otherMycel = (await issueKey(database, 'mycel')).key
+    spore = (await issueKey(database, 'spore')).key
+    hypha = (await issueKey(database, 'hypha')).key
+  })
+
+  afterAll(async () => {
+    await server?.close()
+    await database?.drop()
+  })
+
+  function upload(key: string, body: string, contentType = 'text/csv') {
+    return fetch(`${server.url}/v1/jobs`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': contentType },
+      body,
+    })
+  }
+
+  async function job(key: string, id: string): Promise<{ status: number; body: JobBody }> {
+    const response = await fetch(`${server.url}/v1/jobs/${id}`, { headers: { 'x-api-key': key } })
+    return { status: response.status, body: (await response.json()) as JobBody }
+  }
+
+  async function finished(key: string, id: string): Promise<JobBody> {
+    let last: JobBody | undefined
+    await eventually(async () => {
+      last = (await job(key, id)).body
+      return ['succeeded', 'failed', 'cancelled'].includes(last.status)
+    }, 30_000)
+    return last as JobBody
+  }
+
+  it('scores a CSV upload in chunks and answers every row in input order, failures with their code', async () => {
+    const extra = [
+      `bad1,${NO_DATA_POINTS.downtownPortland.latitude},${NO_DATA_POINTS.downtownPortland.longitude},PSME,manual,,city`,
+      `bad2,${OUTSIDE_POINTS.boise.latitude},${OUTSIDE_POINTS.boise.longitude},PSME,manual,,idaho`,
+      `bad3,91,-123,PSME,manual,,too far north`,
+      `bad4,${FOREST_POINTS.coastRange.latitude},${FOREST_POINTS.coastRange.longitude},XXXX,manual,,unknown species`,
+      'bad5,44.6,-123.6,PSME',
+    ]
+    const response = await upload(mycel, forestCsv(250, extra))
+    expect(response.status).toBe(202)
+    const accepted = (await response.json()) as {
+      id: string
+      status: string
+      rows: number
+      links: { self: string }
+    }
+    expect(accepted.rows).toBe(255)
+    expect(response.headers.get('location')).toBe(`/v1/jobs/${accepted.id}`)
+    expect(accepted.links.self).toBe(response.headers.get('location'))
+
+    const done = await finished(mycel, accepted.id)
+    expect(done).toMatchObject({ status: 'succeeded', rows_total: 255, rows_done: 255, rows_failed: 5 })
+    expect(done.errors_by_code).toEqual({
+      no_nearby_data: 1,
+      outside_coverage: 1,
+      invalid_request: 2,
+      invalid_species: 1,
+    })
+
+    const results = await fetch(`${server.url}/v1/jobs/${accepted.id}/results`, {
+      headers: { 'x-api-key': mycel },
+    })
+    expect(results.status).toBe(200)
+    expect(results.headers.get('content-type')).toBe('text/csv; charset=utf-8')
+    const text = await results.text()
+    expect(Number(results.headers.get('content-length'))).toBe(Buffer.byteLength(text))
+    const rows = parse(text, { columns: true }) as Record<string, string>[]
+    expect(Object.keys(rows[0] ?? {})).toEqual([
+      'id',
+      'latitude',
+      'longitude',
+      'species_code',
+      'planting_method',
+      'horizons',
+      'notes',
+      ...RESULT_COLUMNS,
+    ])
+    expect(rows.map((row) => row.id)).toEqual([
+      ...Array.from({ length: 250 }, (_, i) => `f${i + 1}`),
+      'bad1',
+      'bad2',
+      'bad3',
+      'bad4',
+      'bad5',
+    ])
+    const first = rows[0] as Record<string, string>
+    expect(Number(first.survival_1y)).toBeGreaterThan(0)
+    expect(first.survival_3y).toBe('')
+    expect(Number(first.survival_5y)).toBeGreaterThan(0)
+    expect(first.top_factor_1y).not.toBe('')
+    expect(rows.slice(250).map((row) => row.error_code)).toEqual([
+      'no_nearby_data',
+      'outside_coverage',
+      'invalid_request',
+      'invalid_species',
+      'invalid_request',
+    ])
+  })
+
+  it('takes NDJSON too, and serves either format by Accept, with byte ranges', async () => {
+    const lines = forestGrid(120).map((point, index) =>
+      JSON.stringify({ id: index, ...point, species_code: 'TSHE', planting_method: 'drone_seeded' }),
+    )
+    lines.splice(10, 0, '{not json', '{"latitude": 44.6}')
+    const response = await upload(hypha, `${lines.join('\n')}\n`, 'application/x-ndjson')
+    expect(response.status).toBe(202)
+    const { id } = (await response.json()) as { id: string }
+    const done = await finished(hypha, id)
+    expect(done).toMatchObject({ status: 'succeeded', rows_total: 122, rows_failed: 2 })
+    expect(done.errors_by_code).toEqual({ invalid_json: 1, invalid_request: 1 })
+
+    const ndjson = await fetch(`${server.url}/v1/jobs/${id}/results`, { headers: { 'x-api-key': hypha } })
+    expect(ndjson.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8')
+    const full = await ndjson.text()
+    const records = full
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(records.map((record) => record.row)).toEqual(Array.from({ length: 122 }, (_, i) => i + 1))
+    expect(records[11]).toMatchObject({ row: 12, error_code: 'invalid_request', survival_1y: null })
+    expect(records[0]).toMatchObject({ row: 1, id: 0, species_code: 'TSHE' })
+
+    const csv = await fetch(`${server.url}/v1/jobs/${id}/results`, {
+      headers: { 'x-api-key': hypha, accept: 'text/csv' },
+    })
+    expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8')
+    expect((parse(await csv.text(), { columns: true }) as unknown[]).length).toBe(122)
+
+    // Resume a download part-way: the rest from a byte offset, then the two parts make the whole.
+    const cut = Math.floor(Buffer.byteLength(full) / 3)
+    const rest = await fetch(`${server.url}/v1/jobs/${id}/results`, {
+      headers: { 'x-api-key': hypha, range: `bytes=${cut}-` },
+    })
+    expect(rest.status).toBe(206)
+    expect(rest.headers.get('content-range')).toBe(
+      `bytes ${cut}-${Buffer.byteLength(full) - 1}/${Buffer.byteLength(full)}`,
+    )
+    const joined = Buffer.concat([Buffer.from(full).subarray(0, cut), Buffer.from(await rest.arrayBuffer())])
+    expect(joined.toString()).toBe(full)
+
+    const past = await fetch(`${server.url}/v1/jobs/${id}/results`, {
+      headers: { 'x-api-key': hypha, range: `bytes=${Buffer.byteLength(full)}-` },
+    })
+    expect(past.status).toBe(416)
+  })
+
+  it('belongs to its account: another key sees 404, and spore keys may not run jobs', async () => {
+    const response = await upload(mycel, forestCsv(5))
+    const { id } = (await response.json()) as { id: string }
+    expect((await job(otherMycel, id)).status).toBe(404)
+    expect((await job(mycel, 'job_000000000000000000000000')).status).toBe(404)
+    const refused = await upload(spore, forestCsv(5))
+    expect(refused.status).toBe(403)
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('jobs_not_in_tier')
+  })
+
+  it('refuses a malformed header whole, and a body of another type', async () => {
+    const noHeader = await upload(mycel, 'lat,lon,species\n44.6,-123.6,PSME\n')
+    expect(noHeader.status).toBe(400)
+    const body = (await noHeader.json()) as { error: { code: string; message: string } }
+    expect(body.error.code).toBe('invalid_request')
+    expect(body.error.message).toContain('latitude, longitude, species_code, planting_method')
+    const json = await upload(mycel, '{}', 'application/json')
+    expect(json.status).toBe(415)
+  })
+})
