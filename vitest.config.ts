@@ -12,7 +12,12 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['src/**/*.test.ts', 'seed/**/*.test.ts', 'test/**/*.test.ts'],
+    include: [
+      'src/**/*.test.ts',
+      'seed/**/*.test.ts',
+      'test/**/*.test.ts',
+      'clients/typescript/test/**/*.test.ts',
+    ],
     // Stops the run at once, with one line, when PostgreSQL or Redis is not there.
     globalSetup: ['./test/support/preflight.ts'],
     testTimeout: 60_000,

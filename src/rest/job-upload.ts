@@ -19,7 +19,11 @@ function mediaType(req: IncomingMessage): keyof typeof MEDIA_TYPES {
   const [type = '', ...params] = (req.headers['content-type'] ?? '').toLowerCase().split(';')
   const charset = params.map((p) => p.trim()).find((p) => p.startsWith('charset='))
   if (!(type.trim() in MEDIA_TYPES) || (charset && !/^charset="?utf-8"?$/.test(charset)))
-    throw apiError('unsupported_media_type', { accepted: ACCEPTED.map((t) => `${t} (UTF-8)`) })
+    throw apiError(
+      'unsupported_media_type',
+      { accepted: ACCEPTED.map((t) => `${t} (UTF-8)`) },
+      { details: { content_type: req.headers['content-type'] ?? null } },
+    )
   return type.trim() as keyof typeof MEDIA_TYPES
 }
 
@@ -33,7 +37,12 @@ async function* bodyOf(req: IncomingMessage): AsyncGenerator<Buffer> {
   try {
     for await (const chunk of source) {
       size += (chunk as Buffer).length
-      if (size > MAX_UPLOAD_BYTES) throw apiError('payload_too_large', { limit: MAX_UPLOAD_BYTES })
+      if (size > MAX_UPLOAD_BYTES)
+        throw apiError(
+          'payload_too_large',
+          { limit: MAX_UPLOAD_BYTES },
+          { details: { limit_bytes: MAX_UPLOAD_BYTES }, headers: { connection: 'close' } },
+        )
       yield chunk as Buffer
     }
   } catch (error) {

@@ -162,7 +162,7 @@ export class OpenApiValidator {
     observed: ObservedResponse,
     options: Omit<CheckOptions, 'withBody'> = {},
   ): string[] {
-    const path = new URL(target, 'http://api.invalid').pathname
+    const path = this.documentedPath(new URL(target, 'http://api.invalid').pathname)
     const pathItem = this.document.paths?.[path] as Node | undefined
     if (!pathItem) {
       return observed.status === 404
@@ -177,6 +177,16 @@ export class OpenApiValidator {
         : [`${method} ${path} is not in the document, yet the answer was ${observed.status} rather than 405`]
     }
     return this.check(operationMethod, path, observed, { ...options, withBody: !head })
+  }
+
+  /** The document's path for a request path: itself, or the template it fills (`/v1/jobs/{id}`). */
+  documentedPath(path: string): string {
+    const paths = Object.keys(this.document.paths ?? {})
+    if (paths.includes(path)) return path
+    const template = paths.find((candidate) =>
+      new RegExp(`^${candidate.replace(/\{\w+\}/g, '[^/]+')}$`).test(path),
+    )
+    return template ?? path
   }
 
   /** Problems of a real response against a `components/responses` entry (404/405 have no operation). */
@@ -195,11 +205,14 @@ export class OpenApiValidator {
     const contentType = observed.headers.get('content-type') ?? ''
     const mediaType = contentType.split(';')[0]?.trim().toLowerCase() ?? ''
     const media = response.content?.[mediaType]
-    if (!media) {
+    if (!response.content && !contentType) {
+      // A response documented without content (204) and sent without one.
+    } else if (!media) {
       problems.push(
         `content-type ${contentType} is not documented (${Object.keys(response.content ?? {}).join(', ')})`,
       )
-    } else if (withBody) {
+    } else if (withBody && /^application\/([\w.+-]+\+)?json$/.test(mediaType)) {
+      // JSON bodies are checked field by field; text bodies (CSV, NDJSON) only by their media type.
       const validate = this.schemaValidator(media.schema)
       if (!validate(observed.body)) {
         problems.push(

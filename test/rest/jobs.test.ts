@@ -5,6 +5,7 @@ import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { FOREST_POINTS, forestGrid, NO_DATA_POINTS, OUTSIDE_POINTS } from '../support/sites.ts'
 import { eventually } from '../support/waiting.ts'
+import { rest } from './client.ts'
 
 const RESULT_COLUMNS = [
   'survival_1y',
@@ -58,17 +59,18 @@ describe('portfolio jobs (REST, real PostgreSQL, in-process queue)', () => {
     await database?.drop()
   })
 
+  /** Every answer is checked against schema/openapi.yaml by the REST test client. */
   function upload(key: string, body: string, contentType = 'text/csv') {
-    return fetch(`${server.url}/v1/jobs`, {
-      method: 'POST',
-      headers: { 'x-api-key': key, 'content-type': contentType },
-      body,
-    })
+    return rest(server.url, 'POST', '/v1/jobs', { key, raw: body, contentType })
   }
 
   async function job(key: string, id: string): Promise<{ status: number; body: JobBody }> {
-    const response = await fetch(`${server.url}/v1/jobs/${id}`, { headers: { 'x-api-key': key } })
-    return { status: response.status, body: (await response.json()) as JobBody }
+    const { status, body } = await rest(server.url, 'GET', `/v1/jobs/${id}`, { key })
+    return { status, body: body as JobBody }
+  }
+
+  function results(key: string, id: string, headers: Record<string, string> = {}) {
+    return rest(server.url, 'GET', `/v1/jobs/${id}/results`, { key, headers })
   }
 
   async function finished(key: string, id: string): Promise<JobBody> {
@@ -90,7 +92,7 @@ describe('portfolio jobs (REST, real PostgreSQL, in-process queue)', () => {
     ]
     const response = await upload(mycel, forestCsv(250, extra))
     expect(response.status).toBe(202)
-    const accepted = (await response.json()) as {
+    const accepted = response.body as {
       id: string
       status: string
       rows: number
@@ -156,14 +158,14 @@ describe('portfolio jobs (REST, real PostgreSQL, in-process queue)', () => {
     lines.splice(10, 0, '{not json', '{"latitude": 44.6}')
     const response = await upload(hypha, `${lines.join('\n')}\n`, 'application/x-ndjson')
     expect(response.status).toBe(202)
-    const { id } = (await response.json()) as { id: string }
+    const { id } = response.body as { id: string }
     const done = await finished(hypha, id)
     expect(done).toMatchObject({ status: 'succeeded', rows_total: 122, rows_failed: 2 })
     expect(done.errors_by_code).toEqual({ invalid_json: 1, invalid_request: 1 })
 
-    const ndjson = await fetch(`${server.url}/v1/jobs/${id}/results`, { headers: { 'x-api-key': hypha } })
+    const ndjson = await results(hypha, id)
     expect(ndjson.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8')
-    const full = await ndjson.text()
+    const full = ndjson.text
     const records = full
       .trim()
       .split('\n')
@@ -172,11 +174,9 @@ describe('portfolio jobs (REST, real PostgreSQL, in-process queue)', () => {
     expect(records[11]).toMatchObject({ row: 12, error_code: 'invalid_request', survival_1y: null })
     expect(records[0]).toMatchObject({ row: 1, id: 0, species_code: 'TSHE' })
 
-    const csv = await fetch(`${server.url}/v1/jobs/${id}/results`, {
-      headers: { 'x-api-key': hypha, accept: 'text/csv' },
-    })
+    const csv = await results(hypha, id, { accept: 'text/csv' })
     expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8')
-    expect((parse(await csv.text(), { columns: true }) as unknown[]).length).toBe(122)
+    expect((parse(csv.text, { columns: true }) as unknown[]).length).toBe(122)
 
     // Resume a download part-way: the rest from a byte offset, then the two parts make the whole.
     const cut = Math.floor(Buffer.byteLength(full) / 3)
@@ -198,20 +198,19 @@ describe('portfolio jobs (REST, real PostgreSQL, in-process queue)', () => {
 
   it('belongs to its account: another key sees 404, and spore keys may not run jobs', async () => {
     const response = await upload(mycel, forestCsv(5))
-    const { id } = (await response.json()) as { id: string }
+    const { id } = response.body as { id: string }
     expect((await job(otherMycel, id)).status).toBe(404)
     expect((await job(mycel, 'job_000000000000000000000000')).status).toBe(404)
     const refused = await upload(spore, forestCsv(5))
     expect(refused.status).toBe(403)
-    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('jobs_not_in_tier')
+    expect(refused.body.error.code).toBe('jobs_not_in_tier')
   })
 
   it('refuses a malformed header whole, and a body of another type', async () => {
     const noHeader = await upload(mycel, 'lat,lon,species\n44.6,-123.6,PSME\n')
     expect(noHeader.status).toBe(400)
-    const body = (await noHeader.json()) as { error: { code: string; message: string } }
-    expect(body.error.code).toBe('invalid_request')
-    expect(body.error.message).toContain('latitude, longitude, species_code, planting_method')
+    expect(noHeader.body.error.code).toBe('invalid_request')
+    expect(noHeader.body.error.message).toContain('latitude, longitude, species_code, planting_method')
     const json = await upload(mycel, '{}', 'application/json')
     expect(json.status).toBe(415)
   })

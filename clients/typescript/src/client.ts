@@ -1,0 +1,349 @@
+/**
+ * The typed client of the Survival Prediction API: a thin wrapper over openapi-fetch whose types come
+ * from schema/openapi.yaml (./schema.ts, generated). It returns the response body, throws
+ * SurvivalApiError for every failure, retries 429 and 503 as `Retry-After` says (within bounds), and
+ * adds the jobs helpers: a streamed upload, a poll until the job is final, and a resumable results
+ * download.
+ */
+import { constants, createReadStream } from 'node:fs'
+import { access } from 'node:fs/promises'
+import { Readable } from 'node:stream'
+import createClient, { type Client } from 'openapi-fetch'
+import { isAbort, retryAfterMs, SurvivalApiError } from './errors.ts'
+import type { components, paths } from './schema.ts'
+
+export { SurvivalApiError } from './errors.ts'
+
+type Schemas = components['schemas']
+
+export type PredictRequest = Schemas['PredictRequest']
+export type PredictionResponse = Schemas['PredictionResponse']
+export type CompareRequest = Schemas['CompareRequest']
+export type ComparisonResponse = Schemas['ComparisonResponse']
+export type RankRequest = Schemas['RankRequest']
+export type RankResponse = Schemas['RankResponse']
+export type BatchResponse = Schemas['BatchResponse']
+export type SpeciesQuery = NonNullable<paths['/v1/species']['get']['parameters']['query']>
+export type SpeciesListResponse = Schemas['SpeciesListResponse']
+export type MethodListResponse = Schemas['MethodListResponse']
+export type CoverageResponse = Schemas['CoverageResponse']
+export type HealthResponse = Schemas['HealthResponse']
+export type UsageResponse = Schemas['UsageResponse']
+/** `POST /v1/jobs` → 202: `{id, status, rows, links}`. */
+export type JobAccepted = Schemas['JobAccepted']
+/** `GET /v1/jobs/{id}`: status, progress, failures by code. */
+export type Job = Schemas['Job']
+export type JobFormat = 'csv' | 'ndjson'
+
+export const JOB_MEDIA_TYPES: Record<JobFormat, string> = {
+  csv: 'text/csv',
+  ndjson: 'application/x-ndjson',
+}
+const FINAL_STATUSES = new Set(['succeeded', 'failed', 'cancelled'])
+
+export interface SurvivalClientOptions {
+  /** e.g. `http://localhost:8080` (no `/v1`). */
+  baseUrl: string
+  apiKey: string
+  /** A fetch to use instead of the global one (it receives a Request). */
+  fetch?: (request: Request) => Promise<Response>
+  /** Retries of one call answered 429 or 503 (default 3). */
+  maxRetries?: number
+  /**
+   * The longest single wait before a retry (default 60 s). A `Retry-After` beyond it — the daily quota's,
+   * hours away — is not waited for: the 429 is thrown at once, with `retryAfterSeconds`.
+   */
+  maxRetryDelayMs?: number
+}
+
+export interface CallOptions {
+  signal?: AbortSignal
+  /** Sent as `Request-Id`; the server echoes it and logs under it. */
+  requestId?: string
+}
+
+export interface UploadOptions extends CallOptions {
+  format: JobFormat
+  /** Bytes sent so far, as the body streams out. */
+  onProgress?: (bytesSent: number) => void
+}
+
+export interface WaitOptions {
+  signal?: AbortSignal
+  /** Every status read while waiting, the final one included. */
+  onProgress?: (job: Job) => void
+  /** Between polls (default 1000 ms). */
+  pollMs?: number
+}
+
+export interface ResultsOptions extends CallOptions {
+  /** `Accept`: the results as CSV or NDJSON (default: the job's input format). */
+  format?: JobFormat
+  /** Byte offset to start from (resume a download): sends `Range: bytes=<from>-`. */
+  from?: number
+}
+
+/** The results body as a Node stream of byte chunks (also an async iterable), and what it is. */
+export type ResultsStream = Readable & {
+  /** The results' `ETag`: unchanged while they are the same bytes. */
+  etag: string | null
+  /** The size of the whole results body, when the server said it. */
+  totalBytes: number | null
+  /** The offset the stream starts at. */
+  from: number
+}
+
+type Outcome<T> = { data?: T; error?: unknown; response: Response }
+
+export function createSurvivalClient(options: SurvivalClientOptions) {
+  const maxRetries = options.maxRetries ?? 3
+  const maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000
+  const api: Client<paths> = createClient<paths>({
+    baseUrl: options.baseUrl,
+    headers: { 'X-API-Key': options.apiKey },
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  })
+
+  /** How long to wait before retrying this response, or null to throw it. */
+  function retryWait(response: Response, attempt: number): number | null {
+    if ((response.status !== 429 && response.status !== 503) || attempt >= maxRetries) return null
+    const wait = retryAfterMs(response.headers.get('retry-after')) ?? 500 * 2 ** attempt
+    return wait > maxRetryDelayMs ? null : wait
+  }
+
+  /** Sends (again, on 429/503 when `retry`), and returns the body of a 2xx or throws SurvivalApiError. */
+  async function call<T>(
+    send: () => Promise<Outcome<T>>,
+    signal: AbortSignal | undefined,
+    retry = true,
+  ): Promise<{ data: T; response: Response }> {
+    for (let attempt = 0; ; attempt++) {
+      let outcome: Outcome<T>
+      try {
+        outcome = await send()
+      } catch (error) {
+        if (isAbort(error) || signal?.aborted) throw error
+        throw SurvivalApiError.network(error)
+      }
+      const { response } = outcome
+      if (response.ok) return { data: outcome.data as T, response }
+      const wait = retry ? retryWait(response, attempt) : null
+      if (wait === null) throw SurvivalApiError.fromResponse(response, outcome.error)
+      await sleep(wait, signal)
+    }
+  }
+
+  const init = (options: CallOptions = {}) => ({
+    signal: options.signal,
+    headers: (options.requestId ? { 'Request-Id': options.requestId } : {}) as Record<string, string>,
+  })
+  const body = async <T>(send: () => Promise<Outcome<T>>, options?: CallOptions) =>
+    (await call(send, options?.signal)).data
+
+  /** One results request from `from`; `etag` asks for the same bytes as before (`If-Range`). */
+  async function openResults(id: string, options: ResultsOptions, from: number, etag: string | null) {
+    const headers: Record<string, string> = { ...init(options).headers }
+    if (options.format) headers.Accept = JOB_MEDIA_TYPES[options.format]
+    if (from > 0) headers.Range = `bytes=${from}-`
+    if (from > 0 && etag && !etag.startsWith('W/')) headers['If-Range'] = etag
+    const send = () =>
+      api.GET('/v1/jobs/{id}/results', {
+        params: { path: { id } },
+        parseAs: 'stream',
+        headers,
+        signal: options.signal,
+      }) as Promise<Outcome<ReadableStream<Uint8Array> | null>>
+    try {
+      const { data, response } = await call(send, options.signal)
+      return { stream: data, response }
+    } catch (error) {
+      // Asking from the very end: nothing left to send.
+      if (error instanceof SurvivalApiError && error.status === 416 && from > 0) return null
+      throw error
+    }
+  }
+
+  return {
+    /** The openapi-fetch client underneath (key header set), for anything not wrapped here. */
+    raw: api,
+
+    predict: (site: PredictRequest, options?: CallOptions) =>
+      body(() => api.POST('/v1/predict', { body: site, ...init(options) }), options),
+
+    compare: (site: CompareRequest, options?: CallOptions) =>
+      body(() => api.POST('/v1/predict/compare', { body: site, ...init(options) }), options),
+
+    rank: (site: RankRequest, options?: CallOptions) =>
+      body(() => api.POST('/v1/predict/rank', { body: site, ...init(options) }), options),
+
+    /** Up to the tier's batch size of sites in one request; results in request order. */
+    batch: (sites: PredictRequest[], options?: CallOptions) =>
+      body(() => api.POST('/v1/predict/batch', { body: { sites }, ...init(options) }), options),
+
+    species: (query: SpeciesQuery = {}, options?: CallOptions) =>
+      body(() => api.GET('/v1/species', { params: { query }, ...init(options) }), options),
+
+    methods: (options?: CallOptions) => body(() => api.GET('/v1/methods', init(options)), options),
+
+    coverage: (options?: CallOptions) => body(() => api.GET('/v1/coverage', init(options)), options),
+
+    health: (options?: CallOptions) => body(() => api.GET('/v1/health', init(options)), options),
+
+    /** The key, its tier's limits (`batch_size`), today's count and the last 30 days. */
+    usage: (options?: CallOptions) => body(() => api.GET('/v1/usage', init(options)), options),
+
+    /**
+     * Starts a job from a file (path), a Node Readable or a web ReadableStream, streamed as the request
+     * body (never read whole). A path is reopened for a retry; a stream is sent once.
+     */
+    async uploadJob(
+      input: string | Readable | ReadableStream<Uint8Array>,
+      options: UploadOptions,
+    ): Promise<JobAccepted> {
+      if (typeof input === 'string') await access(input, constants.R_OK) // a missing file is its own error
+      let opened: Readable | null = null
+      const open = (): ReadableStream<Uint8Array> => {
+        if (typeof input !== 'string' && !(input instanceof Readable))
+          return counted(input, options.onProgress)
+        opened?.destroy()
+        opened = typeof input === 'string' ? createReadStream(input) : input
+        return counted(Readable.toWeb(opened) as ReadableStream<Uint8Array>, options.onProgress)
+      }
+      const headers = { ...init(options).headers, 'Content-Type': JOB_MEDIA_TYPES[options.format] }
+      try {
+        const { data } = await call(
+          () =>
+            api.POST('/v1/jobs', {
+              body: open() as never,
+              bodySerializer: (stream: unknown) => stream,
+              headers,
+              signal: options.signal,
+              duplex: 'half',
+            }),
+          options.signal,
+          typeof input === 'string',
+        )
+        return data
+      } finally {
+        ;(opened as Readable | null)?.destroy()
+      }
+    },
+
+    getJob: (id: string, options?: CallOptions) =>
+      body(() => api.GET('/v1/jobs/{id}', { params: { path: { id } }, ...init(options) }), options),
+
+    /** Polls the job until it is succeeded, failed or cancelled, and returns that status. */
+    async waitForJob(id: string, options: WaitOptions = {}): Promise<Job> {
+      for (;;) {
+        const job: Job = await body(
+          () => api.GET('/v1/jobs/{id}', { params: { path: { id } }, signal: options.signal }),
+          options,
+        )
+        options.onProgress?.(job)
+        if (FINAL_STATUSES.has(job.status)) return job
+        await sleep(options.pollMs ?? 1000, options.signal)
+      }
+    },
+
+    /**
+     * The results of a succeeded job, streamed. `from` resumes at a byte offset (`Range: bytes=N-`);
+     * a connection lost mid-way is resumed the same way, from the bytes already delivered, up to
+     * `maxRetries` times, and only while the `ETag` is unchanged.
+     */
+    async streamResults(id: string, options: ResultsOptions = {}): Promise<ResultsStream> {
+      const from = options.from ?? 0
+      const first = await openResults(id, options, from, null)
+      const etag = first?.response.headers.get('etag') ?? null
+      const totalBytes = first ? totalOf(first.response) : from
+      async function* chunks(): AsyncGenerator<Uint8Array> {
+        let current = first
+        let offset = from
+        let resumes = 0
+        while (current?.stream) {
+          // A server that ignored Range sends everything: skip what the caller already has.
+          let skip = current.response.status === 200 ? offset : 0
+          try {
+            for await (const chunk of current.stream as unknown as AsyncIterable<Uint8Array>) {
+              if (skip >= chunk.byteLength) {
+                skip -= chunk.byteLength
+                continue
+              }
+              const part = skip > 0 ? chunk.subarray(skip) : chunk
+              skip = 0
+              offset += part.byteLength
+              yield part
+            }
+            if (totalBytes === null || offset >= totalBytes) return
+            throw new Error(`the results ended at byte ${offset} of ${totalBytes}`)
+          } catch (error) {
+            if (isAbort(error) || options.signal?.aborted) throw error
+            if (resumes++ >= maxRetries) throw SurvivalApiError.network(error)
+          }
+          current = await openResults(id, options, offset, etag)
+          const now = current?.response.headers.get('etag') ?? null
+          if (current && etag && now !== etag) {
+            throw new SurvivalApiError({
+              status: current.response.status,
+              code: 'results_changed',
+              message: `The results of job ${id} changed while downloading (ETag ${etag} → ${now})`,
+              requestId: current.response.headers.get('request-id'),
+            })
+          }
+        }
+      }
+      return Object.assign(Readable.from(chunks(), { objectMode: false }), { etag, totalBytes, from })
+    },
+
+    /**
+     * Cancels a queued or running job (returns its status, `cancelled`), or deletes a finished one and
+     * its results (returns null).
+     */
+    async cancelJob(id: string, options?: CallOptions): Promise<Job | null> {
+      const { data, response } = await call(
+        () => api.DELETE('/v1/jobs/{id}', { params: { path: { id } }, ...init(options) }),
+        options?.signal,
+      )
+      return response.status === 204 || !data ? null : data
+    },
+  }
+}
+
+export type SurvivalClient = ReturnType<typeof createSurvivalClient>
+
+/** The whole body's size: from `Content-Range: bytes a-b/total`, else `Content-Length` of a 200. */
+function totalOf(response: Response): number | null {
+  const range = /\/(\d+)\s*$/.exec(response.headers.get('content-range') ?? '')
+  if (range) return Number(range[1])
+  const length = response.headers.get('content-length')
+  return response.status === 200 && length !== null ? Number(length) : null
+}
+
+/** Passes `stream` through, reporting the bytes that went by. */
+function counted(stream: ReadableStream<Uint8Array>, onProgress?: (bytes: number) => void) {
+  if (!onProgress) return stream
+  let bytes = 0
+  return stream.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        bytes += chunk.byteLength
+        onProgress(bytes)
+        controller.enqueue(chunk)
+      },
+    }),
+  )
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason)
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal?.reason)
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}

@@ -1,0 +1,244 @@
+/**
+ * The command-line scorer: `npm run score -- sites.csv --out scored.csv`.
+ *
+ * Scores every row of a CSV or NDJSON file of sites and writes the input columns followed by
+ * survival_1y, survival_3y, survival_5y, top_factor_1y, top_factor_3y, top_factor_5y, error_code —
+ * the same file whichever way it went: small files through `POST /v1/predict/batch` (in the tier's
+ * batch size, written in input order as results come), large ones through a job (upload, wait,
+ * download). Ctrl-C leaves `<out>.score-state.json`; rerunning the same command resumes.
+ *
+ * Environment: SURVIVAL_API_KEY (required), SURVIVAL_API_URL (default http://localhost:8080).
+ * Exit codes: 0 every row scored; 1 some rows failed (summary by error code on stderr); 2 usage
+ * error; 3 the API refused or failed (the state is kept: rerun to resume); 130 interrupted.
+ */
+import { existsSync } from 'node:fs'
+import { Command, CommanderError, InvalidArgumentError } from 'commander'
+import { createSurvivalClient } from './client.ts'
+import { SurvivalApiError } from './errors.ts'
+import { scoreByBatches } from './scoring/batch-path.ts'
+import { JobEndedError, scoreByJob } from './scoring/job-path.ts'
+import { outputFormatOf } from './scoring/output.ts'
+import { createProgress } from './scoring/progress.ts'
+import { countRows, InputError, inputFormatOf } from './scoring/rows.ts'
+import type { RunContext, RunOutcome } from './scoring/run.ts'
+import { clearState, inputIdentity, loadState, type ScoreState, statePath } from './scoring/state.ts'
+
+const EXIT = { ok: 0, rowsFailed: 1, usage: 2, api: 3, interrupted: 130 } as const
+/** Batch path: at most this many batch requests' worth of rows (and at most --batch-threshold rows). */
+const BATCH_REQUESTS_MAX = 50
+
+interface Options {
+  out: string
+  via: 'auto' | 'batch' | 'job'
+  batchThreshold: number
+  concurrency: number
+  poll: number
+  progressEvery: number
+  restart?: boolean
+}
+
+const positive = (value: string) => {
+  const number = Number(value)
+  if (!Number.isFinite(number) || number <= 0) throw new InvalidArgumentError('must be a positive number')
+  return number
+}
+
+function program(): Command {
+  return new Command('score')
+    .description(
+      'Score the sites of a CSV or NDJSON file with the Survival Prediction API.\n' +
+        'Key from SURVIVAL_API_KEY; API from SURVIVAL_API_URL (default http://localhost:8080).',
+    )
+    .argument(
+      '<input>',
+      'CSV with latitude,longitude,species_code,planting_method (+ horizons, id, others), or .ndjson',
+    )
+    .requiredOption(
+      '-o, --out <file>',
+      'where to write the scored rows (.csv, or .ndjson / .jsonl for NDJSON)',
+    )
+    .option(
+      '--via <path>',
+      'auto, batch (POST /v1/predict/batch) or job (POST /v1/jobs)',
+      (value) => {
+        if (!['auto', 'batch', 'job'].includes(value))
+          throw new InvalidArgumentError('must be auto, batch or job')
+        return value
+      },
+      'auto',
+    )
+    .option(
+      '--batch-threshold <rows>',
+      'auto: files up to this many rows go through batch calls',
+      positive,
+      5000,
+    )
+    .option('--concurrency <n>', 'batch calls in flight at once', positive, 4)
+    .option('--poll <seconds>', 'job status poll interval', positive, 1)
+    .option('--progress-every <seconds>', 'progress line interval when stderr is not a terminal', positive, 2)
+    .option('--restart', 'ignore a saved resume state and start over')
+    .addHelpText(
+      'after',
+      '\nCtrl-C keeps <out>.score-state.json; rerun the same command to resume (a job is re-attached\n' +
+        'and its download continued; batch scoring carries on after the last complete row).\n' +
+        'Exit codes: 0 all rows scored, 1 some rows failed, 2 usage error, 3 API error (resumable), 130 interrupted.',
+    )
+    .exitOverride()
+}
+
+const say = (line: string) => process.stderr.write(`${line}\n`)
+
+function summary(outcome: RunOutcome, out: string): number {
+  if (outcome.failed === 0) {
+    say(`Scored ${outcome.rows.toLocaleString('en-US')} rows → ${out}`)
+    return EXIT.ok
+  }
+  const codes = Object.entries(outcome.errorsByCode)
+    .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
+    .map(([code, count]) => `${code} ${count.toLocaleString('en-US')}`)
+  const rows = outcome.failed === 1 ? 'row' : 'rows'
+  say(`${outcome.failed.toLocaleString('en-US')} ${rows} failed: ${codes.join(', ')}`)
+  say(`Wrote ${outcome.rows.toLocaleString('en-US')} rows → ${out} (failed rows have error_code set)`)
+  return EXIT.rowsFailed
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let input: string
+  let options: Options
+  try {
+    const command = program().parse(argv, { from: 'user' })
+    input = command.args[0] as string
+    options = command.opts<Options>()
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage
+    throw error
+  }
+  const apiKey = process.env.SURVIVAL_API_KEY
+  if (!apiKey) {
+    say('score: set SURVIVAL_API_KEY to your API key')
+    return EXIT.usage
+  }
+  if (!existsSync(input)) {
+    say(`score: ${input} does not exist`)
+    return EXIT.usage
+  }
+  const baseUrl = (process.env.SURVIVAL_API_URL || 'http://localhost:8080').replace(/\/+$/, '')
+  const inputFormat = inputFormatOf(input)
+  const outFormat = outputFormatOf(options.out)
+
+  const controller = new AbortController()
+  let interrupts = 0
+  const onSignal = () => {
+    interrupts += 1
+    if (interrupts > 1) process.exit(EXIT.interrupted)
+    say('\nStopping… (Ctrl-C again to quit at once)')
+    controller.abort()
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+
+  const identity = inputIdentity(input)
+  const saved = options.restart ? null : loadState(options.out, identity, outFormat)
+  const fresh = (via: ScoreState['via']): ScoreState => ({
+    version: 1,
+    input: identity,
+    out_format: outFormat,
+    base_url: baseUrl,
+    via,
+    bytes_written: 0,
+    rows_written: 0,
+    errors_by_code: {},
+  })
+  const client = createSurvivalClient({ baseUrl: saved?.base_url ?? baseUrl, apiKey })
+  const run = (state: ScoreState): RunContext => ({
+    client,
+    input,
+    inputFormat,
+    out: options.out,
+    outFormat,
+    state,
+    progress: createProgress({ everyMs: options.progressEvery * 1000 }),
+    signal: controller.signal,
+    note: say,
+  })
+
+  try {
+    const usage = await client.usage({ signal: controller.signal })
+    const batchSize = usage.limits.batch_size
+    const threshold = Math.min(options.batchThreshold, BATCH_REQUESTS_MAX * batchSize)
+    // Counted only as far as the choice needs: a job reports its own total.
+    const limited = options.via === 'auto'
+    const counted = await countRows(input, inputFormat, limited ? threshold + 1 : undefined)
+    let via: ScoreState['via'] =
+      saved?.via ?? (options.via === 'auto' ? (counted <= threshold ? 'batch' : 'job') : options.via)
+
+    let outcome: RunOutcome | null = null
+    if (via === 'job') {
+      try {
+        outcome = await scoreByJob(run(saved ?? fresh('job')), { pollMs: options.poll * 1000 })
+      } catch (error) {
+        // A tier without jobs: score through batch calls instead, unless the job path was asked for.
+        if (
+          !(error instanceof SurvivalApiError && error.code === 'jobs_not_in_tier') ||
+          options.via === 'job'
+        )
+          throw error
+        say(`This key's tier (${usage.key.tier}) has no jobs; scoring through batch calls`)
+        via = 'batch'
+      }
+    }
+    if (via === 'batch') {
+      const totalRows = limited && counted > threshold ? await countRows(input, inputFormat) : counted
+      const state = saved?.via === 'batch' ? saved : fresh('batch')
+      const needed = Math.ceil((totalRows - state.rows_written) / batchSize)
+      const remaining = usage.today.remaining
+      if (remaining !== null && needed > remaining) {
+        say(
+          `score: ${(totalRows - state.rows_written).toLocaleString('en-US')} rows in batches of ${batchSize} need ` +
+            `${needed} requests; ${remaining} left today (resets at ${usage.today.resets_at})`,
+        )
+        return EXIT.api
+      }
+      outcome = await scoreByBatches(run(state), { batchSize, totalRows, concurrency: options.concurrency })
+    }
+    if (!outcome) throw new Error('no scoring path ran')
+    if (outcome.interrupted) {
+      say(
+        existsSync(statePath(options.out))
+          ? `Interrupted. Rerun the same command to resume (state in ${statePath(options.out)}).`
+          : 'Interrupted before anything was saved; rerun to start again.',
+      )
+      return EXIT.interrupted
+    }
+    clearState(options.out)
+    return summary(outcome, options.out)
+  } catch (error) {
+    if (controller.signal.aborted) {
+      say('Interrupted before anything was saved; rerun to start again.')
+      return EXIT.interrupted
+    }
+    if (error instanceof InputError) {
+      say(`score: ${input}: ${error.message}`)
+      return EXIT.usage
+    }
+    if (error instanceof JobEndedError) {
+      clearState(options.out)
+      say(`score: ${error.message}; nothing was written. Rerun to submit a new job.`)
+      return EXIT.api
+    }
+    if (error instanceof SurvivalApiError) {
+      const where = error.requestId ? `, request ${error.requestId}` : ''
+      say(`score: ${error.message} (${error.code}${error.status ? `, HTTP ${error.status}` : ''}${where})`)
+      if (existsSync(statePath(options.out))) say('Progress is saved: rerun the same command to resume.')
+      return EXIT.api
+    }
+    throw error
+  } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.exitCode = await main(process.argv.slice(2))
+}

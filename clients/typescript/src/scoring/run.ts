@@ -1,0 +1,32 @@
+/** What both scoring paths are given and what they report. */
+import type { SurvivalClient } from '../client.ts'
+import type { OutputFormat } from './output.ts'
+import type { Progress } from './progress.ts'
+import type { InputFormat } from './rows.ts'
+import type { ScoreState } from './state.ts'
+
+export interface RunContext {
+  client: SurvivalClient
+  input: string
+  inputFormat: InputFormat
+  out: string
+  outFormat: OutputFormat
+  /** The state to carry on from (a fresh one when starting); the path updates and saves it. */
+  state: ScoreState
+  progress: Progress
+  /** Aborted by Ctrl-C: the path stops, leaving the state saved, and reports `interrupted`. */
+  signal: AbortSignal
+  /** Informational lines for the user (stderr). */
+  note: (line: string) => void
+}
+
+export interface RunOutcome {
+  interrupted: boolean
+  rows: number
+  failed: number
+  errorsByCode: Record<string, number>
+}
+
+export function addCounts(into: Record<string, number>, from: Record<string, number>): void {
+  for (const [code, count] of Object.entries(from)) into[code] = (into[code] ?? 0) + count
+}

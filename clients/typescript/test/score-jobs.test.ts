@@ -1,0 +1,147 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { issueKey } from '../../../test/support/fixtures.ts'
+import {
+  type SeededServer,
+  startSeededServer,
+  stopSeededServer,
+} from '../../../test/support/seeded-server.ts'
+import { FOREST_POINTS, forestGrid, NO_DATA_POINTS, OUTSIDE_POINTS } from '../../../test/support/sites.ts'
+import { runScorer, startProxy, startScorer, until } from './support.ts'
+
+const HEADER = 'id,latitude,longitude,species_code,planting_method,horizons,note'
+
+const MIXED = [
+  HEADER,
+  `a1,${FOREST_POINTS.coastRange.latitude},${FOREST_POINTS.coastRange.longitude},PSME,manual,1|3|5,"coast, wet"`,
+  `a2,${FOREST_POINTS.westCascades.latitude},${FOREST_POINTS.westCascades.longitude},TSHE,drone_seeded,5,`,
+  `b1,${NO_DATA_POINTS.downtownPortland.latitude},${NO_DATA_POINTS.downtownPortland.longitude},PSME,manual,,city`,
+  `b2,${OUTSIDE_POINTS.boise.latitude},${OUTSIDE_POINTS.boise.longitude},PIPO,manual,,idaho`,
+  `b3,north,${FOREST_POINTS.coastRange.longitude},PSME,manual,,typo`,
+  `b4,${FOREST_POINTS.coastRange.latitude},${FOREST_POINTS.coastRange.longitude},PSME,manual,2,"says ""2"""`,
+  `a3,${FOREST_POINTS.eastCascades.latitude},${FOREST_POINTS.eastCascades.longitude},PIPO,manual,3|1,`,
+].join('\r\n')
+
+function gridCsv(count: number): string {
+  const lines = forestGrid(count).map(
+    (point, index) =>
+      `g${index},${point.latitude},${point.longitude},${index % 3 ? 'TSHE' : 'PSME'},manual,,n${index}`,
+  )
+  return `${[HEADER, ...lines].join('\n')}\n`
+}
+
+describe('npm run score (job path) against a live server', () => {
+  let running: SeededServer
+  let dir: string
+  let env: Record<string, string>
+  beforeAll(async () => {
+    running = await startSeededServer({}, 'mycel')
+    dir = mkdtempSync(join(tmpdir(), 'score-jobs-'))
+    env = { SURVIVAL_API_KEY: running.key, SURVIVAL_API_URL: running.server.url }
+  })
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true })
+    await stopSeededServer(running)
+  })
+
+  it('writes the same file through a job as through batch calls (CSV and NDJSON out), same summary', async () => {
+    const input = join(dir, 'mixed.csv')
+    writeFileSync(input, MIXED)
+    for (const extension of ['csv', 'ndjson']) {
+      const viaBatch = join(dir, `batch.${extension}`)
+      const viaJob = join(dir, `job.${extension}`)
+      const batch = await runScorer([input, '--out', viaBatch, '--via', 'batch'], env)
+      const job = await runScorer([input, '--out', viaJob, '--via', 'job', '--poll', '0.1'], env)
+      expect(job.stderr).toMatch(/Job job_\w+: 7 rows queued/)
+      const summary = '4 rows failed: invalid_request 2, no_nearby_data 1, outside_coverage 1'
+      expect(batch.stderr).toContain(summary)
+      expect(job.stderr).toContain(summary)
+      expect([batch.code, job.code]).toEqual([1, 1])
+      expect(readFileSync(viaJob, 'utf8')).toBe(readFileSync(viaBatch, 'utf8'))
+    }
+  })
+
+  it('auto: a file over the threshold goes through a job and matches the batch path byte for byte', async () => {
+    const input = join(dir, 'grid.csv')
+    writeFileSync(input, gridCsv(1200))
+    const viaJob = join(dir, 'grid-job.csv')
+    const viaBatch = join(dir, 'grid-batch.csv')
+    const job = await runScorer([input, '--out', viaJob, '--batch-threshold', '1000', '--poll', '0.1'], env)
+    expect(job.stderr).toMatch(/Job job_\w+: 1,200 rows queued/)
+    expect(job.stderr).toMatch(/^scoring: .*rows/m)
+    const batch = await runScorer([input, '--out', viaBatch], env)
+    expect(batch.stderr).not.toContain('Job ')
+    expect(job.code).toBe(batch.code)
+    expect(readFileSync(viaJob, 'utf8')).toBe(readFileSync(viaBatch, 'utf8'))
+  })
+
+  it('a spore key (no jobs) is scored through batch calls instead', async () => {
+    const input = join(dir, 'spore.csv')
+    writeFileSync(input, gridCsv(30))
+    const spore = (await issueKey(running.db, 'spore')).key
+    const out = join(dir, 'spore.csv.out.csv')
+    const result = await runScorer([input, '--out', out, '--batch-threshold', '10'], {
+      ...env,
+      SURVIVAL_API_KEY: spore,
+    })
+    expect(result.stderr).toContain('has no jobs; scoring through batch calls')
+    expect(result.code).toBeLessThanOrEqual(1)
+    expect(readFileSync(out, 'utf8').trimEnd().split('\r\n')).toHaveLength(31)
+  })
+
+  it('Ctrl-C while the job runs, then again mid-download: each rerun re-attaches and the file matches', async () => {
+    const input = join(dir, 'resume.csv')
+    writeFileSync(input, gridCsv(3000))
+    const whole = join(dir, 'resume-whole.csv')
+    const reference = await runScorer([input, '--out', whole, '--via', 'job', '--poll', '0.1'], env)
+
+    const proxy = await startProxy(running.server.url, {
+      // Status polls held 400 ms; the results trickle.
+      delayMs: (req) => (req.method === 'GET' && /^\/v1\/jobs\/[^/]+$/.test(req.url ?? '') ? 400 : 0),
+      chunkDelayMs: (req) => (req.url?.endsWith('/results') ? 150 : 0),
+    })
+    try {
+      const out = join(dir, 'resumed.csv')
+      const state = `${out}.score-state.json`
+      const args = [input, '--out', out, '--via', 'job', '--poll', '0.1']
+      const slow = { ...env, SURVIVAL_API_URL: proxy.url }
+
+      // 1. Interrupted while waiting for the job: the job id is saved.
+      const waiting = startScorer(args, slow)
+      await until(() => /rows queued/.test(waiting.stderr()))
+      waiting.child.kill('SIGINT')
+      expect((await waiting.done).code).toBe(130)
+      const saved = JSON.parse(readFileSync(state, 'utf8'))
+      expect(saved).toMatchObject({ via: 'job', base_url: proxy.url, bytes_written: 0 })
+      expect(saved.job_id).toMatch(/^job_/)
+
+      // 2. Rerun: re-attached (no new upload); interrupted again once part of the results is on disk.
+      const uploads = () => proxy.requests.filter((line) => line === 'POST /v1/jobs').length
+      expect(uploads()).toBe(1)
+      const downloading = startScorer(args, slow)
+      await until(() => existsSync(out) && readFileSync(out).length > 100_000)
+      downloading.child.kill('SIGINT')
+      const second = await downloading.done
+      expect(second.code).toBe(130)
+      expect(second.stderr).toContain(`Re-attaching to job ${saved.job_id}`)
+      const partial = readFileSync(out).length
+      expect(partial).toBeLessThan(readFileSync(whole).length)
+      expect(JSON.parse(readFileSync(state, 'utf8')).etag).toMatch(/^"/)
+
+      // 3. Rerun: the download continues from the bytes on disk.
+      proxy.hooks.chunkDelayMs = () => 0
+      const third = await runScorer(args, slow)
+      expect(third.stderr).toContain(`Re-attaching to job ${saved.job_id}`)
+      expect(third.stderr).toMatch(/Resuming the download at byte [\d,]+/)
+      expect(third.code).toBe(reference.code)
+      expect(uploads()).toBe(1)
+      expect(proxy.requests.filter((line) => line.endsWith('/results'))).toHaveLength(2)
+      expect(readFileSync(out, 'utf8')).toBe(readFileSync(whole, 'utf8'))
+      expect(existsSync(state)).toBe(false)
+    } finally {
+      await proxy.close()
+    }
+  })
+})
