@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import type { Admission } from '../auth/access-control.ts'
 import { apiError } from '../domain/errors.ts'
 import type { JobOwner, JobView, ResultsPlan } from '../domain/jobs/job-service.ts'
+import { rateLimitHeaders } from '../quota/quota-guard.ts'
 import type { JobFormat } from '../types.ts'
 import { jobUpload } from './job-upload.ts'
 import type { RestDeps, RestResponse, Route } from './routes.ts'
@@ -144,14 +145,16 @@ export const JOB_ROUTES: readonly Route[] = [
     path: '/v1/jobs',
     authenticated: true,
     async handle(req, _url, deps, admission) {
+      let charged = admission
       const job = await deps.jobs.create(owner(admission), jobUpload(req), async (cost) => {
         // The upload's own call counted one request already.
-        if (cost > 1) await deps.access.charge(admission, cost - 1)
+        if (cost > 1) charged = await deps.access.charge(admission, cost - 1)
       })
       return {
         status: 202,
         body: { id: job.id, status: job.status, rows: job.rowsTotal, links: links(job.id) },
-        headers: { location: `/v1/jobs/${job.id}` },
+        // Where the caller stands once the whole job is paid for.
+        headers: { ...rateLimitHeaders(charged.quota), location: `/v1/jobs/${job.id}` },
       }
     },
   },

@@ -1,11 +1,13 @@
 import { parse } from 'csv-parse/sync'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { IssuedKey } from '../../src/types.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
+import { deleteKeysWithPrefix, withRedis } from '../support/redis.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { FOREST_POINTS, forestGrid, NO_DATA_POINTS, OUTSIDE_POINTS } from '../support/sites.ts'
 import { eventually } from '../support/waiting.ts'
-import { rest } from './client.ts'
+import { expectError, rest } from './client.ts'
 
 const RESULT_COLUMNS = [
   'survival_1y',
@@ -213,5 +215,68 @@ describe('portfolio jobs (REST, real PostgreSQL, in-process queue)', () => {
     expect(noHeader.body.error.message).toContain('latitude, longitude, species_code, planting_method')
     const json = await upload(mycel, '{}', 'application/json')
     expect(json.status).toBe(415)
+  })
+})
+
+describe('jobs against the daily quota, and cancelling (BullMQ queue, no worker: jobs stay queued)', () => {
+  let database: TestDatabase
+  let server: TestServer
+  let mycel: IssuedKey
+
+  beforeAll(async () => {
+    database = await createSeededDatabase()
+    server = await startTestServer({ database, jobQueue: 'redis', jobWorkers: false })
+    mycel = await issueKey(database, 'mycel')
+  })
+
+  afterAll(async () => {
+    await server?.close()
+    await deleteKeysWithPrefix(`${server?.quotaPrefix}bull`)
+    await database?.drop()
+  })
+
+  const upload = (key: string, body: string) =>
+    rest(server.url, 'POST', '/v1/jobs', { key, raw: body, contentType: 'text/csv' })
+  const remaining = (result: { headers: Headers }) => Number(result.headers.get('x-ratelimit-remaining'))
+
+  it('charges ⌈rows ÷ batch size⌉ requests when accepted, and nothing for status, results or cancel', async () => {
+    const before = remaining(await rest(server.url, 'GET', '/v1/methods', { key: mycel.key }))
+    const accepted = await upload(mycel.key, forestCsv(250))
+    expect(accepted.status).toBe(202)
+    // mycel batches hold 100 sites: 250 rows cost 3 requests, the upload's own call among them.
+    expect(remaining(accepted)).toBe(before - 3)
+    const { id } = accepted.body as { id: string }
+    const status = await rest(server.url, 'GET', `/v1/jobs/${id}`, { key: mycel.key })
+    expect(status.body.status).toBe('queued')
+    expect(remaining(status)).toBe(before - 3)
+    expectError(
+      await rest(server.url, 'GET', `/v1/jobs/${id}/results`, { key: mycel.key }),
+      409,
+      'job_not_finished',
+    )
+
+    const cancelled = await rest(server.url, 'DELETE', `/v1/jobs/${id}`, { key: mycel.key })
+    expect(cancelled.status).toBe(200)
+    expect(cancelled.body).toMatchObject({ id, status: 'cancelled' })
+    expect(remaining(cancelled)).toBe(before - 3)
+    // Deleting a finished (here: cancelled) job removes it.
+    expect((await rest(server.url, 'DELETE', `/v1/jobs/${id}`, { key: mycel.key })).status).toBe(204)
+    expectError(await rest(server.url, 'GET', `/v1/jobs/${id}`, { key: mycel.key }), 404, 'not_found')
+  })
+
+  it('refuses a job that needs more requests than remain, saying how many, and keeps nothing', async () => {
+    // Spend the day's quota down to 5 requests.
+    await withRedis(async (redis) => {
+      const counter = `${server.quotaPrefix}${mycel.id}:${new Date().toISOString().slice(0, 10)}`
+      await redis.set(counter, 9995)
+    })
+    const refused = await upload(mycel.key, forestCsv(700))
+    expectError(refused, 429, 'rate_limit_exceeded')
+    expect(refused.body.error.details).toEqual({ requests_needed: 7, remaining: 5 })
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/)
+    // The upload's own request was counted; the job's cost was not.
+    expect(remaining(await rest(server.url, 'GET', '/v1/methods', { key: mycel.key }))).toBe(3)
+    const [row] = await database.sql<{ count: number }[]>`SELECT count(*)::int AS count FROM jobs`
+    expect(row?.count).toBe(0)
   })
 })

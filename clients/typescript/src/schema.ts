@@ -1048,6 +1048,13 @@ export interface components {
         JobUploadBadRequest: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
                 [name: string]: unknown;
             };
             content: {
@@ -1072,6 +1079,13 @@ export interface components {
         JobForbidden: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
                 [name: string]: unknown;
             };
             content: {
@@ -1084,6 +1098,13 @@ export interface components {
         JobTooLarge: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
                 [name: string]: unknown;
             };
             content: {
@@ -1096,6 +1117,13 @@ export interface components {
         JobUnsupportedMediaType: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
                 [name: string]: unknown;
             };
             content: {
@@ -1112,6 +1140,13 @@ export interface components {
         JobTooManyRequests: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
@@ -1137,6 +1172,13 @@ export interface components {
         JobNotFound: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
                 [name: string]: unknown;
             };
             content: {
@@ -1149,6 +1191,13 @@ export interface components {
         JobNotFinished: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
                 [name: string]: unknown;
             };
             content: {
@@ -1161,6 +1210,13 @@ export interface components {
         RangeNotSatisfiable: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
                 "Content-Range"?: string;
                 [name: string]: unknown;
             };
@@ -2147,8 +2203,6 @@ export interface operations {
             202: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
-                    /** @description The job, `/v1/jobs/{id}`. */
-                    Location?: string;
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2156,6 +2210,8 @@ export interface operations {
                     "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    /** @description The job, `/v1/jobs/{id}`. */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2224,6 +2280,13 @@ export interface operations {
             200: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2234,6 +2297,13 @@ export interface operations {
             204: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2264,6 +2334,13 @@ export interface operations {
             200: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
                     ETag?: string;
                     "Accept-Ranges"?: "bytes";
                     "Content-Length"?: number;
@@ -2283,6 +2360,13 @@ export interface operations {
             206: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
                     "Content-Range"?: string;
                     ETag?: string;
                     [name: string]: unknown;

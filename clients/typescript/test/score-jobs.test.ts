@@ -98,9 +98,10 @@ describe('npm run score (job path) against a live server', () => {
     const reference = await runScorer([input, '--out', whole, '--via', 'job', '--poll', '0.1'], env)
 
     const proxy = await startProxy(running.server.url, {
-      // Status polls held 400 ms; the results trickle.
-      delayMs: (req) => (req.method === 'GET' && /^\/v1\/jobs\/[^/]+$/.test(req.url ?? '') ? 400 : 0),
-      chunkDelayMs: (req) => (req.url?.endsWith('/results') ? 150 : 0),
+      // The first run's status poll is held (Ctrl-C comes while waiting); the second run's download
+      // stops after 100,000 bytes (Ctrl-C comes mid-download).
+      hold: (req, seen) => req.method === 'GET' && /^\/v1\/jobs\/[^/]+$/.test(req.url ?? '') && seen === 1,
+      stallAfterBytes: (req, seen) => (req.url?.endsWith('/results') && seen === 1 ? 100_000 : null),
     })
     try {
       const out = join(dir, 'resumed.csv')
@@ -121,20 +122,18 @@ describe('npm run score (job path) against a live server', () => {
       const uploads = () => proxy.requests.filter((line) => line === 'POST /v1/jobs').length
       expect(uploads()).toBe(1)
       const downloading = startScorer(args, slow)
-      await until(() => existsSync(out) && readFileSync(out).length > 100_000)
+      await until(() => existsSync(out) && readFileSync(out).length === 100_000)
       downloading.child.kill('SIGINT')
       const second = await downloading.done
       expect(second.code).toBe(130)
       expect(second.stderr).toContain(`Re-attaching to job ${saved.job_id}`)
-      const partial = readFileSync(out).length
-      expect(partial).toBeLessThan(readFileSync(whole).length)
       expect(JSON.parse(readFileSync(state, 'utf8')).etag).toMatch(/^"/)
 
       // 3. Rerun: the download continues from the bytes on disk.
-      proxy.hooks.chunkDelayMs = () => 0
+      proxy.release()
       const third = await runScorer(args, slow)
       expect(third.stderr).toContain(`Re-attaching to job ${saved.job_id}`)
-      expect(third.stderr).toMatch(/Resuming the download at byte [\d,]+/)
+      expect(third.stderr).toContain('Resuming the download at byte 100,000')
       expect(third.code).toBe(reference.code)
       expect(uploads()).toBe(1)
       expect(proxy.requests.filter((line) => line.endsWith('/results'))).toHaveLength(2)

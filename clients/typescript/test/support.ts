@@ -16,6 +16,10 @@ export interface ProxyHooks {
   cutAfterBytes?: (req: IncomingMessage, seen: number) => number | null
   /** Pause this long after each chunk of the response body. */
   chunkDelayMs?: (req: IncomingMessage) => number
+  /** Hold the request, not forwarded, until `release()`. */
+  hold?: (req: IncomingMessage, seen: number) => boolean
+  /** Forward this many bytes of the response body, then hold the rest until `release()`. */
+  stallAfterBytes?: (req: IncomingMessage, seen: number) => number | null
 }
 
 export interface TestProxy {
@@ -23,6 +27,8 @@ export interface TestProxy {
   /** `METHOD path` of every request received, in order. */
   requests: string[]
   hooks: ProxyHooks
+  /** Lets held requests and stalled responses go on. */
+  release(): void
   close(): Promise<void>
 }
 
@@ -30,12 +36,17 @@ export interface TestProxy {
 export async function startProxy(target: string, hooks: ProxyHooks = {}): Promise<TestProxy> {
   const { hostname, port } = new URL(target)
   const requests: string[] = []
-  const proxy: TestProxy = { url: '', requests, hooks, close: async () => {} }
+  let release = () => {}
+  const released = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  const proxy: TestProxy = { url: '', requests, hooks, release, close: async () => {} }
   const server: Server = createServer(async (req, res) => {
     const line = `${req.method} ${req.url}`
     requests.push(line)
     const seen = requests.filter((other) => other === line).length
     if (proxy.hooks.answer?.(req, res, seen)) return
+    if (proxy.hooks.hold?.(req, seen)) await released
     const delay = proxy.hooks.delayMs?.(req) ?? 0
     if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay))
     const upstream = request(
@@ -44,8 +55,15 @@ export async function startProxy(target: string, hooks: ProxyHooks = {}): Promis
         res.writeHead(answer.statusCode ?? 502, answer.headers)
         const limit = proxy.hooks.cutAfterBytes?.(req, seen) ?? null
         const pause = proxy.hooks.chunkDelayMs?.(req) ?? 0
+        const stall = proxy.hooks.stallAfterBytes?.(req, seen) ?? null
         let sent = 0
-        for await (const chunk of answer as AsyncIterable<Buffer>) {
+        for await (let chunk of answer as AsyncIterable<Buffer>) {
+          if (stall !== null && sent < stall && sent + chunk.length > stall) {
+            res.write(chunk.subarray(0, stall - sent))
+            chunk = chunk.subarray(stall - sent)
+            sent = stall
+            await released
+          }
           if (limit !== null && sent + chunk.length > limit) {
             // Flushed first, then the connection drops: the client has exactly `limit` bytes.
             res.write(chunk.subarray(0, limit - sent), () => setTimeout(() => res.socket?.destroy(), 50))

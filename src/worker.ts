@@ -1,0 +1,39 @@
+/**
+ * `npm run worker`: scores job chunks from the BullMQ queue in Redis, without serving HTTP. Run as
+ * many as you like, on any machine that reaches the same PostgreSQL and Redis: that is how jobs scale
+ * past one server. Stops on SIGTERM/SIGINT after the chunks in hand (a chunk cut short is retried by
+ * another worker once its lock lapses, and writes nothing twice).
+ */
+import { loadConfig } from './config/config.ts'
+import { openDatabase } from './db/connect.ts'
+import { PredictionService } from './domain/prediction-service.ts'
+import { SPECIES } from './domain/species.ts'
+import { createJobRuntime } from './job-runtime.ts'
+import { createLogger } from './logging/logger.ts'
+import { loadSurvivalModel } from './model/index.ts'
+import { Metrics } from './observability/metrics.ts'
+import { siteLookup } from './store-ports.ts'
+
+const config = loadConfig()
+const logger = createLogger({ level: config.LOG_LEVEL })
+if (!config.DATABASE_URL || !config.REDIS_URL) {
+  logger.error('npm run worker needs DATABASE_URL and REDIS_URL: the PostgreSQL and Redis the servers use')
+  process.exit(2)
+}
+const database = await openDatabase(config, { statementTimeoutMs: config.DB_QUERY_TIMEOUT_MS })
+const metrics = new Metrics()
+const predictions = new PredictionService(loadSurvivalModel(SPECIES), siteLookup(database.sql, config, metrics))
+const runtime = createJobRuntime({ config, database, predictions, metrics, logger, work: true })
+logger.info({ concurrency: config.JOB_CONCURRENCY, queue: config.JOB_QUEUE_PREFIX }, 'job worker started')
+
+let stopping = false
+async function stop(signal: string) {
+  if (stopping) return
+  stopping = true
+  logger.info({ signal }, 'job worker stopping after the chunks in hand')
+  await runtime.close()
+  await database.close()
+  process.exit(0)
+}
+process.on('SIGTERM', () => void stop('SIGTERM'))
+process.on('SIGINT', () => void stop('SIGINT'))
