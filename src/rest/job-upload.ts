@@ -53,6 +53,19 @@ async function* bodyOf(req: IncomingMessage): AsyncGenerator<Buffer> {
   }
 }
 
+/** Waits until the parser takes more input, or is gone; leaves no listener behind. */
+function drainedOrClosed(parser: NodeJS.EventEmitter): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      parser.off('drain', done)
+      parser.off('close', done)
+      resolve()
+    }
+    parser.on('drain', done)
+    parser.on('close', done)
+  })
+}
+
 async function* csvRecords(req: IncomingMessage): AsyncGenerator<string[]> {
   const parser = parse({
     bom: true,
@@ -65,11 +78,7 @@ async function* csvRecords(req: IncomingMessage): AsyncGenerator<string[]> {
     try {
       for await (const chunk of bodyOf(req)) {
         if (parser.destroyed) return
-        if (!parser.write(chunk))
-          await new Promise((resolve) => {
-            parser.once('drain', resolve)
-            parser.once('close', resolve)
-          })
+        if (!parser.write(chunk)) await drainedOrClosed(parser)
       }
       parser.end()
     } catch (error) {

@@ -19,7 +19,7 @@ import { scoreByBatches } from './scoring/batch-path.ts'
 import { JobEndedError, scoreByJob } from './scoring/job-path.ts'
 import { outputFormatOf } from './scoring/output.ts'
 import { createProgress } from './scoring/progress.ts'
-import { countRows, InputError, inputFormatOf } from './scoring/rows.ts'
+import { countRows, InputError, inputFormatOf, readColumns } from './scoring/rows.ts'
 import type { RunContext, RunOutcome } from './scoring/run.ts'
 import { clearState, inputIdentity, loadState, type ScoreState, statePath } from './scoring/state.ts'
 
@@ -163,6 +163,7 @@ export async function main(argv: string[]): Promise<number> {
   })
 
   try {
+    await readColumns(input, inputFormat) // a header without the required columns is a usage error
     const usage = await client.usage({ signal: controller.signal })
     const batchSize = usage.limits.batch_size
     const threshold = Math.min(options.batchThreshold, BATCH_REQUESTS_MAX * batchSize)
@@ -229,6 +230,7 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof SurvivalApiError) {
       const where = error.requestId ? `, request ${error.requestId}` : ''
       say(`score: ${error.message} (${error.code}${error.status ? `, HTTP ${error.status}` : ''}${where})`)
+      if (error.details) say(`  details: ${JSON.stringify(error.details)}`)
       if (existsSync(statePath(options.out))) say('Progress is saved: rerun the same command to resume.')
       return EXIT.api
     }

@@ -31,6 +31,7 @@ export async function scoreByJob(run: RunContext, options: JobOptions = {}): Pro
   const interrupted = (rows = 0): RunOutcome => ({ interrupted: true, rows, failed: 0, errorsByCode: {} })
   try {
     let job: Job | null = null
+    let rowsTotal: number | null = null
     if (state.job_id) {
       try {
         job = await client.getJob(state.job_id, { signal })
@@ -56,11 +57,12 @@ export async function scoreByJob(run: RunContext, options: JobOptions = {}): Pro
       Object.assign(state, { job_id: created.id, etag: null, bytes_written: 0 })
       saveState(run.out, state)
       run.note(`Job ${created.id}: ${created.rows.toLocaleString('en-US')} rows queued`)
+      rowsTotal = created.rows
     }
     const id = state.job_id as string
 
     if (!job || (job.status !== 'succeeded' && job.status !== 'failed' && job.status !== 'cancelled')) {
-      progress.start('scoring', 'rows', job?.rows_total ?? null, job?.rows_done ?? 0)
+      progress.start('scoring', 'rows', job?.rows_total ?? rowsTotal, job?.rows_done ?? 0)
       try {
         job = await client.waitForJob(id, {
           signal,

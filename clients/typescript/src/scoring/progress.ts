@@ -65,8 +65,10 @@ export function createProgress(options: ProgressOptions = {}): Progress {
 /** Rate over the phase so far, and the time left at that rate. */
 function pace(startedAt: number, startValue: number, value: number, total: number | null) {
   const seconds = (Date.now() - startedAt) / 1000
-  const perSecond = seconds >= 0.5 && value > startValue ? (value - startValue) / seconds : null
-  const eta = perSecond && total !== null ? Math.max(0, total - value) / perSecond : null
+  const done = total !== null && value >= total
+  const perSecond =
+    (seconds >= 0.5 || done) && seconds > 0 && value > startValue ? (value - startValue) / seconds : null
+  const eta = done ? 0 : perSecond && total !== null ? Math.max(0, total - value) / perSecond : null
   return { perSecond, eta }
 }
 

@@ -1,0 +1,302 @@
+/**
+ * `npm run bench:jobs`: a portfolio scored end to end — a CSV of BENCH_JOB_ROWS (1,000,000) rows
+ * streamed up, scored, and its results streamed down — against the ≥ 250,000 rows per minute and
+ * ≤ 300 MB server RSS targets; then the same job on one and on two `npm run worker` processes (the
+ * server only queues), with the CPU each process used, to see how scoring scales and what bounds it.
+ *
+ * The server is the production build (`npm run build`'s tsc output), PostgreSQL and Redis the local
+ * ones; the data is a fresh seeded database. Rows are the seeded sites moved by up to ~300 m, all 20
+ * species and both methods in turn, so no two rows ask the same thing.
+ *
+ * Env: BENCH_JOB_ROWS (1000000), BENCH_JOB_SCALE_ROWS (rows of the worker comparison; 300000),
+ * BENCH_JOB_SCENARIOS (in-server,workers; comma-separated), BENCH_ADMIN_DATABASE_URL, BENCH_REDIS_URL.
+ */
+import { once } from 'node:events'
+import { createReadStream, createWriteStream, statSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import postgres from 'postgres'
+import { SPECIES } from '../src/domain/species.ts'
+import { buildProject } from './servers.ts'
+import {
+  type Child,
+  createDatabase,
+  deleteRedisKeys,
+  freePort,
+  listRedisKeys,
+  pidsOf,
+  REDIS_URL,
+  RssSampler,
+  randomSuffix,
+  readCpuMsOf,
+  readMachineCpu,
+  round,
+  spawnNode,
+  waitForHealthy,
+} from './support.ts'
+
+const ROWS = Number(process.env.BENCH_JOB_ROWS ?? 1_000_000)
+const SCALE_ROWS = Number(process.env.BENCH_JOB_SCALE_ROWS ?? 300_000)
+const SCENARIOS = (process.env.BENCH_JOB_SCENARIOS ?? 'in-server,workers').split(',')
+const TARGET_ROWS_PER_MINUTE = 250_000
+const TARGET_RSS_MB = 300
+const TARGET_SCALING = 1.6
+const SERVER_ENTRY = 'dist/src/main.js'
+const WORKER_ENTRY = 'dist/src/worker.js'
+const NODE_ARGS = ['--max-semi-space-size=8', '--heap-growing-percent=100']
+
+const log = (message: string) => process.stderr.write(`${message}\n`)
+
+interface Site {
+  latitude: number
+  longitude: number
+}
+
+/** Writes the upload: the seeded sites in turn, each moved by up to ~300 m, every species and method. */
+async function writePortfolio(path: string, sites: readonly Site[], rows: number): Promise<number> {
+  const out = createWriteStream(path)
+  out.write('id,latitude,longitude,species_code,planting_method\n')
+  let seed = 12_345
+  const jitter = () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+    return (seed / 2 ** 31 - 0.5) * 0.006
+  }
+  let batch = ''
+  for (let row = 1; row <= rows; row++) {
+    const site = sites[row % sites.length] as Site
+    const species = SPECIES[row % SPECIES.length]?.code
+    const method = row % 2 ? 'manual' : 'drone_seeded'
+    batch += `p${row},${(site.latitude + jitter()).toFixed(5)},${(site.longitude + jitter()).toFixed(5)},${species},${method}\n`
+    if (batch.length > 1 << 16) {
+      if (!out.write(batch)) await once(out, 'drain')
+      batch = ''
+    }
+  }
+  out.end(batch)
+  await once(out, 'finish')
+  return statSync(path).size
+}
+
+interface JobRun {
+  uploadMs: number
+  queuedToDoneMs: number
+  scoringMs: number
+  downloadMs: number
+  totalMs: number
+  resultRows: number
+  rowsFailed: number
+}
+
+async function runJob(url: string, key: string, file: string, rows: number): Promise<JobRun> {
+  const started = performance.now()
+  const response = await fetch(`${url}/v1/jobs`, {
+    method: 'POST',
+    headers: { 'x-api-key': key, 'content-type': 'text/csv' },
+    body: Readable.toWeb(createReadStream(file)) as ReadableStream,
+    duplex: 'half',
+  } as RequestInit)
+  if (response.status !== 202) throw new Error(`upload answered ${response.status}: ${await response.text()}`)
+  const { id } = (await response.json()) as { id: string }
+  const uploaded = performance.now()
+  let status: {
+    status: string
+    rows_done: number
+    rows_failed: number
+    started_at: string
+    finished_at: string
+  }
+  let lastLog = 0
+  for (;;) {
+    status = (await (
+      await fetch(`${url}/v1/jobs/${id}`, { headers: { 'x-api-key': key } })
+    ).json()) as typeof status
+    if (['succeeded', 'failed', 'cancelled'].includes(status.status)) break
+    if (performance.now() - lastLog > 10_000) {
+      lastLog = performance.now()
+      log(`  ${status.rows_done.toLocaleString('en-US')} / ${rows.toLocaleString('en-US')} rows`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  if (status.status !== 'succeeded') throw new Error(`job ${id} ended ${status.status}`)
+  const done = performance.now()
+  const results = await fetch(`${url}/v1/jobs/${id}/results`, {
+    headers: { 'x-api-key': key, accept: 'text/csv' },
+  })
+  let lines = 0
+  for await (const chunk of results.body as unknown as AsyncIterable<Uint8Array>) {
+    for (const byte of chunk) if (byte === 10) lines += 1
+  }
+  const finished = performance.now()
+  return {
+    uploadMs: uploaded - started,
+    queuedToDoneMs: done - uploaded,
+    scoringMs: new Date(status.finished_at).getTime() - new Date(status.started_at).getTime(),
+    downloadMs: finished - done,
+    totalMs: finished - started,
+    resultRows: lines - 1,
+    rowsFailed: status.rows_failed,
+  }
+}
+
+async function startServer(
+  databaseUrl: string,
+  env: Record<string, string>,
+): Promise<{ child: Child; url: string }> {
+  const port = await freePort()
+  const child = spawnNode(
+    'server',
+    SERVER_ENTRY,
+    { DATABASE_URL: databaseUrl, REDIS_URL, PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    { nodeArgs: NODE_ARGS },
+  )
+  const url = `http://127.0.0.1:${port}`
+  await waitForHealthy(`${url}/v1/health`, child, 60_000)
+  return { child, url }
+}
+
+/** CPU ms used meanwhile by each process group: server, workers, PostgreSQL, Redis; and the machine's idle share. */
+function cpuMeter(groups: Record<string, () => number[]>) {
+  const read = () =>
+    Object.fromEntries(Object.entries(groups).map(([name, pids]) => [name, readCpuMsOf(pids())]))
+  const before = read()
+  const machine = readMachineCpu()
+  return () => {
+    const after = read()
+    const now = readMachineCpu()
+    const used = Object.fromEntries(
+      Object.keys(groups).map((name) => [name, (after[name] ?? 0) - (before[name] ?? 0)]),
+    )
+    return { used, idleShare: (now.idle - machine.idle) / Math.max(1, now.total - machine.total) }
+  }
+}
+
+const perMinute = (rows: number, ms: number) => Math.round((rows / ms) * 60_000)
+
+async function main() {
+  buildProject(log)
+  const database = await createDatabase('survival_bench_jobs')
+  const prefix = `bench:jobs:${randomSuffix()}`
+  const files: string[] = []
+  const children: Child[] = []
+  try {
+    log(`database ${database.name}: migrate and seed`)
+    for (const cli of ['dist/src/cli/db-migrate.js', 'dist/src/cli/db-seed.js']) {
+      const child = spawnNode(cli, cli, { DATABASE_URL: database.url, LOG_LEVEL: 'warn' }, { quiet: true })
+      if ((await child.exited) !== 0) throw new Error(`${cli} failed`)
+    }
+    const sql = postgres(database.url, { max: 1, onnotice: () => {} })
+    const sites = await sql<Site[]>`SELECT latitude, longitude FROM sites ORDER BY id`
+    const { createKey } = await import('../src/db/keys.ts')
+    const { key } = await createKey(sql as never, { tier: 'hypha', name: 'bench' })
+    await sql.end()
+
+    const report: string[] = []
+    const pass = (ok: boolean) => (ok ? 'PASS' : 'FAIL')
+
+    if (SCENARIOS.includes('in-server')) {
+      const file = join(tmpdir(), `portfolio-${ROWS}-${randomSuffix()}.csv`)
+      files.push(file)
+      const bytes = await writePortfolio(file, sites, ROWS)
+      log(`portfolio: ${ROWS.toLocaleString('en-US')} rows, ${round(bytes / 2 ** 20, 1)} MiB`)
+      const server = await startServer(database.url, { JOB_QUEUE_PREFIX: `${prefix}:a` })
+      children.push(server.child)
+      const rss = new RssSampler(server.child.pid, 100)
+      const cpu = cpuMeter({
+        server: () => [server.child.pid],
+        postgres: () => pidsOf('postgres'),
+        redis: () => pidsOf('redis-server'),
+      })
+      log('end to end, one server with its in-server worker (BullMQ on Redis)')
+      const run = await runJob(server.url, key, file, ROWS)
+      const spent = cpu()
+      const peak = rss.max()
+      await server.child.stop()
+      const rate = perMinute(ROWS, run.totalMs)
+      report.push(
+        `## ${ROWS.toLocaleString('en-US')} rows end to end (upload → succeeded → results downloaded), one server`,
+        '',
+        '| measure | value | target |',
+        '|---|---|---|',
+        `| rows per minute, end to end | ${rate.toLocaleString('en-US')} | ≥ ${TARGET_ROWS_PER_MINUTE.toLocaleString('en-US')} ${pass(rate >= TARGET_ROWS_PER_MINUTE)} |`,
+        `| total | ${round(run.totalMs / 1000, 1)} s | ≤ ${round((ROWS / TARGET_ROWS_PER_MINUTE) * 60, 0)} s |`,
+        `| upload (streamed, parsed, checked, stored) | ${round(run.uploadMs / 1000, 1)} s | |`,
+        `| scoring (first chunk started → last written) | ${round(run.scoringMs / 1000, 1)} s, ${perMinute(ROWS, run.scoringMs).toLocaleString('en-US')} rows/min | |`,
+        `| download (streamed) | ${round(run.downloadMs / 1000, 1)} s | |`,
+        `| result rows | ${run.resultRows.toLocaleString('en-US')} (${run.rowsFailed.toLocaleString('en-US')} failed) | = ${ROWS.toLocaleString('en-US')} ${pass(run.resultRows === ROWS)} |`,
+        `| server peak RSS | ${round(peak, 0)} MB | ≤ ${TARGET_RSS_MB} MB ${pass(peak <= TARGET_RSS_MB)} |`,
+        `| CPU: server / PostgreSQL / Redis | ${Object.values(spent.used)
+          .map((ms) => `${round(ms / 1000, 1)} s`)
+          .join(' / ')} | |`,
+        `| machine idle during the run | ${round(spent.idleShare * 100, 0)} % | |`,
+        '',
+      )
+    }
+
+    if (SCENARIOS.includes('workers')) {
+      const file = join(tmpdir(), `portfolio-${SCALE_ROWS}-${randomSuffix()}.csv`)
+      files.push(file)
+      await writePortfolio(file, sites, SCALE_ROWS)
+      const rows: string[] = []
+      const rates: number[] = []
+      for (const workers of [1, 2]) {
+        const queuePrefix = `${prefix}:w${workers}`
+        const server = await startServer(database.url, {
+          JOB_QUEUE_PREFIX: queuePrefix,
+          JOB_WORKERS_IN_SERVER: 'false',
+        })
+        children.push(server.child)
+        const started: Child[] = []
+        for (let n = 0; n < workers; n++) {
+          const worker = spawnNode(
+            `worker${n + 1}`,
+            WORKER_ENTRY,
+            { DATABASE_URL: database.url, REDIS_URL, JOB_QUEUE_PREFIX: queuePrefix, LOG_LEVEL: 'warn' },
+            { nodeArgs: NODE_ARGS },
+          )
+          started.push(worker)
+          children.push(worker)
+        }
+        await new Promise((resolve) => setTimeout(resolve, 2000))
+        const cpu = cpuMeter({
+          workers: () => started.map((w) => w.pid),
+          server: () => [server.child.pid],
+          postgres: () => pidsOf('postgres'),
+        })
+        log(
+          `${SCALE_ROWS.toLocaleString('en-US')} rows on ${workers} worker process${workers > 1 ? 'es' : ''}`,
+        )
+        const run = await runJob(server.url, key, file, SCALE_ROWS)
+        const spent = cpu()
+        const rate = perMinute(SCALE_ROWS, run.scoringMs)
+        rates.push(rate)
+        const scoringSeconds = run.scoringMs / 1000
+        rows.push(
+          `| ${workers} | ${rate.toLocaleString('en-US')} | ${round((spent.used.workers ?? 0) / 1000, 1)} s (${round(((spent.used.workers ?? 0) / 1000 / scoringSeconds) * 100, 0)} % of a core) | ${round((spent.used.postgres ?? 0) / 1000, 1)} s (${round(((spent.used.postgres ?? 0) / 1000 / scoringSeconds) * 100, 0)} %) | ${round(spent.idleShare * 100, 0)} % |`,
+        )
+        for (const child of [...started, server.child]) await child.stop()
+        await deleteRedisKeys(REDIS_URL, await listRedisKeys(REDIS_URL, `${queuePrefix}*`))
+      }
+      const scaling = (rates[1] ?? 0) / Math.max(1, rates[0] ?? 0)
+      report.push(
+        `## Scoring on 1 and 2 worker processes (${SCALE_ROWS.toLocaleString('en-US')} rows; the server only queues)`,
+        '',
+        '| workers | rows per minute (scoring) | worker CPU | PostgreSQL CPU | machine idle |',
+        '|---|---|---|---|---|',
+        ...rows,
+        '',
+        `Two workers / one: ${round(scaling, 2)}× (target ≥ ${TARGET_SCALING}× when PostgreSQL is not the bottleneck) ${pass(scaling >= TARGET_SCALING)}`,
+        '',
+      )
+    }
+    process.stdout.write(`\n${report.join('\n')}\n`)
+  } finally {
+    for (const child of children) await child.stop()
+    await Promise.all(files.map((file) => rm(file, { force: true })))
+    await deleteRedisKeys(REDIS_URL, await listRedisKeys(REDIS_URL, `${prefix}*`))
+    await database.drop()
+  }
+}
+
+await main()

@@ -1,0 +1,360 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { HORIZONS, type Horizon } from '../../types.ts'
+import { ApiError } from '../errors.ts'
+import { type CsvLayout, csvLayout, csvRow, NDJSON_COLUMNS, ndjsonRow } from './job-rows.ts'
+
+const HEADER = ['latitude', 'longitude', 'species_code', 'planting_method']
+const layout = csvLayout(HEADER)
+
+/** The invalid_request ApiError `csvLayout(header)` throws (fails the test when it does not throw one). */
+function headerError(header: readonly string[]): ApiError {
+  let thrown: unknown
+  try {
+    csvLayout(header)
+  } catch (error) {
+    thrown = error
+  }
+  expect(thrown).toBeInstanceOf(ApiError)
+  const error = thrown as ApiError
+  expect(error.code).toBe('invalid_request')
+  expect(error.details).toMatchObject({ field: 'header' })
+  return error
+}
+
+/** A CSV row over the four required columns (+ horizons when given). */
+function row(lat: string, lon: string, species = 'PSME', method = 'manual', horizons?: string) {
+  if (horizons === undefined) return csvRow(layout, 1, [lat, lon, species, method])
+  return csvRow(csvLayout([...HEADER, 'horizons']), 1, [lat, lon, species, method, horizons])
+}
+
+describe('csvLayout: the header', () => {
+  it('finds the required columns in any order and any case, trimming names but keeping their case', () => {
+    const found = csvLayout([' Planting_Method', 'SPECIES_CODE ', 'Longitude', 'LATITUDE'])
+    expect(found.columns).toEqual(['Planting_Method', 'SPECIES_CODE', 'Longitude', 'LATITUDE'])
+    expect(found.at).toEqual({ planting_method: 0, species_code: 1, longitude: 2, latitude: 3 })
+  })
+
+  it('places the optional horizons and id columns, and keeps any other column to echo', () => {
+    const found = csvLayout(['plot', 'ID', 'latitude', 'note', 'longitude', 'species_code', 'planting_method', 'Horizons'])
+    expect(found.columns).toEqual([
+      'plot',
+      'ID',
+      'latitude',
+      'note',
+      'longitude',
+      'species_code',
+      'planting_method',
+      'Horizons',
+    ])
+    expect(found.at).toEqual({
+      id: 1,
+      latitude: 2,
+      longitude: 4,
+      species_code: 5,
+      planting_method: 6,
+      horizons: 7,
+    })
+  })
+
+  it('names the one missing column, or every missing column', () => {
+    expect(headerError(['latitude', 'longitude', 'species_code']).details).toEqual({
+      field: 'header',
+      reason:
+        'lacks the column planting_method (it needs latitude, longitude, species_code, planting_method)',
+    })
+    expect(headerError(['lat', 'lon', 'species_code', 'planting_method']).message).toBe(
+      'header lacks the columns latitude, longitude (it needs latitude, longitude, species_code, planting_method)',
+    )
+    expect(headerError([]).message).toMatch(/^header lacks the columns latitude, longitude, species_code/)
+  })
+
+  it('refuses a repeated column, whatever its case or spaces', () => {
+    expect(headerError([...HEADER, 'Latitude ']).details).toEqual({
+      field: 'header',
+      reason: 'repeats the column "latitude"',
+    })
+    expect(headerError([...HEADER, 'note', 'NOTE']).message).toBe('header repeats the column "note"')
+  })
+
+  it('refuses a column without a name, saying which (1-based)', () => {
+    expect(headerError(['latitude', '  ', ...HEADER.slice(1)]).details).toEqual({
+      field: 'header',
+      reason: 'column 2 has no name',
+    })
+  })
+
+  it('takes 100 columns and refuses 101', () => {
+    const extra = (count: number) => Array.from({ length: count }, (_, index) => `extra_${index}`)
+    expect(csvLayout([...HEADER, ...extra(96)]).columns).toHaveLength(100)
+    expect(headerError([...HEADER, ...extra(97)]).details).toEqual({
+      field: 'header',
+      reason: 'has more than 100 columns',
+    })
+  })
+})
+
+describe('csvRow', () => {
+  it('turns a row into a prediction request, echoing its cells as sent', () => {
+    const cells = ['44.6', '-123.6', 'PSME', 'manual']
+    expect(csvRow(layout, 7, cells)).toEqual({
+      r: 7,
+      c: cells,
+      q: { latitude: 44.6, longitude: -123.6, speciesCode: 'PSME', plantingMethod: 'manual', horizons: null },
+    })
+  })
+
+  it('reads cells by the header, in whatever order it put the columns', () => {
+    const shuffled = csvLayout(['note', 'planting_method', 'longitude', 'species_code', 'latitude'])
+    expect(csvRow(shuffled, 1, ['hello', 'drone_seeded', '-121.6', 'PIPO', '44']).q).toEqual({
+      latitude: 44,
+      longitude: -121.6,
+      speciesCode: 'PIPO',
+      plantingMethod: 'drone_seeded',
+      horizons: null,
+    })
+  })
+
+  it('reads numbers with spaces around them, signs, exponents and bare decimal points', () => {
+    expect(row(' 44.6 ', '\t-123.6', ' PSME ', 'manual ').q).toMatchObject({
+      latitude: 44.6,
+      longitude: -123.6,
+      speciesCode: 'PSME',
+      plantingMethod: 'manual',
+    })
+    expect(row('4.46e1', '-1.236E+2').q).toMatchObject({ latitude: 44.6, longitude: -123.6 })
+    expect(row('+44.', '-.5').q).toMatchObject({ latitude: 44, longitude: -0.5 })
+  })
+
+  it('calls an empty or blank number cell required', () => {
+    expect(row('', '-123.6').e).toEqual({ code: 'invalid_request', message: 'latitude is required' })
+    expect(row('44.6', '   ').e).toEqual({ code: 'invalid_request', message: 'longitude is required' })
+  })
+
+  it('refuses a cell that is not a plain decimal number', () => {
+    for (const text of ['north', '0x2C', '44,6', 'Infinity', 'NaN', '1e', '--1', '44.6.1']) {
+      expect(row(text, '-123.6').e, text).toEqual({
+        code: 'invalid_request',
+        message: 'latitude must be a number',
+      })
+    }
+  })
+
+  it('checks ranges like a predict body', () => {
+    expect(row('90.5', '-123.6').e).toEqual({
+      code: 'invalid_request',
+      message: 'latitude must be from -90 to 90',
+    })
+    expect(row('44', '-180.01').e?.message).toBe('longitude must be from -180 to 180')
+    expect(row('1e400', '-123.6').e?.code).toBe('invalid_request')
+  })
+
+  it('calls an empty species or method required, and leaves unknown codes to the scoring', () => {
+    expect(row('44.6', '-123.6', ' ', 'manual').e?.message).toBe('species_code is required')
+    expect(row('44.6', '-123.6', 'PSME', '').e?.message).toBe('planting_method is required')
+    expect(row('44.6', '-123.6', 'NOPE', 'by_hand').q).toMatchObject({
+      speciesCode: 'NOPE',
+      plantingMethod: 'by_hand',
+    })
+  })
+
+  it('reads horizons separated by |, ; or spaces; empty means all', () => {
+    expect(row('44.6', '-123.6', 'PSME', 'manual', '1|3|5').q?.horizons).toEqual([1, 3, 5])
+    expect(row('44.6', '-123.6', 'PSME', 'manual', '5').q?.horizons).toEqual([5])
+    expect(row('44.6', '-123.6', 'PSME', 'manual', '1;3').q?.horizons).toEqual([1, 3])
+    expect(row('44.6', '-123.6', 'PSME', 'manual', ' 3 1 ').q?.horizons).toEqual([3, 1])
+    expect(row('44.6', '-123.6', 'PSME', 'manual', '').q?.horizons).toBeNull()
+    expect(row('44.6', '-123.6', 'PSME', 'manual', '  ').q?.horizons).toBeNull()
+  })
+
+  it('refuses horizons other than 1, 3 and 5, or that are not numbers', () => {
+    expect(row('44.6', '-123.6', 'PSME', 'manual', '2').e).toEqual({
+      code: 'invalid_request',
+      message: 'horizons may only contain 1, 3 and 5',
+    })
+    expect(row('44.6', '-123.6', 'PSME', 'manual', '1|x').e?.message).toBe('horizons[1] must be a number')
+    expect(row('44.6', '-123.6', 'PSME', 'manual', '1.5').e?.message).toBe('horizons[0] must be 1, 3 or 5')
+  })
+
+  it('refuses a row with more or fewer cells than the header, keeping its cells', () => {
+    const short = csvRow(layout, 4, ['44.6', '-123.6', 'PSME'])
+    expect(short).toEqual({
+      r: 4,
+      c: ['44.6', '-123.6', 'PSME'],
+      e: { code: 'invalid_request', message: 'the row has 3 cells; the header has 4' },
+    })
+    expect(csvRow(layout, 5, ['44.6', '-123.6', 'PSME', 'manual', 'extra']).e?.message).toBe(
+      'the row has 5 cells; the header has 4',
+    )
+  })
+
+  it('takes an id cell as text (trimmed), ignores an empty one, and refuses one over 200 characters', () => {
+    const withId = csvLayout(['id', ...HEADER])
+    expect(csvRow(withId, 1, [' plot-7 ', '44.6', '-123.6', 'PSME', 'manual']).q).toBeDefined()
+    expect(csvRow(withId, 1, ['', '44.6', '-123.6', 'PSME', 'manual']).q).toBeDefined()
+    expect(csvRow(withId, 1, ['x'.repeat(201), '44.6', '-123.6', 'PSME', 'manual']).e).toEqual({
+      code: 'invalid_request',
+      message: 'id must be at most 200 characters',
+    })
+  })
+})
+
+describe('ndjsonRow', () => {
+  const body = { latitude: 44.6, longitude: -123.6, species_code: 'PSME', planting_method: 'manual' }
+
+  it('turns a predict body into a request, echoing the NDJSON columns (null when absent)', () => {
+    expect(ndjsonRow(3, JSON.stringify(body))).toEqual({
+      r: 3,
+      c: [null, 44.6, -123.6, 'PSME', 'manual', null],
+      q: { latitude: 44.6, longitude: -123.6, speciesCode: 'PSME', plantingMethod: 'manual', horizons: null },
+    })
+    expect(NDJSON_COLUMNS).toEqual(['id', 'latitude', 'longitude', 'species_code', 'planting_method', 'horizons'])
+  })
+
+  it('reads horizons as an array, and refuses anything else there', () => {
+    const line = ndjsonRow(1, JSON.stringify({ ...body, horizons: [5, 1] }))
+    expect(line.q?.horizons).toEqual([5, 1])
+    expect(line.c[5]).toEqual([5, 1])
+    expect(ndjsonRow(1, JSON.stringify({ ...body, horizons: '1|3' })).e).toEqual({
+      code: 'invalid_request',
+      message: 'horizons must be an array of 1, 3 and 5',
+    })
+    expect(ndjsonRow(1, JSON.stringify({ ...body, horizons: [2] })).e?.message).toBe(
+      'horizons may only contain 1, 3 and 5',
+    )
+    expect(ndjsonRow(1, JSON.stringify({ ...body, horizons: [] })).e?.message).toBe(
+      'horizons must hold at least one of 1, 3, 5',
+    )
+  })
+
+  it('takes an id as a string or a whole number, and echoes it first', () => {
+    expect(ndjsonRow(1, JSON.stringify({ id: 'plot-7', ...body })).c[0]).toBe('plot-7')
+    expect(ndjsonRow(1, JSON.stringify({ id: 'plot-7', ...body })).q).toBeDefined()
+    expect(ndjsonRow(1, JSON.stringify({ id: 42, ...body })).q).toBeDefined()
+    expect(ndjsonRow(1, JSON.stringify({ id: 4.2, ...body })).e?.code).toBe('invalid_request')
+    expect(ndjsonRow(1, JSON.stringify({ id: true, ...body })).e?.code).toBe('invalid_request')
+  })
+
+  it('refuses a line that is not JSON with invalid_json', () => {
+    for (const line of ['{', 'latitude=44', "{'latitude': 44}", '']) {
+      expect(ndjsonRow(9, line), line).toEqual({
+        r: 9,
+        c: [],
+        e: { code: 'invalid_json', message: 'the line is not valid JSON' },
+      })
+    }
+  })
+
+  it('refuses JSON that is not an object', () => {
+    for (const line of ['[]', '[1,2]', '42', '"text"', 'null', 'true']) {
+      expect(ndjsonRow(2, line), line).toEqual({
+        r: 2,
+        c: [],
+        e: { code: 'invalid_request', message: 'the line must be a JSON object' },
+      })
+    }
+  })
+
+  it('refuses an unknown field, naming it, and missing or mistyped fields', () => {
+    expect(ndjsonRow(1, JSON.stringify({ ...body, elevation: 300 })).e).toEqual({
+      code: 'invalid_request',
+      message: 'elevation is not a recognized field',
+    })
+    const { latitude: _, ...noLatitude } = body
+    expect(ndjsonRow(1, JSON.stringify(noLatitude)).e?.message).toBe('latitude is required')
+    expect(ndjsonRow(1, JSON.stringify({ ...body, latitude: '44.6' })).e?.message).toBe(
+      'latitude must be a number',
+    )
+    expect(ndjsonRow(1, JSON.stringify({ ...body, species_code: 7 })).e?.message).toBe(
+      'species_code must be a string',
+    )
+  })
+})
+
+describe('rows, for any input', () => {
+  // -0 prints as "0": keep it out so the round trip compares like with like.
+  const coordinate = (limit: number) =>
+    fc.double({ min: -limit, max: limit, noNaN: true }).map((value) => (Object.is(value, -0) ? 0 : value))
+  const code = fc
+    .string({ minLength: 1, maxLength: 100 })
+    .filter((text) => text.trim() === text && text !== '')
+  const horizonSubset = fc.subarray([...HORIZONS] as Horizon[])
+  const valid = fc.record({
+    latitude: coordinate(90),
+    longitude: coordinate(180),
+    species: code,
+    method: code,
+    horizons: horizonSubset,
+  })
+
+  it('round-trips any valid CSV row, in any column order, to its request', () => {
+    fc.assert(
+      fc.property(valid, fc.shuffledSubarray([...HEADER, 'horizons'], { minLength: 5, maxLength: 5 }), (input, order) => {
+        const text: Record<string, string> = {
+          latitude: String(input.latitude),
+          longitude: String(input.longitude),
+          species_code: input.species,
+          planting_method: input.method,
+          horizons: input.horizons.join('|'),
+        }
+        const shuffled: CsvLayout = csvLayout(order)
+        const result = csvRow(
+          shuffled,
+          1,
+          order.map((name) => text[name] ?? ''),
+        )
+        expect(result.e).toBeUndefined()
+        expect(result.q).toEqual({
+          latitude: input.latitude,
+          longitude: input.longitude,
+          speciesCode: input.species,
+          plantingMethod: input.method,
+          horizons: input.horizons.length > 0 ? input.horizons : null,
+        })
+      }),
+    )
+  })
+
+  it('round-trips any valid NDJSON line to its request', () => {
+    fc.assert(
+      fc.property(valid, fc.option(fc.oneof(fc.string({ maxLength: 200 }), fc.integer())), (input, id) => {
+        const line = JSON.stringify({
+          ...(id === null ? {} : { id }),
+          latitude: input.latitude,
+          longitude: input.longitude,
+          species_code: input.species,
+          planting_method: input.method,
+          ...(input.horizons.length > 0 ? { horizons: input.horizons } : {}),
+        })
+        const result = ndjsonRow(1, line)
+        expect(result.e).toBeUndefined()
+        expect(result.q).toEqual({
+          latitude: input.latitude,
+          longitude: input.longitude,
+          speciesCode: input.species,
+          plantingMethod: input.method,
+          horizons: input.horizons.length > 0 ? input.horizons : null,
+        })
+      }),
+    )
+  })
+
+  it('never throws on any line: it answers a request or the row’s error', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.json(), fc.string({ unit: 'binary' })), (line) => {
+        const result = ndjsonRow(1, line)
+        expect(result.r).toBe(1)
+        expect((result.q === undefined) !== (result.e === undefined)).toBe(true)
+      }),
+    )
+  })
+
+  it('never throws on any CSV cells', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string(), { maxLength: 6 }), (cells) => {
+        const result = csvRow(layout, 1, cells)
+        expect((result.q === undefined) !== (result.e === undefined)).toBe(true)
+      }),
+    )
+  })
+})
