@@ -45,12 +45,20 @@ describe('docker-compose.yml', () => {
     >
   }
 
-  it('starts PostgreSQL, Redis, a migrate-and-seed step, then the app', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['app', 'migrate', 'postgres', 'redis'])
-    expect(compose.services.app?.depends_on).toMatchObject({
-      migrate: { condition: 'service_completed_successfully' },
-      redis: { condition: 'service_healthy' },
-    })
+  it('starts PostgreSQL, Redis, a migrate-and-seed step, then the app and a job worker', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['app', 'migrate', 'postgres', 'redis', 'worker'])
+    for (const service of ['app', 'worker'])
+      expect(compose.services[service]?.depends_on).toMatchObject({
+        migrate: { condition: 'service_completed_successfully' },
+        redis: { condition: 'service_healthy' },
+      })
+  })
+
+  it('runs the compiled worker the build emits', () => {
+    const command = compose.services.worker?.command ?? []
+    const entry = command.find((part) => part.endsWith('.js')) ?? ''
+    expect(entry).toBe('dist/src/worker.js')
+    expect(existsSync(new URL('src/worker.ts', root))).toBe(true)
   })
 
   it('runs npm scripts that exist', () => {
@@ -63,7 +71,7 @@ describe('docker-compose.yml', () => {
 
   it('sets only configuration the app knows, and values it accepts', () => {
     const schemaKeys = Object.keys(loadConfig({}))
-    for (const service of ['app', 'migrate'] as const) {
+    for (const service of ['app', 'migrate', 'worker'] as const) {
       const environment = compose.services[service]?.environment ?? {}
       for (const name of Object.keys(environment))
         expect([...schemaKeys, 'DATABASE_URL', 'REDIS_URL', 'METRICS_TOKEN']).toContain(name)
