@@ -198,6 +198,17 @@ describe('portfolio jobs (REST, real PostgreSQL, in-process queue)', () => {
     expect(past.status).toBe(416)
   })
 
+  it('reports rows scored, failed chunks and the queue depth as Prometheus metrics', async () => {
+    const metrics = await (await fetch(`${server.url}/metrics`)).text()
+    const rows = (outcome: string) =>
+      Number(new RegExp(`^survival_job_rows_total\\{outcome="${outcome}"\\} (\\d+)`, 'm').exec(metrics)?.[1])
+    // The two jobs above: 250 + 5 rows (5 failed) and 122 rows (2 failed).
+    expect(rows('ok')).toBe(370)
+    expect(rows('failed')).toBe(7)
+    expect(metrics).toMatch(/^survival_job_queue_depth 0$/m)
+    expect(metrics).toMatch(/^survival_job_chunks_failed_total 0$/m)
+  })
+
   it('belongs to its account: another key sees 404, and spore keys may not run jobs', async () => {
     const response = await upload(mycel, forestCsv(5))
     const { id } = response.body as { id: string }

@@ -12,6 +12,7 @@
  * error; 3 the API refused or failed (the state is kept: rerun to resume); 130 interrupted.
  */
 import { existsSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { Command, CommanderError, InvalidArgumentError } from 'commander'
 import { createSurvivalClient } from './client.ts'
 import { SurvivalApiError } from './errors.ts'
@@ -120,6 +121,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (!existsSync(input)) {
     say(`score: ${input} does not exist`)
+    return EXIT.usage
+  }
+  if (!existsSync(dirname(resolve(options.out)))) {
+    say(`score: the folder of ${options.out} does not exist`)
     return EXIT.usage
   }
   const baseUrl = (process.env.SURVIVAL_API_URL || 'http://localhost:8080').replace(/\/+$/, '')
@@ -242,5 +247,11 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  process.exitCode = await main(process.argv.slice(2))
+  try {
+    process.exitCode = await main(process.argv.slice(2))
+  } catch (error) {
+    // Not the API's doing (a file that cannot be written…): said in one line, exit 3 like an API failure.
+    say(`score: ${error instanceof Error ? error.message : String(error)}`)
+    process.exitCode = EXIT.api
+  }
 }

@@ -148,6 +148,8 @@ describe('npm run score (batch path) against a live server', () => {
     expect(option.code).toBe(2)
     const noOut = await runScorer([input], env)
     expect(noOut.code).toBe(2)
+    const noFolder = await runScorer([input, '--out', join(dir, 'no-such-folder', 'x.csv')], env)
+    expect([noFolder.code, noFolder.stderr]).toEqual([2, expect.stringContaining('does not exist')])
   })
 
   it('prints plain progress lines when stderr is not a terminal', async () => {

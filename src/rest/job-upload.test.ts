@@ -1,0 +1,313 @@
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
+import { Readable } from 'node:stream'
+import { gzipSync } from 'node:zlib'
+import { parse } from 'csv-parse/sync'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { ApiError } from '../domain/errors.ts'
+import type { JobUpload } from '../domain/jobs/job-service.ts'
+import { jobUpload } from './job-upload.ts'
+import { byteRange, resultFormat } from './job-routes.ts'
+
+/** A request whose body arrives in exactly these pieces. */
+function request(pieces: readonly (Buffer | string)[], headers: IncomingHttpHeaders): IncomingMessage {
+  const body = Readable.from(pieces.map((piece) => Buffer.from(piece)))
+  return Object.assign(body, { headers }) as unknown as IncomingMessage
+}
+
+const CSV = { 'content-type': 'text/csv' }
+const NDJSON = { 'content-type': 'application/x-ndjson' }
+
+/** Splits `bytes` at the given offsets (any order, repeats and out-of-range offsets ignored). */
+function splitAt(bytes: Buffer, offsets: readonly number[]): Buffer[] {
+  const cuts = [...new Set(offsets.filter((at) => at > 0 && at < bytes.length))].sort((a, b) => a - b)
+  return [0, ...cuts].map((from, index) => bytes.subarray(from, cuts[index] ?? bytes.length))
+}
+
+async function records(upload: JobUpload): Promise<unknown[]> {
+  const out: unknown[] = []
+  for await (const record of upload.records) out.push(record)
+  return out
+}
+
+async function csvOf(pieces: readonly (Buffer | string)[], headers: IncomingHttpHeaders = CSV) {
+  const upload = jobUpload(request(pieces, headers))
+  expect(upload.format).toBe('csv')
+  return (await records(upload)) as string[][]
+}
+
+async function linesOf(pieces: readonly (Buffer | string)[], headers: IncomingHttpHeaders = NDJSON) {
+  const upload = jobUpload(request(pieces, headers))
+  expect(upload.format).toBe('ndjson')
+  return (await records(upload)) as string[]
+}
+
+/** The ApiError reading a request's records fails with (or jobUpload itself throws). */
+async function uploadError(pieces: readonly (Buffer | string)[], headers: IncomingHttpHeaders): Promise<ApiError> {
+  let thrown: unknown
+  try {
+    await records(jobUpload(request(pieces, headers)))
+  } catch (error) {
+    thrown = error
+  }
+  expect(thrown).toBeInstanceOf(ApiError)
+  return thrown as ApiError
+}
+
+const SAMPLE_CSV = [
+  'id,latitude,longitude,species_code,planting_method,notes',
+  'a1,44.6,-123.6,PSME,manual,"ridge, north ""upper"" slope"',
+  'a2,44.2,-122.2,TSHE,drone_seeded,"two\r\nlines"',
+  '',
+  'a3,44.0,-121.6,PIPO,manual,Ñandú 🌲',
+  'a4,44.1,-121.7,PIPO,manual',
+].join('\r\n')
+
+const SAMPLE_RECORDS = [
+  ['id', 'latitude', 'longitude', 'species_code', 'planting_method', 'notes'],
+  ['a1', '44.6', '-123.6', 'PSME', 'manual', 'ridge, north "upper" slope'],
+  ['a2', '44.2', '-122.2', 'TSHE', 'drone_seeded', 'two\r\nlines'],
+  ['a3', '44.0', '-121.6', 'PIPO', 'manual', 'Ñandú 🌲'],
+  ['a4', '44.1', '-121.7', 'PIPO', 'manual'],
+]
+
+describe('jobUpload: CSV', () => {
+  it('splits a CSV body into records: quotes, embedded newlines, CRLF, blank lines skipped, short rows kept', async () => {
+    expect(await csvOf([SAMPLE_CSV])).toEqual(SAMPLE_RECORDS)
+    expect(await csvOf([`${SAMPLE_CSV.replaceAll('\r\n', '\n')}\n`])).toEqual(
+      SAMPLE_RECORDS.map((record) => record.map((cell) => cell.replace('\r\n', '\n'))),
+    )
+  })
+
+  it('drops a UTF-8 byte order mark and takes text/csv with parameters, in any case', async () => {
+    const [header] = await csvOf(['\uFEFFlatitude,longitude\n1,2\n'], { 'content-type': 'Text/CSV; Charset="UTF-8"' })
+    expect(header).toEqual(['latitude', 'longitude'])
+    expect(await csvOf(['a\n'], { 'content-type': 'text/csv; header=present' })).toEqual([['a']])
+  })
+
+  it('reads the same records wherever the body is split', async () => {
+    const bytes = Buffer.from(SAMPLE_CSV)
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.nat({ max: bytes.length }), { maxLength: 12 }), async (offsets) => {
+        expect(await csvOf(splitAt(bytes, offsets))).toEqual(SAMPLE_RECORDS)
+      }),
+    )
+  })
+
+  it('reads any CSV text the same split into arbitrary pieces as whole', async () => {
+    const cell = fc.oneof(
+      fc.string({ unit: fc.constantFrom('a', '1', ' ', 'é', '🌲', '.') }),
+      fc
+        .string({ unit: fc.constantFrom('a', ',', '"', '\n', '\r\n', 'Ñ') })
+        .map((text) => `"${text.replaceAll('"', '""')}"`),
+    )
+    const text = fc
+      .array(fc.array(cell, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 6 })
+      .chain((rows) =>
+        fc.constantFrom('\n', '\r\n').map((eol) => rows.map((row) => row.join(',')).join(eol) + eol),
+      )
+    await fc.assert(
+      fc.asyncProperty(text, fc.array(fc.nat({ max: 400 }), { maxLength: 10 }), async (csv, offsets) => {
+        const whole = parse(csv, { bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][]
+        expect(await csvOf(splitAt(Buffer.from(csv), offsets))).toEqual(whole)
+      }),
+    )
+  })
+
+  it('reads a gzipped body (Content-Encoding: gzip), itself split anywhere', async () => {
+    const zipped = gzipSync(Buffer.from(SAMPLE_CSV))
+    expect(await csvOf([zipped], { ...CSV, 'content-encoding': 'gzip' })).toEqual(SAMPLE_RECORDS)
+    expect(
+      await csvOf(splitAt(zipped, [1, 7, 20, 21, zipped.length - 3]), { ...CSV, 'content-encoding': 'GZIP' }),
+    ).toEqual(SAMPLE_RECORDS)
+  })
+
+  it('refuses a body that is not gzip when it says it is, and other encodings', async () => {
+    const notGzip = await uploadError([SAMPLE_CSV], { ...CSV, 'content-encoding': 'gzip' })
+    expect(notGzip.code).toBe('invalid_request')
+    expect(notGzip.details).toEqual({ field: 'body', reason: 'is not valid gzip' })
+    const brotli = await uploadError([SAMPLE_CSV], { ...CSV, 'content-encoding': 'br' })
+    expect(brotli.details).toEqual({ field: 'Content-Encoding', reason: 'must be gzip or absent' })
+  })
+
+  it('refuses an unclosed quote as invalid_request, naming the line', async () => {
+    const error = await uploadError(['latitude,notes\n44.6,"open quote\n45,x\n'], CSV)
+    expect(error.code).toBe('invalid_request')
+    expect(error.details).toMatchObject({ field: 'body' })
+    expect(error.message).toMatch(/^body is not readable CSV at line \d+: /)
+  })
+
+  it('refuses a record over 64 KiB', async () => {
+    const error = await uploadError([`latitude,notes\n44.6,${'x'.repeat(70_000)}\n`], CSV)
+    expect(error.code).toBe('invalid_request')
+    expect(error.message).toMatch(/^body is not readable CSV/)
+  })
+
+  it('stops reading when the reader stops early', async () => {
+    const upload = jobUpload(request([SAMPLE_CSV], CSV))
+    for await (const record of upload.records) {
+      expect(record).toEqual(SAMPLE_RECORDS[0])
+      break
+    }
+  })
+})
+
+describe('jobUpload: NDJSON', () => {
+  it('splits lines on LF or CRLF, keeping blank lines and a last line without a newline', async () => {
+    expect(await linesOf(['{"a":1}\r\n{"b":2}\n\n{"c":3}'])).toEqual(['{"a":1}', '{"b":2}', '', '{"c":3}'])
+    expect(await linesOf(['{"a":1}\n'])).toEqual(['{"a":1}'])
+    expect(await linesOf([])).toEqual([])
+  })
+
+  it('joins a CRLF split between two pieces', async () => {
+    expect(await linesOf(['{"a":1}\r', '\n{"b":2}\r\n'])).toEqual(['{"a":1}', '{"b":2}'])
+  })
+
+  it('joins a multi-byte character split across pieces', async () => {
+    const text = '{"plot":"Ñandú 🌲"}\n{"plot":"é"}\n'
+    const bytes = Buffer.from(text)
+    const tree = bytes.indexOf(Buffer.from('🌲'))
+    // Inside the 4-byte tree, and inside the 2-byte é.
+    const pieces = splitAt(bytes, [tree + 1, tree + 3, bytes.indexOf(Buffer.from('é')) + 1])
+    expect(pieces.length).toBe(4)
+    expect(await linesOf(pieces)).toEqual(['{"plot":"Ñandú 🌲"}', '{"plot":"é"}'])
+  })
+
+  it('reads the same lines wherever the body is split', async () => {
+    const text = ['{"plot":"Ñandú 🌲"}', '{"a":"x\\ny"}', '', '{"é":1}', 'not json 🌲'].join('\r\n')
+    const bytes = Buffer.from(text)
+    const expected = ['{"plot":"Ñandú 🌲"}', '{"a":"x\\ny"}', '', '{"é":1}', 'not json 🌲']
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.nat({ max: bytes.length }), { maxLength: 12 }), async (offsets) => {
+        expect(await linesOf(splitAt(bytes, offsets))).toEqual(expected)
+      }),
+    )
+  })
+
+  it('reads a gzipped NDJSON body', async () => {
+    const zipped = gzipSync(Buffer.from('{"a":1}\n{"b":"🌲"}\n'))
+    expect(await linesOf(splitAt(zipped, [3, 11]), { ...NDJSON, 'content-encoding': 'gzip' })).toEqual([
+      '{"a":1}',
+      '{"b":"🌲"}',
+    ])
+  })
+
+  it('refuses a line over 64 KiB, naming it', async () => {
+    const error = await uploadError(['{"a":1}\n', `{"b":"${'x'.repeat(70_000)}"}\n`], NDJSON)
+    expect(error.code).toBe('invalid_request')
+    expect(error.message).toBe('body line 2 is longer than 65536 bytes')
+  })
+})
+
+describe('jobUpload: media type', () => {
+  it.each([
+    [undefined],
+    ['application/json'],
+    ['text/plain'],
+    ['text/csv; charset=latin1'],
+    ['application/x-ndjson; charset=utf-16'],
+    ['multipart/form-data; boundary=x'],
+  ])('refuses Content-Type %s with unsupported_media_type, echoing it in details', (type) => {
+    const headers: IncomingHttpHeaders = type === undefined ? {} : { 'content-type': type }
+    let thrown: unknown
+    try {
+      jobUpload(request(['a\n'], headers))
+    } catch (error) {
+      thrown = error
+    }
+    expect(thrown).toBeInstanceOf(ApiError)
+    const error = thrown as ApiError
+    expect(error.code).toBe('unsupported_media_type')
+    expect(error.status).toBe(415)
+    expect(error.details).toEqual({ content_type: type ?? null })
+    expect(error.message).toBe('Send the body as text/csv (UTF-8) or application/x-ndjson (UTF-8)')
+  })
+
+  it('takes either type with charset utf-8', () => {
+    expect(jobUpload(request([], { 'content-type': 'text/csv;charset=utf-8' })).format).toBe('csv')
+    expect(jobUpload(request([], { 'content-type': 'application/x-ndjson; charset=UTF-8' })).format).toBe('ndjson')
+  })
+})
+
+describe('resultFormat', () => {
+  it('answers the job’s own format when Accept names neither', () => {
+    for (const accept of [undefined, '', '*/*', 'application/json', 'text/*']) {
+      expect(resultFormat(accept, 'csv'), String(accept)).toBe('csv')
+      expect(resultFormat(accept, 'ndjson'), String(accept)).toBe('ndjson')
+    }
+  })
+
+  it('answers the one format Accept names, in any case and with parameters', () => {
+    expect(resultFormat('text/csv', 'ndjson')).toBe('csv')
+    expect(resultFormat('Application/X-NDJSON', 'csv')).toBe('ndjson')
+    expect(resultFormat('application/json, text/csv;q=0.5', 'ndjson')).toBe('csv')
+  })
+
+  it('answers the first named when Accept names both', () => {
+    expect(resultFormat('text/csv, application/x-ndjson', 'ndjson')).toBe('csv')
+    expect(resultFormat('application/x-ndjson,text/csv', 'csv')).toBe('ndjson')
+  })
+
+  it('skips a format refused with q=0', () => {
+    expect(resultFormat('text/csv;q=0, application/x-ndjson', 'csv')).toBe('ndjson')
+    expect(resultFormat('text/csv; q=0.0', 'csv')).toBe('csv')
+    expect(resultFormat('application/x-ndjson;q=0', 'ndjson')).toBe('ndjson')
+    expect(resultFormat('application/x-ndjson;q=0.01', 'csv')).toBe('ndjson')
+  })
+})
+
+describe('byteRange', () => {
+  it('reads one bytes=start-end range, clipping the end to the length', () => {
+    expect(byteRange('bytes=0-99', 1000)).toEqual({ start: 0, end: 99 })
+    expect(byteRange('bytes=500-', 1000)).toEqual({ start: 500, end: 999 })
+    expect(byteRange('bytes=900-5000', 1000)).toEqual({ start: 900, end: 999 })
+    expect(byteRange('bytes=999-999', 1000)).toEqual({ start: 999, end: 999 })
+    expect(byteRange(' bytes=1-2 ', 1000)).toEqual({ start: 1, end: 2 })
+  })
+
+  it('reads a suffix range as the last bytes, the whole body when it is longer', () => {
+    expect(byteRange('bytes=-100', 1000)).toEqual({ start: 900, end: 999 })
+    expect(byteRange('bytes=-5000', 1000)).toEqual({ start: 0, end: 999 })
+    expect(byteRange('bytes=-0', 1000)).toBe('unsatisfiable')
+  })
+
+  it('calls a range starting at or past the end unsatisfiable', () => {
+    expect(byteRange('bytes=1000-', 1000)).toBe('unsatisfiable')
+    expect(byteRange('bytes=1000-2000', 1000)).toBe('unsatisfiable')
+    expect(byteRange('bytes=99999999999999999999-', 1000)).toBe('unsatisfiable')
+  })
+
+  it('ignores no range, a malformed one, a backwards one and several ranges (the whole body is sent)', () => {
+    for (const header of [undefined, '', 'bytes=', 'bytes=-', 'bytes=5-2', 'bytes=0-1,3-4', 'items=0-1', 'bytes=a-b', 'bytes 0-1']) {
+      expect(byteRange(header, 1000), String(header)).toBeUndefined()
+    }
+  })
+
+  it('keeps any satisfiable range within [0, length), never empty', () => {
+    const header = fc.oneof(
+      fc.tuple(fc.nat(), fc.option(fc.nat())).map(([start, end]) => `bytes=${start}-${end ?? ''}`),
+      fc.nat().map((suffix) => `bytes=-${suffix}`),
+      fc.string(),
+    )
+    fc.assert(
+      fc.property(header, fc.integer({ min: 1, max: 2 ** 40 }), (text, length) => {
+        const range = byteRange(text, length)
+        if (range === undefined || range === 'unsatisfiable') return
+        expect(Number.isInteger(range.start) && Number.isInteger(range.end)).toBe(true)
+        expect(range.start).toBeGreaterThanOrEqual(0)
+        expect(range.start).toBeLessThanOrEqual(range.end)
+        expect(range.end).toBeLessThan(length)
+      }),
+    )
+  })
+
+  it('answers exactly the bytes asked for when they lie within the body', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 10_000 }), fc.nat(), fc.nat(), (length, a, b) => {
+        const start = a % length
+        const end = start + (b % (length - start))
+        expect(byteRange(`bytes=${start}-${end}`, length)).toEqual({ start, end })
+      }),
+    )
+  })
+})
