@@ -22,7 +22,10 @@ if (!config.DATABASE_URL || !config.REDIS_URL) {
 }
 const database = await openDatabase(config, { statementTimeoutMs: config.DB_QUERY_TIMEOUT_MS })
 const metrics = new Metrics()
-const predictions = new PredictionService(loadSurvivalModel(SPECIES), siteLookup(database.sql, config, metrics))
+const predictions = new PredictionService(
+  loadSurvivalModel(SPECIES),
+  siteLookup(database.sql, config, metrics),
+)
 const runtime = createJobRuntime({ config, database, predictions, metrics, logger, work: true })
 logger.info({ concurrency: config.JOB_CONCURRENCY, queue: config.JOB_QUEUE_PREFIX }, 'job worker started')
 

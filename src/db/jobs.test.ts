@@ -105,8 +105,9 @@ describe('job store (PostgreSQL)', () => {
 
   it('sums progress over the chunks written: rows done, rows failed, failures by code', async () => {
     const job = await acceptedJob(3)
-    expect(await writeResultChunk(db.sql, job.id, 0, result(0, { rowsFailed: 1, errors: { invalid_species: 1 } })))
-      .toBe(true)
+    expect(
+      await writeResultChunk(db.sql, job.id, 0, result(0, { rowsFailed: 1, errors: { invalid_species: 1 } })),
+    ).toBe(true)
     expect(
       await writeResultChunk(
         db.sql,
@@ -134,7 +135,9 @@ describe('job store (PostgreSQL)', () => {
   it('writes a chunk’s results once: the second write of the same chunk returns false and changes nothing', async () => {
     const job = await acceptedJob(2)
     expect(await writeResultChunk(db.sql, job.id, 0, result(0))).toBe(true)
-    expect(await writeResultChunk(db.sql, job.id, 0, result(0, { rowsDone: 50, csv: 'other\r\n' }))).toBe(false)
+    expect(await writeResultChunk(db.sql, job.id, 0, result(0, { rowsDone: 50, csv: 'other\r\n' }))).toBe(
+      false,
+    )
     expect(await findJob(db.sql, job.id)).toMatchObject({ chunksDone: 1, rowsDone: 2 })
     expect(await resultTexts(db.sql, job.id, 'csv', 0, 1)).toEqual([result(0).csv])
   })
@@ -249,7 +252,8 @@ describe('job store (PostgreSQL)', () => {
         const job = newJob()
         await createJob(own.sql, job)
         await own.sql`UPDATE jobs SET created_at = ${createdAt} WHERE id = ${job.id}`
-        for (let index = 0; index < chunks; index++) await addInputChunk(own.sql, job.id, index, index + 1, '[]')
+        for (let index = 0; index < chunks; index++)
+          await addInputChunk(own.sql, job.id, index, index + 1, '[]')
         return job
       }
       const receiving = await make(2, new Date('2026-11-22T10:00:00Z'))
@@ -282,7 +286,8 @@ describe('job store (PostgreSQL)', () => {
   it('gives each chunk’s size in bytes (not characters), in chunk order, per format', async () => {
     const job = await acceptedJob(3)
     const chunks = [result(0), result(1, { csv: 'é\r\n', ndjson: '{"plot":"𝒳"}\n' }), result(2)]
-    for (const index of [2, 0, 1]) await writeResultChunk(db.sql, job.id, index, chunks[index] as JobResultChunk)
+    for (const index of [2, 0, 1])
+      await writeResultChunk(db.sql, job.id, index, chunks[index] as JobResultChunk)
     const csvBytes = chunks.map((chunk) => Buffer.byteLength(chunk.csv))
     const ndjsonBytes = chunks.map((chunk) => Buffer.byteLength(chunk.ndjson))
     expect(await resultSizes(db.sql, job.id, 'csv')).toEqual(csvBytes)
@@ -296,12 +301,15 @@ describe('job store (PostgreSQL)', () => {
     for (const index of [6, 3, 0, 5, 1, 4, 2]) await writeResultChunk(db.sql, job.id, index, result(index))
     const all = Array.from({ length: 7 }, (_, index) => result(index))
     expect(await resultTexts(db.sql, job.id, 'csv', 0, 7)).toEqual(all.map((chunk) => chunk.csv))
-    expect(await resultTexts(db.sql, job.id, 'ndjson', 0, 3)).toEqual(all.slice(0, 3).map((chunk) => chunk.ndjson))
+    expect(await resultTexts(db.sql, job.id, 'ndjson', 0, 3)).toEqual(
+      all.slice(0, 3).map((chunk) => chunk.ndjson),
+    )
     expect(await resultTexts(db.sql, job.id, 'csv', 3, 3)).toEqual(all.slice(3, 6).map((chunk) => chunk.csv))
     expect(await resultTexts(db.sql, job.id, 'csv', 6, 3)).toEqual([all[6]?.csv])
     expect(await resultTexts(db.sql, job.id, 'csv', 7, 3)).toEqual([])
     const paged: string[] = []
-    for (let from = 0; from < 7; from += 2) paged.push(...(await resultTexts(db.sql, job.id, 'ndjson', from, 2)))
+    for (let from = 0; from < 7; from += 2)
+      paged.push(...(await resultTexts(db.sql, job.id, 'ndjson', from, 2)))
     expect(paged).toEqual(all.map((chunk) => chunk.ndjson))
   })
 
@@ -345,7 +353,12 @@ describe('job store (PostgreSQL)', () => {
         await make('fresh', new Date(now.getTime() + HOUR), new Date(now.getTime() - 10 * HOUR), true),
         await make('abandoned', new Date(now.getTime() + HOUR), new Date(now.getTime() - 2 * HOUR), false),
         await make('arriving', new Date(now.getTime() + HOUR), new Date(now.getTime() - 30 * 60_000), false),
-        await make('old but accepted', new Date(now.getTime() + HOUR), new Date(now.getTime() - 2 * HOUR), true),
+        await make(
+          'old but accepted',
+          new Date(now.getTime() + HOUR),
+          new Date(now.getTime() - 2 * HOUR),
+          true,
+        ),
       ])
 
       expect(await purgeJobs(own.sql, now, abandonedBefore)).toBe(2)

@@ -13,6 +13,8 @@ export class InProcessChunkQueue implements ChunkQueue {
   private closing = false
   private handlers: ChunkHandlers | undefined
   private readonly idle: (() => void)[] = []
+  /** Wakes the chunks sleeping before a retry (close does, so it need not wait out a backoff). */
+  private readonly backoffs: (() => void)[] = []
 
   constructor(private readonly settings: Pick<WorkerSettings, 'concurrency' | 'attempts'>) {}
 
@@ -36,9 +38,13 @@ export class InProcessChunkQueue implements ChunkQueue {
     return this.waiting.length + this.active
   }
 
-  /** Stops taking chunks and waits for those being scored. */
+  /**
+   * Stops taking chunks and waits for those being scored; a chunk waiting to be retried is dropped
+   * (the next start's recovery queues it again from PostgreSQL).
+   */
   async close(): Promise<void> {
     this.closing = true
+    for (const wake of this.backoffs.splice(0)) wake()
     if (this.active > 0) await new Promise<void>((resolve) => this.idle.push(resolve))
   }
 
@@ -66,7 +72,17 @@ export class InProcessChunkQueue implements ChunkQueue {
         if (!this.closing) await handlers.failed(task).catch(() => {})
         return
       }
-      await new Promise((resolve) => setTimeout(resolve, retryDelayMs(attempt)))
+      await new Promise<void>((resolve) => {
+        const wake = () => {
+          clearTimeout(timer)
+          const index = this.backoffs.indexOf(wake)
+          if (index >= 0) this.backoffs.splice(index, 1)
+          resolve()
+        }
+        const timer = setTimeout(wake, retryDelayMs(attempt))
+        this.backoffs.push(wake)
+      })
+      if (this.closing) return
       return this.attempt(handlers, task, attempt + 1)
     }
   }

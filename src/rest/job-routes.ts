@@ -40,20 +40,17 @@ export function jobJson(job: JobView) {
   }
 }
 
-/** The format the client asks for in Accept; the job's own when it names neither (or anything). */
+/** The format the client prefers in Accept (by q, then order); the job's own when it names neither. */
 export function resultFormat(accept: string | undefined, own: JobFormat): JobFormat {
-  const wanted = (accept ?? '')
-    .toLowerCase()
-    .split(',')
-    .map((entry) => entry.trim().split(';'))
-    .filter(([, ...params]) => !params.some((p) => /^\s*q=0(\.0*)?\s*$/.test(p)))
-    .map(([type]) => type?.trim())
-  const csv = wanted.indexOf('text/csv')
-  const ndjson = wanted.indexOf('application/x-ndjson')
-  if (csv === -1 && ndjson === -1) return own
-  if (csv === -1) return 'ndjson'
-  if (ndjson === -1) return 'csv'
-  return csv < ndjson ? 'csv' : 'ndjson'
+  const offers: { format: JobFormat; q: number; order: number }[] = []
+  for (const [order, entry] of (accept ?? '').toLowerCase().split(',').entries()) {
+    const [type = '', ...params] = entry.split(';').map((part) => part.trim())
+    const q = Number(params.find((p) => p.startsWith('q='))?.slice(2) ?? 1)
+    const format = type === 'text/csv' ? 'csv' : type === 'application/x-ndjson' ? 'ndjson' : undefined
+    if (format && Number.isFinite(q) && q > 0) offers.push({ format, q, order })
+  }
+  offers.sort((a, b) => b.q - a.q || a.order - b.order)
+  return offers[0]?.format ?? own
 }
 
 /** One `bytes=start-[end]` range within `length` bytes; undefined for none, a malformed or multiple range. */
@@ -68,7 +65,7 @@ export function byteRange(
   if (first === '') {
     // A suffix: the last N bytes.
     const suffix = Number(last)
-    if (suffix === 0) return 'unsatisfiable'
+    if (suffix === 0 || length === 0) return 'unsatisfiable'
     return { start: Math.max(0, length - suffix), end: length - 1 }
   }
   const start = Number(first)

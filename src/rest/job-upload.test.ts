@@ -6,12 +6,21 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../domain/errors.ts'
 import type { JobUpload } from '../domain/jobs/job-service.ts'
-import { jobUpload } from './job-upload.ts'
 import { byteRange, resultFormat } from './job-routes.ts'
+import { jobUpload } from './job-upload.ts'
 
-/** A request whose body arrives in exactly these pieces. */
-function request(pieces: readonly (Buffer | string)[], headers: IncomingHttpHeaders): IncomingMessage {
-  const body = Readable.from(pieces.map((piece) => Buffer.from(piece)))
+/**
+ * A request whose body arrives in exactly these pieces. Like an IncomingMessage on Node 20, it is
+ * destroyed once read to the end; `stillSending` leaves it open after the pieces (more to come).
+ */
+function request(
+  pieces: readonly (Buffer | string)[],
+  headers: IncomingHttpHeaders,
+  stillSending = false,
+): IncomingMessage {
+  const buffers = pieces.map((piece) => Buffer.from(piece))
+  const body = stillSending ? new Readable({ read() {} }) : Readable.from(buffers)
+  if (stillSending) for (const buffer of buffers) body.push(buffer)
   return Object.assign(body, { headers }) as unknown as IncomingMessage
 }
 
@@ -43,10 +52,14 @@ async function linesOf(pieces: readonly (Buffer | string)[], headers: IncomingHt
 }
 
 /** The ApiError reading a request's records fails with (or jobUpload itself throws). */
-async function uploadError(pieces: readonly (Buffer | string)[], headers: IncomingHttpHeaders): Promise<ApiError> {
+async function uploadError(
+  pieces: readonly (Buffer | string)[],
+  headers: IncomingHttpHeaders,
+  stillSending = false,
+): Promise<ApiError> {
   let thrown: unknown
   try {
-    await records(jobUpload(request(pieces, headers)))
+    await records(jobUpload(request(pieces, headers, stillSending)))
   } catch (error) {
     thrown = error
   }
@@ -80,7 +93,9 @@ describe('jobUpload: CSV', () => {
   })
 
   it('drops a UTF-8 byte order mark and takes text/csv with parameters, in any case', async () => {
-    const [header] = await csvOf(['\uFEFFlatitude,longitude\n1,2\n'], { 'content-type': 'Text/CSV; Charset="UTF-8"' })
+    const [header] = await csvOf(['\uFEFFlatitude,longitude\n1,2\n'], {
+      'content-type': 'Text/CSV; Charset="UTF-8"',
+    })
     expect(header).toEqual(['latitude', 'longitude'])
     expect(await csvOf(['a\n'], { 'content-type': 'text/csv; header=present' })).toEqual([['a']])
   })
@@ -108,7 +123,11 @@ describe('jobUpload: CSV', () => {
       )
     await fc.assert(
       fc.asyncProperty(text, fc.array(fc.nat({ max: 400 }), { maxLength: 10 }), async (csv, offsets) => {
-        const whole = parse(csv, { bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][]
+        const whole = parse(csv, {
+          bom: true,
+          relax_column_count: true,
+          skip_empty_lines: true,
+        }) as string[][]
         expect(await csvOf(splitAt(Buffer.from(csv), offsets))).toEqual(whole)
       }),
     )
@@ -122,12 +141,40 @@ describe('jobUpload: CSV', () => {
     ).toEqual(SAMPLE_RECORDS)
   })
 
-  it('refuses a body that is not gzip when it says it is, and other encodings', async () => {
+  it('refuses an encoding other than gzip', async () => {
+    const brotli = await uploadError([SAMPLE_CSV], { ...CSV, 'content-encoding': 'br' })
+    expect(brotli.code).toBe('invalid_request')
+    expect(brotli.details).toEqual({ field: 'Content-Encoding', reason: 'must be gzip or absent' })
+  })
+
+  it('refuses a body that is not gzip when it says it is, found while the body still arrives', async () => {
+    const notGzip = await uploadError([SAMPLE_CSV], { ...CSV, 'content-encoding': 'gzip' }, true)
+    expect(notGzip.code).toBe('invalid_request')
+    expect(notGzip.details).toEqual({ field: 'body', reason: 'is not valid gzip' })
+  })
+
+  // BUG: src/rest/job-upload.ts:49, bodyOf(): `if (req.destroyed) throw new ClientClosedError(error)`.
+  // Node 20 destroys an IncomingMessage as soon as its body has been read to the end (autoDestroy; the
+  // fake here, a Readable.from, does the same), so a gunzip error found after the last byte arrived —
+  // a small body that is not gzip, or any truncated or corrupt gzip body — is taken for the client
+  // having gone away. router.ts:110 then returns without answering: the POST /v1/jobs hangs with no
+  // response at all (checked against a real server: no answer within 5 s). Expected: 400
+  // invalid_request "body is not valid gzip". (A truncated gzip fails with Z_BUF_ERROR, which the
+  // code does not map either, so even without the destroyed check it would be a 500.)
+  it('refuses a small body that is not gzip when it says it is', async () => {
     const notGzip = await uploadError([SAMPLE_CSV], { ...CSV, 'content-encoding': 'gzip' })
     expect(notGzip.code).toBe('invalid_request')
     expect(notGzip.details).toEqual({ field: 'body', reason: 'is not valid gzip' })
-    const brotli = await uploadError([SAMPLE_CSV], { ...CSV, 'content-encoding': 'br' })
-    expect(brotli.details).toEqual({ field: 'Content-Encoding', reason: 'must be gzip or absent' })
+  })
+
+  it('refuses a truncated gzip body (same bug as above)', async () => {
+    const zipped = gzipSync(Buffer.from(SAMPLE_CSV))
+    const truncated = await uploadError([zipped.subarray(0, zipped.length - 6)], {
+      ...CSV,
+      'content-encoding': 'gzip',
+    })
+    expect(truncated.code).toBe('invalid_request')
+    expect(truncated.details).toEqual({ field: 'body', reason: 'is not valid gzip' })
   })
 
   it('refuses an unclosed quote as invalid_request, naming the line', async () => {
@@ -192,10 +239,30 @@ describe('jobUpload: NDJSON', () => {
     ])
   })
 
-  it('refuses a line over 64 KiB, naming it', async () => {
-    const error = await uploadError(['{"a":1}\n', `{"b":"${'x'.repeat(70_000)}"}\n`], NDJSON)
+  it('refuses a line over 64 KiB that arrives in pieces, naming it', async () => {
+    const long = `{"b":"${'x'.repeat(70_000)}"}\n`
+    const error = await uploadError(['{"a":1}\n', long.slice(0, 66_000), long.slice(66_000)], NDJSON)
     expect(error.code).toBe('invalid_request')
     expect(error.message).toBe('body line 2 is longer than 65536 bytes')
+  })
+
+  // BUG: src/rest/job-upload.ts:112-119, ndjsonLines(): only the unfinished tail of a piece
+  // (`pending`) is measured against MAX_RECORD_BYTES, never a complete line, nor the last line at the
+  // end of the body. So whether a line over 64 KiB is refused depends on where the body happens to be
+  // split: the same 70,000-byte line is refused when a piece boundary leaves more than 65,536 bytes of it
+  // pending, and taken when it arrives whole in one piece (or in two pieces of up to 64 KiB, as a
+  // socket delivers them). Expected: refused (invalid_request "body line 2 is longer than 65536
+  // bytes") however the body is split, as a CSV record over the limit always is.
+  it('refuses a line over 64 KiB however the body is split', async () => {
+    const long = `{"b":"${'x'.repeat(70_000)}"}`
+    for (const pieces of [
+      [`{"a":1}\n${long}\n`],
+      [`{"a":1}\n${long}`],
+      ['{"a":1}\n', long.slice(0, 60_000), `${long.slice(60_000)}\n`],
+    ]) {
+      const error = await uploadError(pieces, NDJSON)
+      expect(error.message).toBe('body line 2 is longer than 65536 bytes')
+    }
   })
 })
 
@@ -225,7 +292,9 @@ describe('jobUpload: media type', () => {
 
   it('takes either type with charset utf-8', () => {
     expect(jobUpload(request([], { 'content-type': 'text/csv;charset=utf-8' })).format).toBe('csv')
-    expect(jobUpload(request([], { 'content-type': 'application/x-ndjson; charset=UTF-8' })).format).toBe('ndjson')
+    expect(jobUpload(request([], { 'content-type': 'application/x-ndjson; charset=UTF-8' })).format).toBe(
+      'ndjson',
+    )
   })
 })
 
@@ -278,7 +347,17 @@ describe('byteRange', () => {
   })
 
   it('ignores no range, a malformed one, a backwards one and several ranges (the whole body is sent)', () => {
-    for (const header of [undefined, '', 'bytes=', 'bytes=-', 'bytes=5-2', 'bytes=0-1,3-4', 'items=0-1', 'bytes=a-b', 'bytes 0-1']) {
+    for (const header of [
+      undefined,
+      '',
+      'bytes=',
+      'bytes=-',
+      'bytes=5-2',
+      'bytes=0-1,3-4',
+      'items=0-1',
+      'bytes=a-b',
+      'bytes 0-1',
+    ]) {
       expect(byteRange(header, 1000), String(header)).toBeUndefined()
     }
   })

@@ -46,9 +46,11 @@ async function* bodyOf(req: IncomingMessage): AsyncGenerator<Buffer> {
       yield chunk as Buffer
     }
   } catch (error) {
-    if (req.destroyed) throw new ClientClosedError(error)
-    if ((error as { code?: string }).code === 'Z_DATA_ERROR')
+    // zlib's own failures (not gzip, cut short) are the body's fault, whatever state the socket is in.
+    if (/^Z_/.test(String((error as { code?: unknown }).code)))
       throw invalidField('body', 'is not valid gzip', 'request')
+    // Node marks a request destroyed once its body is read; only one cut short is a client gone.
+    if (req.destroyed && !req.complete) throw new ClientClosedError(error)
     throw error
   }
 }
@@ -111,19 +113,23 @@ async function* ndjsonLines(req: IncomingMessage): AsyncGenerator<string> {
     const text = pending + decoder.write(chunk)
     const lines = text.split('\n')
     pending = lines.pop() ?? ''
-    if (Buffer.byteLength(pending) > MAX_RECORD_BYTES)
-      throw invalidField(
-        'body',
-        `line ${line + lines.length + 1} is longer than ${MAX_RECORD_BYTES} bytes`,
-        'request',
-      )
     for (const text of lines) {
       line += 1
-      yield text.endsWith('\r') ? text.slice(0, -1) : text
+      yield checkedLine(text, line)
     }
+    // A line still arriving is refused as soon as it is too long, not once it is whole.
+    if (Buffer.byteLength(pending) > MAX_RECORD_BYTES) checkedLine(pending, line + 1)
   }
   pending += decoder.end()
-  if (pending !== '') yield pending
+  if (pending !== '') yield checkedLine(pending, line + 1)
+}
+
+/** A line without its CR (CRLF files) or, on the first line, a byte order mark; refused when too long. */
+function checkedLine(text: string, line: number): string {
+  if (Buffer.byteLength(text) > MAX_RECORD_BYTES)
+    throw invalidField('body', `line ${line} is longer than ${MAX_RECORD_BYTES} bytes`, 'request')
+  const bare = text.endsWith('\r') ? text.slice(0, -1) : text
+  return line === 1 && bare.startsWith('\uFEFF') ? bare.slice(1) : bare
 }
 
 /** Splits a job upload into records by its Content-Type: CSV rows of cells, or NDJSON lines. */

@@ -29,10 +29,24 @@ const { coastRange, westCascades } = FOREST_POINTS
 
 /** A job's rows: scored fine, failed at scoring (species, no data), failed their own check. */
 const MIXED_ROWS: InputRow[] = [
-  csvRow(layout, 1, ['a, "first"', `${coastRange.latitude}`, `${coastRange.longitude}`, 'PSME', 'manual', '']),
+  csvRow(layout, 1, [
+    'a, "first"',
+    `${coastRange.latitude}`,
+    `${coastRange.longitude}`,
+    'PSME',
+    'manual',
+    '',
+  ]),
   csvRow(layout, 2, ['b', `${westCascades.latitude}`, `${westCascades.longitude}`, 'TSHE', 'manual', '5|1']),
   csvRow(layout, 3, ['c', `${coastRange.latitude}`, `${coastRange.longitude}`, 'NOPE', 'manual', '']),
-  csvRow(layout, 4, ['d\r\nline', `${NO_DATA_POINT.latitude}`, `${NO_DATA_POINT.longitude}`, 'PSME', 'manual', '3']),
+  csvRow(layout, 4, [
+    'd\r\nline',
+    `${NO_DATA_POINT.latitude}`,
+    `${NO_DATA_POINT.longitude}`,
+    'PSME',
+    'manual',
+    '3',
+  ]),
   csvRow(layout, 5, ['e', 'north', '-123.6', 'PSME', 'manual', '']),
   csvRow(layout, 6, ['f', '44.6']),
 ]
@@ -75,7 +89,10 @@ describe('renderChunk', () => {
     const { rendered, scored } = await render(CSV_COLUMNS, MIXED_ROWS)
     const [first, second] = scored
     if (!first?.ok || !second?.ok) throw new Error('the first two rows should have been scored')
-    const lines = rendered.ndjson.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+    const lines = rendered.ndjson
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
 
     const allThree = first.prediction.predictions
     expect(lines[0]).toMatchObject({
@@ -133,19 +150,36 @@ describe('renderChunk', () => {
   it('pads a row with too few cells (and cuts one with too many) to the header’s column count', async () => {
     const columns = ['latitude', 'longitude', 'species_code', 'planting_method']
     const four = csvLayout(columns)
-    const rows = [csvRow(four, 1, ['44.6']), csvRow(four, 2, ['44.6', '-123.6', 'PSME', 'manual', 'extra', 'more'])]
+    const rows = [
+      csvRow(four, 1, ['44.6']),
+      csvRow(four, 2, ['44.6', '-123.6', 'PSME', 'manual', 'extra', 'more']),
+    ]
     const { rendered } = await render(columns, rows)
     const csvRows = parsedCsv(rendered.csv)
     expect(csvRows.map((cells) => cells.length)).toEqual([11, 11])
     expect(csvRows[0]?.slice(0, 4)).toEqual(['44.6', '', '', ''])
     expect(csvRows[1]?.slice(0, 4)).toEqual(['44.6', '-123.6', 'PSME', 'manual'])
     const first = JSON.parse(rendered.ndjson.split('\n')[0] ?? '') as Record<string, unknown>
-    expect(first).toMatchObject({ latitude: '44.6', longitude: null, species_code: null, planting_method: null })
+    expect(first).toMatchObject({
+      latitude: '44.6',
+      longitude: null,
+      species_code: null,
+      planting_method: null,
+    })
   })
 
   it('echoes NDJSON values as sent: numbers, an id, horizons joined with | in CSV', async () => {
     const rows = [
-      ndjsonRow(1, JSON.stringify({ id: 7, ...coastRange, species_code: 'PSME', planting_method: 'manual', horizons: [1, 5] })),
+      ndjsonRow(
+        1,
+        JSON.stringify({
+          id: 7,
+          ...coastRange,
+          species_code: 'PSME',
+          planting_method: 'manual',
+          horizons: [1, 5],
+        }),
+      ),
       ndjsonRow(2, '{"latitude": 44.6, "longitude": "west"}'),
       ndjsonRow(3, 'not json'),
     ]
@@ -154,7 +188,10 @@ describe('renderChunk', () => {
     expect(csvRows[0]?.slice(0, 6)).toEqual(['7', '44.6', '-123.6', 'PSME', 'manual', '1|5'])
     expect(csvRows[1]?.slice(0, 6)).toEqual(['', '44.6', 'west', '', '', ''])
     expect(csvRows[2]?.at(-1)).toBe('invalid_json')
-    const lines = rendered.ndjson.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>)
+    const lines = rendered.ndjson
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
     expect(lines[0]).toMatchObject({ row: 1, id: 7, latitude: 44.6, horizons: [1, 5] })
     expect(lines[2]).toMatchObject({ row: 3, id: null, latitude: null, error_code: 'invalid_json' })
   })
@@ -175,7 +212,10 @@ describe('renderChunk', () => {
   })
 
   it('quotes any echoed cell so that the CSV reads back to the same cells (header included)', () => {
-    const cell = fc.oneof(fc.string(), fc.string({ unit: fc.constantFrom('"', ',', '\r', '\n', 'a', ' ', 'é') }))
+    const cell = fc.oneof(
+      fc.string(),
+      fc.string({ unit: fc.constantFrom('"', ',', '\r', '\n', 'a', ' ', 'é') }),
+    )
     fc.assert(
       fc.property(
         fc.uniqueArray(fc.string({ minLength: 1 }), { minLength: 1, maxLength: 5 }),

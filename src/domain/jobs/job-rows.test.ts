@@ -36,7 +36,16 @@ describe('csvLayout: the header', () => {
   })
 
   it('places the optional horizons and id columns, and keeps any other column to echo', () => {
-    const found = csvLayout(['plot', 'ID', 'latitude', 'note', 'longitude', 'species_code', 'planting_method', 'Horizons'])
+    const found = csvLayout([
+      'plot',
+      'ID',
+      'latitude',
+      'note',
+      'longitude',
+      'species_code',
+      'planting_method',
+      'Horizons',
+    ])
     expect(found.columns).toEqual([
       'plot',
       'ID',
@@ -208,7 +217,14 @@ describe('ndjsonRow', () => {
       c: [null, 44.6, -123.6, 'PSME', 'manual', null],
       q: { latitude: 44.6, longitude: -123.6, speciesCode: 'PSME', plantingMethod: 'manual', horizons: null },
     })
-    expect(NDJSON_COLUMNS).toEqual(['id', 'latitude', 'longitude', 'species_code', 'planting_method', 'horizons'])
+    expect(NDJSON_COLUMNS).toEqual([
+      'id',
+      'latitude',
+      'longitude',
+      'species_code',
+      'planting_method',
+      'horizons',
+    ])
   })
 
   it('reads horizons as an array, and refuses anything else there', () => {
@@ -289,29 +305,33 @@ describe('rows, for any input', () => {
 
   it('round-trips any valid CSV row, in any column order, to its request', () => {
     fc.assert(
-      fc.property(valid, fc.shuffledSubarray([...HEADER, 'horizons'], { minLength: 5, maxLength: 5 }), (input, order) => {
-        const text: Record<string, string> = {
-          latitude: String(input.latitude),
-          longitude: String(input.longitude),
-          species_code: input.species,
-          planting_method: input.method,
-          horizons: input.horizons.join('|'),
-        }
-        const shuffled: CsvLayout = csvLayout(order)
-        const result = csvRow(
-          shuffled,
-          1,
-          order.map((name) => text[name] ?? ''),
-        )
-        expect(result.e).toBeUndefined()
-        expect(result.q).toEqual({
-          latitude: input.latitude,
-          longitude: input.longitude,
-          speciesCode: input.species,
-          plantingMethod: input.method,
-          horizons: input.horizons.length > 0 ? input.horizons : null,
-        })
-      }),
+      fc.property(
+        valid,
+        fc.shuffledSubarray([...HEADER, 'horizons'], { minLength: 5, maxLength: 5 }),
+        (input, order) => {
+          const text: Record<string, string> = {
+            latitude: String(input.latitude),
+            longitude: String(input.longitude),
+            species_code: input.species,
+            planting_method: input.method,
+            horizons: input.horizons.join('|'),
+          }
+          const shuffled: CsvLayout = csvLayout(order)
+          const result = csvRow(
+            shuffled,
+            1,
+            order.map((name) => text[name] ?? ''),
+          )
+          expect(result.e).toBeUndefined()
+          expect(result.q).toEqual({
+            latitude: input.latitude,
+            longitude: input.longitude,
+            speciesCode: input.species,
+            plantingMethod: input.method,
+            horizons: input.horizons.length > 0 ? input.horizons : null,
+          })
+        },
+      ),
     )
   })
 

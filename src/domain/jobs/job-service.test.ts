@@ -9,7 +9,13 @@ import { ApiError } from '../errors.ts'
 import { PredictionService } from '../prediction-service.ts'
 import { SPECIES } from '../species.ts'
 import { RESULT_COLUMNS } from './job-output.ts'
-import { DEFAULT_JOB_SETTINGS, type JobOwner, JobService, type JobSettings, type JobUpload } from './job-service.ts'
+import {
+  DEFAULT_JOB_SETTINGS,
+  type JobOwner,
+  JobService,
+  type JobSettings,
+  type JobUpload,
+} from './job-service.ts'
 
 const T0 = new Date('2026-11-22T12:00:00Z')
 const model = loadSurvivalModel(SPECIES)
@@ -115,7 +121,11 @@ describe('JobService.create', () => {
 
   it('takes NDJSON lines, skipping blank ones, with the NDJSON columns', async () => {
     const { jobs, charge } = setup()
-    const line = JSON.stringify({ ...FOREST_POINTS.coastRange, species_code: 'PSME', planting_method: 'manual' })
+    const line = JSON.stringify({
+      ...FOREST_POINTS.coastRange,
+      species_code: 'PSME',
+      planting_method: 'manual',
+    })
     const job = await jobs.create(owner(), ndjsonUpload([line, '', '   ', line, 'not json']), charge)
     expect(job).toMatchObject({
       format: 'ndjson',
@@ -131,11 +141,14 @@ describe('JobService.create', () => {
     ['mycel', 250, 3],
     ['hypha', 250, 1],
     ['hypha', 501, 2],
-  ] as const)('charges a %s job of %i rows ⌈rows ÷ batch size⌉ = %i requests, once', async (tier, rows, cost) => {
-    const { jobs, charges, charge } = setup({ chunkRows: 100 })
-    await jobs.create(owner(tier), csvUpload(rows), charge)
-    expect(charges).toEqual([cost])
-  })
+  ] as const)(
+    'charges a %s job of %i rows ⌈rows ÷ batch size⌉ = %i requests, once',
+    async (tier, rows, cost) => {
+      const { jobs, charges, charge } = setup({ chunkRows: 100 })
+      await jobs.create(owner(tier), csvUpload(rows), charge)
+      expect(charges).toEqual([cost])
+    },
+  )
 
   it('refuses a spore key before reading anything (jobs_not_in_tier)', async () => {
     const { jobs, store, queue, charges, charge } = setup()
@@ -161,7 +174,13 @@ describe('JobService.create', () => {
 
   it('refuses an unreadable header, keeping nothing', async () => {
     const { jobs, store, queue, charge } = setup()
-    const upload: JobUpload = { format: 'csv', records: stream([['latitude', 'longitude'], ['44.6', '-123.6']]) }
+    const upload: JobUpload = {
+      format: 'csv',
+      records: stream([
+        ['latitude', 'longitude'],
+        ['44.6', '-123.6'],
+      ]),
+    }
     const error = await apiErrorOf(jobs.create(owner(), upload, charge))
     expect(error.code).toBe('invalid_request')
     expect(error.details).toMatchObject({ field: 'header' })
@@ -184,7 +203,7 @@ describe('JobService.create', () => {
   // BUG: src/domain/jobs/job-service.ts:129 throws apiError('payload_too_large', { maxRows }) without
   // `details`; schema/openapi.yaml (PayloadTooLargeError, "more than 1,000,000 rows (`details.max_rows`)")
   // promises details.max_rows, so the 413 body has no details at all.
-  it.fails('says the row limit in details.max_rows', async () => {
+  it('says the row limit in details.max_rows', async () => {
     const { jobs, charge } = setup({ maxRows: 5 })
     const error = await apiErrorOf(jobs.create(owner(), csvUpload(6), charge))
     expect(error.details).toEqual({ max_rows: 5 })
@@ -193,9 +212,7 @@ describe('JobService.create', () => {
   it('keeps nothing when the charge throws (the quota refused it)', async () => {
     const { jobs, store, queue } = setup()
     const refusal = new ApiError('rate_limit_exceeded', 'no requests left')
-    const error = await apiErrorOf(
-      jobs.create(owner(), csvUpload(5), () => Promise.reject(refusal)),
-    )
+    const error = await apiErrorOf(jobs.create(owner(), csvUpload(5), () => Promise.reject(refusal)))
     expect(error).toBe(refusal)
     expectNothingKept(store, queue)
   })
@@ -219,7 +236,11 @@ describe('JobService.create', () => {
 describe('JobService.runChunk', () => {
   it('scores each chunk once, finishing the job when every chunk is written', async () => {
     const { jobs, queue, clock, charge, scoredChunks, lookup } = setup()
-    const { id } = await jobs.create(owner(), csvUpload(4, [['bad', 'north', '-123.6', 'PSME', 'manual']]), charge)
+    const { id } = await jobs.create(
+      owner(),
+      csvUpload(4, [['bad', 'north', '-123.6', 'PSME', 'manual']]),
+      charge,
+    )
     const [first, second, third] = queue.added
     if (!first || !second || !third) throw new Error('expected three chunks')
 

@@ -126,7 +126,11 @@ export class JobService {
         }
         total += 1
         if (total > this.settings.maxRows)
-          throw apiError('payload_too_large', { maxRows: this.settings.maxRows })
+          throw apiError(
+            'payload_too_large',
+            { maxRows: this.settings.maxRows },
+            { details: { max_rows: this.settings.maxRows }, headers: { connection: 'close' } },
+          )
         chunk.push(item)
         if (chunk.length === this.settings.chunkRows) await flush()
       }
