@@ -1,6 +1,6 @@
 import { once } from 'node:events'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { type AccessControl, keyExpiryHeaders } from '../auth/access-control.ts'
+import { keyExpiryHeaders } from '../auth/access-control.ts'
 import { apiError, toApiError } from '../domain/errors.ts'
 import { ClientClosedError } from '../http-io/body.ts'
 import { sendError, sendJson } from '../http-io/json.ts'

@@ -30,7 +30,7 @@ interface JobBody {
 }
 
 /** A CSV upload of `count` forest rows (ids f1…), with extra rows appended as given. */
-export function forestCsv(count: number, extra: string[] = []): string {
+function forestCsv(count: number, extra: string[] = []): string {
   const rows = forestGrid(count).map(
     (point, index) => `f${index + 1},${point.latitude},${point.longitude},PSME,manual,1|5,stand ${index % 7}`,
   )
