@@ -11,6 +11,7 @@ import type { Logger } from '../logging/logger.ts'
 import type { RequestContext } from '../observability/request-context.ts'
 import type { GraphQLContext } from './context.ts'
 import { useAccessControl } from './plugins/access-control.ts'
+import { useCompiledExecution } from './plugins/compiled-execution.ts'
 import { useDocumentLimits } from './plugins/document-limits.ts'
 import { useErrorShaping } from './plugins/error-shaping.ts'
 import { useRequestId } from './plugins/request-id.ts'
@@ -107,6 +108,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
       useAccessControl(deps.access),
       // After access control: only admitted callers are counted, by their key's account.
       useSurvivalMapThrottle({ perMinute: deps.survivalMapPerMinute }),
+      // Last: it replaces how admitted operations execute, nothing about who may run them.
+      useCompiledExecution(),
     ],
   })
 }
