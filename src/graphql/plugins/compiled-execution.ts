@@ -16,7 +16,7 @@ const MAX_ROOT_FIELDS = 5
  */
 export function compiledExecutionFits(args: ExecutionArgs): boolean {
   const operation = getOperationAST(args.document, args.operationName)
-  if (!operation || operation.operation !== 'query') return false
+  if (operation?.operation !== 'query') return false
   if (operation.selectionSet.selections.length > MAX_ROOT_FIELDS) return false
   const coerced = getVariableValues(
     args.schema,
