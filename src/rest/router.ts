@@ -14,15 +14,25 @@ function compile(path: string): RegExp {
   return new RegExp(`^${path.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`)
 }
 
-const ROUTE_PATTERNS = [...new Set(ROUTES.map((route) => route.path))].map((path) => ({
+const ROUTE_PATHS = [...new Set(ROUTES.map((route) => route.path))].map((path) => ({
   path,
-  pattern: compile(path),
   routes: ROUTES.filter((route) => route.path === path),
 }))
+/** Fixed paths (every prediction endpoint) are one map lookup; only templated ones are matched by pattern. */
+const FIXED_PATHS = new Map(
+  ROUTE_PATHS.filter(({ path }) => !path.includes('{')).map((entry) => [entry.path, entry]),
+)
+const TEMPLATED_PATHS = ROUTE_PATHS.filter(({ path }) => path.includes('{')).map((entry) => ({
+  ...entry,
+  pattern: compile(entry.path),
+}))
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>
 
 /** The routes of a path (all its methods) and the values of its `{name}` segments. */
 function match(path: string): { path: string; routes: Route[]; params: Record<string, string> } | undefined {
-  for (const candidate of ROUTE_PATTERNS) {
+  const fixed = FIXED_PATHS.get(path)
+  if (fixed) return { path: fixed.path, routes: fixed.routes, params: NO_PARAMS }
+  for (const candidate of TEMPLATED_PATHS) {
     const found = candidate.pattern.exec(path)
     if (found) return { path: candidate.path, routes: candidate.routes, params: { ...found.groups } }
   }
