@@ -122,7 +122,9 @@ export interface HorizonPrediction {
   baselineLogOdds: number
   logOdds: number
   /** All factors, sorted by magnitude descending, ties by key. */
-  contributions: FactorContribution[]
+  readonly contributions: FactorContribution[]
+  /** The first `count` of `contributions`, without building the rest. (Both may live on a prototype: copy by name, not by spread.) */
+  topContributions(count: number): FactorContribution[]
 }
 
 export interface FactorDescription {

@@ -35,6 +35,17 @@ describe('createNearestSiteLoader', () => {
     expect(found.map((answer) => answer?.site.longitude)).toEqual([-123.6, -122.2, -123.6, -123.6])
   })
 
+  it('tells apart points on one latitude, and keeps repeats of each together', async () => {
+    const { calls, find } = recordingFinder()
+    const lookup = createNearestSiteLoader(find)
+    const a = { latitude: 44, longitude: -123 }
+    const b = { latitude: 44, longitude: -122 }
+    const c = { latitude: 44, longitude: -121 }
+    const found = await lookup.many([a, b, { ...b }, c, { ...a }, { latitude: -0, longitude: -121 }, { ...c }])
+    expect(calls).toEqual([[a, b, c, { latitude: -0, longitude: -121 }]])
+    expect(found.map((answer) => answer?.site.longitude)).toEqual([-123, -122, -122, -121, -123, -121, -121])
+  })
+
   it('caches nothing between ticks and splits at the batch size', async () => {
     const { calls, find } = recordingFinder()
     const lookup = createNearestSiteLoader(find, 2)

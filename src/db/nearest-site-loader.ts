@@ -3,22 +3,30 @@ import type { Coordinates, NearestSite, NearestSiteLookup } from '../types.ts'
 
 export type FindNearestSites = (points: readonly Coordinates[]) => Promise<(NearestSite | null)[]>
 
-const coordinateKey = (point: Coordinates) => `${point.latitude},${point.longitude}`
-
 /** Equal points within one batch are looked up once. */
 function deduplicated(findNearest: FindNearestSites): FindNearestSites {
   return async (points) => {
-    const slots = new Map<string, number>()
+    // Keyed by latitude, a number (0 and −0 are one point, as they are one place): no key strings to build
+    // unless two points share a latitude but not a longitude.
+    const slotByLatitude = new Map<number, number>()
+    let slotByPoint: Map<string, number> | undefined
     const unique: Coordinates[] = []
-    const slotOf = points.map((point) => {
-      const key = coordinateKey(point)
-      let slot = slots.get(key)
+    const slotOf = new Array<number>(points.length)
+    for (let index = 0; index < points.length; index++) {
+      const point = points[index] as Coordinates
+      let slot = slotByLatitude.get(point.latitude)
       if (slot === undefined) {
         slot = unique.push(point) - 1
-        slots.set(key, slot)
+        slotByLatitude.set(point.latitude, slot)
+      } else if ((unique[slot] as Coordinates).longitude !== point.longitude) {
+        slotByPoint ??= new Map()
+        const key = `${point.latitude},${point.longitude}`
+        const known = slotByPoint.get(key)
+        slot = known ?? unique.push(point) - 1
+        if (known === undefined) slotByPoint.set(key, slot)
       }
-      return slot
-    })
+      slotOf[index] = slot
+    }
     if (unique.length === points.length) return findNearest(points)
     const found = await findNearest(unique)
     return slotOf.map((slot) => found[slot] ?? null)

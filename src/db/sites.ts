@@ -21,8 +21,16 @@ export async function findNearestSites(
   options: { deadlineMs?: number } = {},
 ): Promise<(NearestSite | null)[]> {
   if (points.length === 0) return []
-  const latitudes = points.map((point) => point.latitude)
-  const longitudes = points.map((point) => point.longitude)
+  // Array literals written here: postgres.js would otherwise quote and escape every element.
+  let latitudes = '{'
+  let longitudes = '{'
+  for (let i = 0; i < points.length; i++) {
+    const { latitude, longitude } = points[i] as Coordinates
+    latitudes += (i ? ',' : '') + float8Text(latitude)
+    longitudes += (i ? ',' : '') + float8Text(longitude)
+  }
+  latitudes += '}'
+  longitudes += '}'
   const query = sql<NearestRow[]>`
     SELECT q.ord::integer AS ord, nearest.*
     FROM unnest(${latitudes}::float8[], ${longitudes}::float8[]) WITH ORDINALITY AS q (lat, lon, ord)
@@ -41,11 +49,39 @@ export async function findNearestSites(
     ) nearest ON true
     ORDER BY q.ord`
   const rows = await (options.deadlineMs ? withDeadline(query, options.deadlineMs) : query)
-  return rows.map((row) => {
-    if (row.distanceKm === null || row.distanceKm > radiusKm) return null
-    const { ord: _ord, distanceKm, ...site } = row
-    return { site, distanceKm }
-  })
+  return rows.map((row) =>
+    row.distanceKm === null || row.distanceKm > radiusKm
+      ? null
+      : { site: siteOf(row), distanceKm: row.distanceKm },
+  )
+}
+
+/** A finite number as PostgreSQL's float8 input reads it back exactly (JavaScript's shortest round-trip form). */
+function float8Text(value: number): string {
+  if (!Number.isFinite(value)) throw new RangeError(`coordinate ${value} is not a finite number`)
+  return String(value)
+}
+
+/** The row's site columns, spelled out: a literal of fixed shape is far cheaper than a rest spread. */
+function siteOf(row: NearestRow): Site {
+  return {
+    id: row.id,
+    latitude: row.latitude,
+    longitude: row.longitude,
+    regionId: row.regionId,
+    zone: row.zone,
+    elevationM: row.elevationM,
+    slopeDeg: row.slopeDeg,
+    aspectDeg: row.aspectDeg,
+    heatLoadIndex: row.heatLoadIndex,
+    soilDepthCm: row.soilDepthCm,
+    rockFractionPct: row.rockFractionPct,
+    vegetationCoverPct: row.vegetationCoverPct,
+    annualPrecipMm: row.annualPrecipMm,
+    summerWaterDeficitMm: row.summerWaterDeficitMm,
+    growingSeasonFrostDays: row.growingSeasonFrostDays,
+    browsePressureIndex: row.browsePressureIndex,
+  }
 }
 
 /** The sites table's revision token (sql/004_site_revision.sql): it changes with every change to the table. */

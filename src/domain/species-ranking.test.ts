@@ -34,9 +34,16 @@ function fixedModel(probabilities: Record<string, number>): SurvivalModel {
   return {
     ...model,
     predict: (s, species, method, horizons) =>
-      model
-        .predict(s, species, method, horizons)
-        .map((p): HorizonPrediction => ({ ...p, survivalProbability: probabilities[species.code] ?? 0.5 })),
+      model.predict(s, species, method, horizons).map(
+        (p): HorizonPrediction => ({
+          horizonYears: p.horizonYears,
+          survivalProbability: probabilities[species.code] ?? 0.5,
+          baselineLogOdds: p.baselineLogOdds,
+          logOdds: p.logOdds,
+          contributions: p.contributions,
+          topContributions: (count) => p.topContributions(count),
+        }),
+      ),
   }
 }
 

@@ -36,7 +36,7 @@ export function rankSpecies(
 ): RankedSpecies[] {
   const evaluated = species.map((candidate) => {
     const [prediction] = model.predict(site, candidate, method, [horizon])
-    const topFactor = prediction?.contributions[0] as FactorContribution | undefined
+    const topFactor = prediction?.topContributions(1)[0] as FactorContribution | undefined
     if (!prediction || !topFactor) throw new Error(`the model gave no prediction for ${candidate.code}`)
     return { species: candidate, survivalProbability: prediction.survivalProbability, topFactor }
   })

@@ -1,5 +1,4 @@
 import {
-  type FactorContribution,
   HORIZONS,
   type Horizon,
   type HorizonPrediction,
@@ -10,6 +9,7 @@ import {
   type SurvivalModel,
 } from '../types.ts'
 import type { FactorSpec, ModelArtifact } from './artifact.ts'
+import { HorizonResult, type RankedDeviations } from './horizon-result.ts'
 import { sigmoid } from './logistic.ts'
 import { compileSeverity, type Severity } from './severity.ts'
 import { clampSite, referenceSiteFor } from './site-input.ts'
@@ -55,11 +55,15 @@ export function createSurvivalModel(
     severity: compileSeverity(spec),
   }))
 
-  const penaltiesAt = (site: SiteAttributes, species: Species, weights: Float64Array): Float64Array => {
-    const penalties = new Float64Array(factors.length)
-    factors.forEach((factor, i) => {
-      penalties[i] = -(weights[i] ?? 0) * factor.severity(site, species)
-    })
+  const penaltiesAt = (
+    site: SiteAttributes,
+    species: Species,
+    weights: Float64Array,
+    penalties = new Float64Array(factors.length),
+  ): Float64Array => {
+    for (let i = 0; i < factors.length; i++) {
+      penalties[i] = -(weights[i] as number) * (factors[i] as CompiledFactor).severity(site, species)
+    }
     return penalties
   }
 
@@ -85,7 +89,43 @@ export function createSurvivalModel(
     drone_seeded: planFor(species, 'drone_seeded'),
   })
 
+  // Each factor's place in key order, the tie-break of equal magnitudes.
+  const keyRank = new Int32Array(factors.length)
+  factors
+    .map((factor, i) => ({ key: factor.key, i }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .forEach(({ i }, rank) => {
+      keyRank[i] = rank
+    })
+
   const precomputed = new Map(catalogue.map((species) => [species.code, plansFor(species)]))
+
+  /** Writes the factor indices into `ranking` by |deviation|, largest first, ties by key (insertion sort). */
+  const rankByMagnitude = (deviations: Float64Array, ranking: Int32Array): void => {
+    for (let i = 0; i < deviations.length; i++) {
+      const magnitude = Math.abs(deviations[i] as number)
+      let at = i
+      while (at > 0) {
+        const before = ranking[at - 1] as number
+        const other = Math.abs(deviations[before] as number)
+        if (
+          other > magnitude ||
+          (other === magnitude && (keyRank[before] as number) < (keyRank[i] as number))
+        )
+          break
+        ranking[at] = before
+        at--
+      }
+      ranking[at] = i
+    }
+  }
+
+  // predict's working arrays: it runs to completion synchronously, so one set serves every call.
+  const scratch = {
+    penalties: new Float64Array(factors.length),
+    deviations: new Float64Array(factors.length),
+    ranking: new Int32Array(factors.length),
+  }
 
   const lookupPlan = (species: Species, method: PlantingMethod): PredictionPlan => {
     if (!PLANTING_METHODS.includes(method)) throw new RangeError(`unknown planting method ${String(method)}`)
@@ -102,23 +142,33 @@ export function createSurvivalModel(
   ): HorizonPrediction[] => {
     const plan = lookupPlan(species, method)
     const requested = distinctAscending(horizons)
-    const penalties = penaltiesAt(clampSite(site, artifact.inputRanges), species, plan.weights)
+    const penalties = penaltiesAt(
+      clampSite(site, artifact.inputRanges),
+      species,
+      plan.weights,
+      scratch.penalties,
+    )
     const total = sum(penalties)
+    const { deviations, ranking } = scratch
+    for (let i = 0; i < factors.length; i++) {
+      deviations[i] = (penalties[i] as number) - (plan.referencePenalties[i] as number)
+    }
+    // A horizon scales every deviation by the same factor, so one ranking serves all the horizons.
+    rankByMagnitude(deviations, ranking)
 
+    const ranked: RankedDeviations = {
+      factors: new Array(factors.length),
+      deviations: new Array(factors.length),
+    }
+    for (let r = 0; r < ranking.length; r++) {
+      const i = ranking[r] as number
+      ranked.factors[r] = factors[i] as CompiledFactor
+      ranked.deviations[r] = deviations[i] as number
+    }
     return requested.map((horizon) => {
       const { intercept, scale, baselineLogOdds } = plan.horizons[horizon]
       const logOdds = intercept + scale * total
-      const contributions = factors.map((factor, i) =>
-        contributionOf(factor, scale * ((penalties[i] ?? 0) - (plan.referencePenalties[i] ?? 0))),
-      )
-      contributions.sort(byMagnitudeThenKey)
-      return {
-        horizonYears: horizon,
-        survivalProbability: sigmoid(logOdds),
-        baselineLogOdds,
-        logOdds,
-        contributions,
-      }
+      return new HorizonResult(horizon, sigmoid(logOdds), baselineLogOdds, logOdds, ranked, scale)
     })
   }
 
@@ -137,22 +187,6 @@ function sum(values: Float64Array): number {
   let total = 0
   for (const value of values) total += value
   return total
-}
-
-function contributionOf(factor: CompiledFactor, rawContribution: number): FactorContribution {
-  // Normalise −0 so a factor that matches the reference serialises as 0 and reads as 'positive'.
-  const contribution = rawContribution === 0 ? 0 : rawContribution
-  return {
-    key: factor.key,
-    factor: factor.name,
-    contribution,
-    impact: contribution >= 0 ? 'positive' : 'negative',
-    magnitude: Math.abs(contribution),
-  }
-}
-
-function byMagnitudeThenKey(a: FactorContribution, b: FactorContribution): number {
-  return b.magnitude - a.magnitude || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)
 }
 
 function distinctAscending(horizons: readonly Horizon[]): Horizon[] {

@@ -4,18 +4,25 @@ import type { InputRanges, ReferenceSiteSpec } from './artifact.ts'
 // Every numeric site attribute must have an input range in the artifact.
 const NUMERIC_ATTRIBUTES = NUMERIC_SITE_ATTRIBUTES satisfies readonly (keyof InputRanges)[]
 
-/** Clamps every numeric attribute into the artifact's input ranges; NaN is rejected, ±Infinity clamps. */
+/**
+ * Clamps every numeric attribute into the artifact's input ranges; NaN is rejected, ±Infinity clamps.
+ * A site already in range is returned as it is (no copy per prediction).
+ */
 export function clampSite(site: SiteAttributes, ranges: InputRanges): SiteAttributes {
-  const clamped: SiteAttributes = { ...site }
+  let clamped: SiteAttributes | undefined
   for (const attribute of NUMERIC_ATTRIBUTES) {
     const value = site[attribute]
     if (typeof value !== 'number' || Number.isNaN(value)) {
       throw new RangeError(`site attribute ${attribute} must be a number, got ${String(value)}`)
     }
     const [min, max] = ranges[attribute]
-    clamped[attribute] = Math.min(max, Math.max(min, value))
+    const bounded = Math.min(max, Math.max(min, value))
+    if (!Object.is(bounded, value)) {
+      clamped ??= { ...site }
+      clamped[attribute] = bounded
+    }
   }
-  return clamped
+  return clamped ?? site
 }
 
 /** The artifact's reference site made concrete for one species (its niche centre for the range factors). */

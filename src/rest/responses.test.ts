@@ -26,13 +26,15 @@ const contribution: fc.Arbitrary<FactorContribution> = fc.record({
   magnitude: anyNumber,
 })
 
-const horizon: fc.Arbitrary<HorizonPrediction> = fc.record({
-  horizonYears: fc.constantFrom<Horizon>(1, 3, 5),
-  survivalProbability: anyNumber,
-  baselineLogOdds: anyNumber,
-  logOdds: anyNumber,
-  contributions: fc.array(contribution, { maxLength: 6 }),
-})
+const horizon: fc.Arbitrary<HorizonPrediction> = fc
+  .record({
+    horizonYears: fc.constantFrom<Horizon>(1, 3, 5),
+    survivalProbability: anyNumber,
+    baselineLogOdds: anyNumber,
+    logOdds: anyNumber,
+    contributions: fc.array(contribution, { maxLength: 6 }),
+  })
+  .map((fields) => ({ ...fields, topContributions: (count: number) => fields.contributions.slice(0, count) }))
 
 const prediction: fc.Arbitrary<Prediction> = fc.record({
   site: fc.record({

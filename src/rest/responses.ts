@@ -38,7 +38,7 @@ function horizonJson(horizon: HorizonPrediction) {
   return {
     horizon_years: horizon.horizonYears,
     survival_probability: horizon.survivalProbability,
-    risk_factors: horizon.contributions.slice(0, RISK_FACTORS_SHOWN).map(riskFactorJson),
+    risk_factors: horizon.topContributions(RISK_FACTORS_SHOWN).map(riskFactorJson),
   }
 }
 
@@ -135,9 +135,9 @@ function timestampText(at: Date): string {
 
 function horizonText(horizon: HorizonPrediction): string {
   let factors = ''
-  const shown = Math.min(RISK_FACTORS_SHOWN, horizon.contributions.length)
-  for (let i = 0; i < shown; i++) {
-    const f = horizon.contributions[i] as HorizonPrediction['contributions'][number]
+  const shown = horizon.topContributions(RISK_FACTORS_SHOWN)
+  for (let i = 0; i < shown.length; i++) {
+    const f = shown[i] as FactorContribution
     factors += `${i ? ',' : ''}{"factor":${quote(f.factor)},"impact":${quote(f.impact)},"magnitude":${numberText(f.magnitude)}}`
   }
   return `{"horizon_years":${numberText(horizon.horizonYears)},"survival_probability":${numberText(horizon.survivalProbability)},"risk_factors":[${factors}]}`

@@ -40,7 +40,7 @@ function byHorizon(predictions: readonly HorizonPrediction[]) {
   for (const prediction of predictions) {
     const slot = HORIZON_ORDER.indexOf(prediction.horizonYears)
     survival[slot] = prediction.survivalProbability
-    top[slot] = (prediction.contributions[0] as FactorContribution | undefined)?.factor ?? null
+    top[slot] = (prediction.topContributions(1)[0] as FactorContribution | undefined)?.factor ?? null
   }
   return { survival, top }
 }

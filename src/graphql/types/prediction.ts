@@ -50,7 +50,7 @@ export const HorizonPredictionRef = builder.objectRef<HorizonPrediction>('Horizo
           validate: { int: true, min: 1, max: 50 },
         }),
       },
-      resolve: (p, args) => p.contributions.slice(0, args.limit ?? RISK_FACTORS_SHOWN),
+      resolve: (p, args) => p.topContributions(args.limit ?? RISK_FACTORS_SHOWN),
     }),
     allFactors: t.field({
       type: [RiskFactorRef],
