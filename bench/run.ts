@@ -80,6 +80,15 @@ const WITH_BASELINE = process.env.BENCH_BASELINE === '1'
 const METRICS_TOKEN = `bench-${randomSuffix()}${randomSuffix()}`
 /** The issue asks for at least this many distinct coordinates in the load. */
 const MIN_POINTS = 20_000
+/**
+ * Enough points that no process asks for one twice: a single-predict run at up to PEAK_RPS, for the
+ * warm-up and every round, in each of the (at most 3) single-predict scenarios one process serves (the
+ * floor answers REST predict, GraphQL predict's reference and Redis away's).
+ */
+const PEAK_RPS = 7_000
+const SINGLE_SCENARIOS_PER_PROCESS = 3
+const POINTS_WANTED =
+  PEAK_RPS * (TIMING.warmupS + TIMING.rounds * TIMING.durationS) * SINGLE_SCENARIOS_PER_PROCESS
 
 type Log = (message: string) => void
 
@@ -226,7 +235,7 @@ async function main(): Promise<void> {
   cleanups.push(() => pool.stopAll())
   const [server, referenceServer] = await Promise.all([pool.get('server'), pool.get(reference.kind)])
 
-  const candidates = candidateBodies()
+  const candidates = candidateBodies(POINTS_WANTED)
   const points = await keepAnswered(candidates, [server, referenceServer], log)
   if (points.length < MIN_POINTS)
     log(`WARNING only ${points.length} points answered by every server (the issue asks for ${MIN_POINTS})`)

@@ -83,19 +83,19 @@ function shuffled<T>(items: readonly T[], random: () => number): T[] {
   return copy
 }
 
-const POINTS_PER_SITE = 2
-
 /**
- * Candidate points, about 36,000 distinct coordinates: each seed site moved twice by up to ~450 m in
- * each direction, species cycling through all 20, both methods, every fourth with horizons [1, 5]; in a
- * fixed random order. The caller keeps those every server answers.
+ * About `wanted` candidate points (at least two per seed site), distinct coordinates: each seed site
+ * moved several times by up to ~450 m in each direction, species cycling through all 20, both methods,
+ * every fourth with horizons [1, 5]; in a fixed random order. The caller keeps those every server answers.
  */
-export function candidateBodies(): PredictBody[] {
+export function candidateBodies(wanted: number): PredictBody[] {
   const random = prng(0x5eed)
   const seen = new Set<string>()
   const bodies: PredictBody[] = []
-  for (const site of generateSites()) {
-    for (let copy = 0; copy < POINTS_PER_SITE; copy++) {
+  const sites = generateSites()
+  const pointsPerSite = Math.max(2, Math.ceil(wanted / sites.length))
+  for (const site of sites) {
+    for (let copy = 0; copy < pointsPerSite; copy++) {
       const latitude = round(site.latitude + (random() - 0.5) * 0.008, 5)
       const longitude = round(site.longitude + (random() - 0.5) * 0.01, 5)
       const coordinates = `${latitude},${longitude}`

@@ -218,7 +218,28 @@ describe('invalid_request from input validation', () => {
     sites[1] = { ...(sites[1] as (typeof sites)[number]), latitude: 91 }
     const result = await graphql(server.url, batchQuery(batchType), { key: keys.mycel, variables: { sites } })
     const error = expectApiError(result, 'invalid_request', 400)
-    expect(String(error.extensions?.details?.field)).toMatch(/1.*latitude/)
+    expect(error.extensions?.details).toEqual({
+      field: 'sites[1].latitude',
+      reason: 'must be from -90 to 90',
+    })
+  })
+
+  it('reports the first bad item of a batch, and takes null horizons as all three', async () => {
+    const sites = predictionInputs(4).map((site) => ({ ...site, horizons: null }))
+    sites[2] = { ...(sites[2] as (typeof sites)[number]), horizons: [] as never }
+    sites[3] = { ...(sites[3] as (typeof sites)[number]), longitude: 200 }
+    const result = await graphql(server.url, batchQuery(batchType), { key: keys.mycel, variables: { sites } })
+    const error = expectApiError(result, 'invalid_request', 400)
+    expect(error.extensions?.details).toEqual({
+      field: 'sites[2].horizons',
+      reason: 'must hold at least one of 1, 3, 5',
+    })
+    const fine = await graphql(server.url, batchQuery(batchType), {
+      key: keys.mycel,
+      variables: { sites: sites.slice(0, 2) },
+    })
+    expect(fine.status).toBe(200)
+    expect(fine.body.errors).toBeUndefined()
   })
 
   it('an empty batch is invalid_request', async () => {
