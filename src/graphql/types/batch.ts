@@ -1,7 +1,6 @@
-import { parseInput } from '../../domain/input-rules.ts'
 import type { BatchItemResult, Prediction, PredictionRequest } from '../../domain/prediction-types.ts'
 import { builder } from '../builder.ts'
-import { BatchArguments, BatchSiteInput } from './inputs.ts'
+import { BatchSiteInput, batchSitesRule } from './inputs.ts'
 import { PredictionRef } from './prediction.ts'
 
 interface BatchItemError {
@@ -55,11 +54,11 @@ builder.queryFields((t) => ({
         type: [BatchSiteInput],
         required: true,
         description: 'The sites, in the order the results come back',
+        validate: batchSitesRule,
       }),
     },
-    resolve: async (_root, args, ctx) => {
+    resolve: async (_root, { sites }, ctx) => {
       if (!ctx.caller) throw new Error('predictBatch resolved without an authenticated caller')
-      const { sites } = parseInput(BatchArguments, args, 'arguments')
       return [...(await ctx.predictions.batch(sites as PredictionRequest[], ctx.caller.tier))]
     },
   }),

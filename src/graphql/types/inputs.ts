@@ -39,27 +39,17 @@ export const BatchSiteInput = builder.inputType('BatchSiteInput', {
   description:
     'One batch item. plantingMethod is a string here (manual or drone_seeded) so that an unknown method fails only its own item, as invalid_method',
   fields: (t) => ({
-    latitude: t.float({ required: true, description: LATITUDE }),
-    longitude: t.float({ required: true, description: LONGITUDE }),
-    speciesCode: t.string({ required: true, description: SPECIES_CODE }),
-    plantingMethod: t.string({ required: true, description: 'manual or drone_seeded' }),
-    horizons: t.intList({ required: false, description: HORIZONS }),
+    latitude: t.float({ required: true, description: LATITUDE, validate: { schema: latitude } }),
+    longitude: t.float({ required: true, description: LONGITUDE, validate: { schema: longitude } }),
+    speciesCode: t.string({ required: true, description: SPECIES_CODE, validate: { schema: catalogueCode } }),
+    plantingMethod: t.string({
+      required: true,
+      description: 'manual or drone_seeded',
+      validate: { schema: catalogueCode },
+    }),
+    horizons: t.intList({ required: false, description: HORIZONS, validate: { schema: horizons } }),
   }),
 })
 
-/**
- * predictBatch's arguments under the same rules as every other input, checked by the resolver in one
- * synchronous pass: the zod plugin's per-field checks of a 500-site list (lazy schemas, async parsing,
- * one copy per level) cost more than scoring the sites. Issue paths and order are the plugin's.
- */
-export const BatchArguments = z.looseObject({
-  sites: batchOf(
-    z.looseObject({
-      latitude,
-      longitude,
-      speciesCode: catalogueCode,
-      plantingMethod: catalogueCode,
-      horizons: horizons.nullish(),
-    }),
-  ),
-})
+/** The shared rule for a batch list (at least one site); each item's own rules are its fields'. */
+export const batchSitesRule = { schema: batchOf(z.any()) }
