@@ -224,7 +224,7 @@ export function printReport(outcome: BenchOutcome): void {
   const { candidates, kept } = outcome.points
   console.log(`\npoints: ${kept} distinct coordinates answered by every server (of ${candidates} candidates)`)
   console.log(
-    `RSS max: ${Object.entries(outcome.rssMb)
+    `RSS max over each whole process (with the pre-pass): ${Object.entries(outcome.rssMb)
       .map(([label, mb]) => `${label} ${mb} MB`)
       .join(', ')}`,
   )
