@@ -13,15 +13,19 @@ export function sendJson(
   headers: Record<string, string> = {},
   contentType = 'application/json; charset=utf-8',
 ): void {
-  // Encoded once: the length is the buffer's, and the socket writes it without another pass.
-  const payload = Buffer.from(body instanceof SerializedJson ? body.text : JSON.stringify(body))
+  const text = body instanceof SerializedJson ? body.text : JSON.stringify(body)
+  // A small body goes as a string: Node then sends the headers and the body in one write. A large one
+  // is encoded once into a buffer, whose length is the Content-Length, and written without another pass.
+  const payload = text.length <= SMALL_BODY_CHARS ? text : Buffer.from(text)
   res.writeHead(status, {
     ...headers,
     'content-type': contentType,
-    'content-length': payload.length,
+    'content-length': typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length,
   })
   res.end(payload)
 }
+
+const SMALL_BODY_CHARS = 16 * 1024
 
 /** The spec's error envelope with the error's status and its own headers (Retry-After…). */
 export function sendError(res: ServerResponse, error: ApiError, headers: Record<string, string> = {}): void {
