@@ -41,7 +41,15 @@ describe('createNearestSiteLoader', () => {
     const a = { latitude: 44, longitude: -123 }
     const b = { latitude: 44, longitude: -122 }
     const c = { latitude: 44, longitude: -121 }
-    const found = await lookup.many([a, b, { ...b }, c, { ...a }, { latitude: -0, longitude: -121 }, { ...c }])
+    const found = await lookup.many([
+      a,
+      b,
+      { ...b },
+      c,
+      { ...a },
+      { latitude: -0, longitude: -121 },
+      { ...c },
+    ])
     expect(calls).toEqual([[a, b, c, { latitude: -0, longitude: -121 }]])
     expect(found.map((answer) => answer?.site.longitude)).toEqual([-123, -122, -122, -121, -123, -121, -121])
   })
