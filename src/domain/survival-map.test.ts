@@ -1,13 +1,15 @@
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { FakeSiteTable, forestSite } from '../../test/support/fakes.ts'
-import { cellBoundary, cellCentre, cellOf } from '../geo/hexagons.ts'
+import { cellBoundary, cellCentre, cellOf, loadHexagons } from '../geo/hexagons.ts'
 import { loadSurvivalModel } from '../model/index.ts'
 import type { Site, SurvivalModel } from '../types.ts'
 import { ApiError } from './errors.ts'
 import type { SurvivalMapRequest } from './prediction-types.ts'
 import { findSpecies, SPECIES } from './species.ts'
 import { aggregateCells, cellsOfSites, SurvivalMapService } from './survival-map.ts'
+
+beforeAll(loadHexagons)
 
 const NOW = new Date('2026-11-22T12:00:00Z')
 const model = loadSurvivalModel(SPECIES)

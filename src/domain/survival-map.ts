@@ -1,4 +1,4 @@
-import { cellBoundary, cellCentre, cellOf, resolutionForCellKm } from '../geo/hexagons.ts'
+import { cellBoundary, cellCentre, cellOf, loadHexagons, resolutionForCellKm } from '../geo/hexagons.ts'
 import type {
   Coordinates,
   Horizon,
@@ -110,6 +110,7 @@ export class SurvivalMapService {
   async map(request: SurvivalMapRequest): Promise<SurvivalMap> {
     const species = resolveSpecies(request.speciesCode)
     const plantingMethod = resolvePlantingMethod(request.plantingMethod)
+    await loadHexagons()
     const resolution = resolutionForCellKm(request.cellKm)
     const snapshot = await this.current()
     const cells = await this.cells(snapshot, species, plantingMethod, request.horizon, resolution)

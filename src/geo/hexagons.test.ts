@@ -1,7 +1,9 @@
 import fc from 'fast-check'
 import { cellToParent, getResolution, isValidCell } from 'h3-js'
-import { describe, expect, it } from 'vitest'
-import { cellBoundary, cellCentre, cellOf, cellSizeKm, resolutionForCellKm } from './hexagons.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { cellBoundary, cellCentre, cellOf, cellSizeKm, loadHexagons, resolutionForCellKm } from './hexagons.ts'
+
+beforeAll(loadHexagons)
 
 describe('resolutionForCellKm', () => {
   it.each([

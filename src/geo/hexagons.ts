@@ -1,19 +1,42 @@
-import { cellToBoundary, cellToLatLng, getHexagonAreaAvg, latLngToCell, UNITS } from 'h3-js'
-
 /**
  * H3 hexagons (Uber's hierarchical grid, h3-js) for the survival map: which resolution a requested cell
  * size means, which cell a point falls in, and a cell's centre and outline.
+ *
+ * h3-js is loaded by `loadHexagons()`, not at start: importing it reserves a 32 MB emscripten heap, about
+ * 8 MB of it resident, which a server that never draws a map should not carry. The functions below need
+ * it loaded first.
  */
+
+type H3 = typeof import('h3-js')
 
 /** H3 resolutions, coarsest (0: ~2,100 km across) to finest (15: ~1 m). */
 const RESOLUTIONS = Array.from({ length: 16 }, (_, resolution) => resolution)
 
+let h3: H3 | undefined
 /** √(average hexagon area) per resolution, km: the "size" of a cell at that resolution. */
-const CELL_SIZE_KM = RESOLUTIONS.map((resolution) => Math.sqrt(getHexagonAreaAvg(resolution, UNITS.km2)))
+let cellSizesKm: number[] = []
+let loading: Promise<void> | undefined
+
+/** Loads h3-js once; every call after the first resolves at once. */
+export function loadHexagons(): Promise<void> {
+  loading ??= import('h3-js').then((module) => {
+    cellSizesKm = RESOLUTIONS.map((resolution) =>
+      Math.sqrt(module.getHexagonAreaAvg(resolution, module.UNITS.km2)),
+    )
+    h3 = module
+  })
+  return loading
+}
+
+function loaded(): H3 {
+  if (!h3) throw new Error('h3-js is not loaded: await loadHexagons() first')
+  return h3
+}
 
 /** The size, km, of an average cell at `resolution`: √ of its average area. */
 export function cellSizeKm(resolution: number): number {
-  const size = CELL_SIZE_KM[resolution]
+  loaded()
+  const size = cellSizesKm[resolution]
   if (size === undefined) throw new RangeError(`H3 resolution ${resolution} is not 0–15`)
   return size
 }
@@ -37,16 +60,16 @@ export function resolutionForCellKm(cellKm: number): number {
 
 /** The H3 index (15 hex digits) of the cell at `resolution` holding the point. */
 export function cellOf(latitude: number, longitude: number, resolution: number): string {
-  return latLngToCell(latitude, longitude, resolution)
+  return loaded().latLngToCell(latitude, longitude, resolution)
 }
 
 /** A cell's centre, decimal degrees. */
 export function cellCentre(cell: string): { latitude: number; longitude: number } {
-  const [latitude, longitude] = cellToLatLng(cell)
+  const [latitude, longitude] = loaded().cellToLatLng(cell)
   return { latitude, longitude }
 }
 
 /** A cell's outline as a closed GeoJSON ring: [longitude, latitude] pairs, the first repeated last. */
 export function cellBoundary(cell: string): [number, number][] {
-  return cellToBoundary(cell, true) as [number, number][]
+  return loaded().cellToBoundary(cell, true) as [number, number][]
 }
