@@ -1,7 +1,14 @@
 import fc from 'fast-check'
 import { cellToParent, getResolution, isValidCell } from 'h3-js'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { cellBoundary, cellCentre, cellOf, cellSizeKm, loadHexagons, resolutionForCellKm } from './hexagons.ts'
+import {
+  cellBoundary,
+  cellCentre,
+  cellOf,
+  cellSizeKm,
+  loadHexagons,
+  resolutionForCellKm,
+} from './hexagons.ts'
 
 beforeAll(loadHexagons)
 
