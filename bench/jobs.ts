@@ -45,7 +45,7 @@ const TARGET_RSS_MB = 300
 const TARGET_SCALING = 1.6
 const SERVER_ENTRY = 'dist/src/main.js'
 const WORKER_ENTRY = 'dist/src/worker.js'
-const NODE_ARGS = ['--max-semi-space-size=8', '--heap-growing-percent=100']
+const NODE_ARGS = ['--max-semi-space-size=16', '--heap-growing-percent=100']
 
 const log = (message: string) => process.stderr.write(`${message}\n`)
 

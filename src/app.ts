@@ -157,7 +157,7 @@ export function createApp(options: AppOptions): App {
     logger,
     now: options.now,
     // Without Redis no other process can reach the queue: this one scores its chunks.
-    work: jobConfig.JOB_WORKERS_IN_SERVER || !jobConfig.REDIS_URL,
+    work: jobConfig.JOB_WORKERS_IN_SERVER || !jobConfig.REDIS_URL ? 'with-first-job' : false,
   })
   const maps = new SurvivalMapService(
     model,

@@ -4,8 +4,8 @@ import { DEFAULT_JOB_SETTINGS, JobService } from './domain/jobs/job-service.ts'
 import type { PredictionService } from './domain/prediction-service.ts'
 import type { Logger } from './logging/logger.ts'
 import type { Metrics } from './observability/metrics.ts'
-import { BullChunkQueue, startBullWorker } from './queue/bullmq-chunk-queue.ts'
 import type { ChunkHandlers } from './queue/chunk-worker.ts'
+import { DeferredChunkQueue } from './queue/deferred-chunk-queue.ts'
 import { InProcessChunkQueue } from './queue/in-process-chunk-queue.ts'
 import { jobStore } from './store-ports.ts'
 
@@ -52,8 +52,14 @@ export function createJobRuntime(options: {
   metrics: Metrics
   logger: Logger
   now?: () => Date
-  /** Whether this process scores chunks (a server with JOB_WORKERS_IN_SERVER, or `npm run worker`). */
-  work: boolean
+  /**
+   * Whether this process scores chunks: `at-start` (`npm run worker`), `with-first-job` (a server with
+   * JOB_WORKERS_IN_SERVER) or not at all. With Redis, BullMQ is imported only when this process first
+   * queues a chunk — a job it accepts, or unfinished chunks its sweep finds — and a `with-first-job`
+   * worker starts then: a server that never sees a job does not carry BullMQ (~18 MB resident).
+   * Without Redis the in-memory queue works from the start either way.
+   */
+  work: 'at-start' | 'with-first-job' | false
 }): JobRuntime {
   const { config, metrics, logger } = options
   const settings = {
@@ -62,7 +68,14 @@ export function createJobRuntime(options: {
     lockMs: config.JOB_LOCK_MS,
   }
   const bull = config.REDIS_URL ? { redisUrl: config.REDIS_URL, prefix: config.JOB_QUEUE_PREFIX } : undefined
-  const queue = bull ? new BullChunkQueue(bull, settings.attempts) : new InProcessChunkQueue(settings)
+  let worker: { close(): Promise<void> } | undefined
+  const queue = bull
+    ? new DeferredChunkQueue(async () => {
+        const { BullChunkQueue, startBullWorker } = await import('./queue/bullmq-chunk-queue.ts')
+        if (options.work) worker = startBullWorker({ ...bull, ...settings }, handlers)
+        return new BullChunkQueue(bull, settings.attempts)
+      })
+    : new InProcessChunkQueue(settings)
   metrics.watchJobQueue(() => queue.depth())
   const jobs = new JobService(
     jobStore(options.database.sql, config, metrics),
@@ -87,10 +100,9 @@ export function createJobRuntime(options: {
     },
     failed: (task) => jobs.chunkFailed(task),
   }
-  let worker: { close(): Promise<void> } | undefined
-  if (options.work) {
-    if (queue instanceof InProcessChunkQueue) queue.work(handlers)
-    else if (bull) worker = startBullWorker({ ...bull, ...settings }, handlers)
+  if (queue instanceof InProcessChunkQueue && options.work) queue.work(handlers)
+  if (queue instanceof DeferredChunkQueue && options.work === 'at-start') {
+    queue.open().catch((error: unknown) => logger.error({ err: error }, 'job queue could not be opened'))
   }
   const sweep = async () => {
     try {
@@ -110,6 +122,7 @@ export function createJobRuntime(options: {
     close: async () => {
       clearInterval(timer)
       await firstSweep
+      if (queue instanceof DeferredChunkQueue) await queue.settled()
       await worker?.close()
       await queue.close()
     },

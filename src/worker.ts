@@ -26,7 +26,7 @@ const predictions = new PredictionService(
   loadSurvivalModel(SPECIES),
   siteLookup(database.sql, config, metrics),
 )
-const runtime = createJobRuntime({ config, database, predictions, metrics, logger, work: true })
+const runtime = createJobRuntime({ config, database, predictions, metrics, logger, work: 'at-start' })
 logger.info({ concurrency: config.JOB_CONCURRENCY, queue: config.JOB_QUEUE_PREFIX }, 'job worker started')
 
 let stopping = false

@@ -69,7 +69,7 @@ export class Metrics {
   watchJobQueue(depth: () => Promise<number>): void {
     new Gauge({
       name: 'survival_job_queue_depth',
-      help: 'Job chunks waiting for a worker or being scored',
+      help: 'Job chunks waiting for a worker or being scored (0 from a server that has not yet queued or scored a chunk)',
       registers: [this.registry],
       async collect() {
         this.set(await depth().catch(() => 0))
