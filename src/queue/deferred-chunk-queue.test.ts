@@ -8,7 +8,9 @@ function recordingQueue() {
   const queue: ChunkQueue = {
     add: async (tasks) => void added.push(...tasks),
     depth: async () => added.length,
-    close: async () => void (closed += 1),
+    close: async () => {
+      closed += 1
+    },
   }
   return { queue, added, closedTimes: () => closed }
 }
