@@ -35,6 +35,17 @@ describe('readBodyBytes', () => {
     expect(outcome).toEqual(Buffer.from('{"a":1}'))
   })
 
+  it('joins a body that arrives in several pieces', async () => {
+    const outcome = await readOne((port) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write(`${head(11)}{"ab`)
+        setTimeout(() => socket.write('c":'), 10)
+        setTimeout(() => socket.write('123}'), 20)
+      })
+    })
+    expect(outcome).toEqual(Buffer.from('{"abc":123}'))
+  })
+
   it('reports a client that hangs up mid-body as ClientClosedError, not as a failure of ours', async () => {
     const outcome = await readOne((port) => {
       const socket = connect(port, '127.0.0.1', () => {
@@ -43,6 +54,19 @@ describe('readBodyBytes', () => {
       })
     })
     expect(outcome).toBeInstanceOf(ClientClosedError)
+  })
+
+  it('reads a chunked body too, and stops a chunked body at the limit', async () => {
+    const chunked = (body: string) =>
+      `POST / HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`
+    const small = await readOne((port) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(chunked('{"a":1}')))
+    })
+    expect(small).toEqual(Buffer.from('{"a":1}'))
+    const big = await readOne((port) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(chunked('x'.repeat(40))))
+    }, 10)
+    expect((big as Error).message).toBe('request body over 10 bytes')
   })
 
   it('stops at the limit with the caller’s error', async () => {

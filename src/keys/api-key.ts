@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto'
 
 const API_KEY_PREFIX = 'tsp_live_'
 const API_KEY_PATTERN = /^tsp_live_[0-9a-f]{32}$/
@@ -20,7 +20,8 @@ export function isWellFormedApiKey(candidate: string): boolean {
  * to brute-force that a slow password hash would protect.
  */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex')
+  // One-shot: no Hash object per request.
+  return hash('sha256', key, 'hex')
 }
 
 export function hashesMatch(a: string, b: string): boolean {
