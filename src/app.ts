@@ -19,6 +19,7 @@ import { createJobRuntime, DEFAULT_JOB_CONFIG, type JobConfig } from './job-runt
 import type { Logger } from './logging/logger.ts'
 import { loadSurvivalModel } from './model/index.ts'
 import { Metrics } from './observability/metrics.ts'
+import { CoalescingQuotaStore } from './quota/coalescing-quota-store.ts'
 import { FailoverQuotaStore } from './quota/failover-quota-store.ts'
 import { MemoryQuotaStore } from './quota/memory-quota-store.ts'
 import { QuotaGuard } from './quota/quota-guard.ts'
@@ -105,7 +106,10 @@ function createQuotaStore(
       onRecover: () => options.logger.info('Redis reachable again: quotas shared through Redis'),
     },
   )
-  return { store, state: () => (store.degraded ? 'disconnected' : 'connected') }
+  return {
+    store: new CoalescingQuotaStore(store),
+    state: () => (store.degraded ? 'disconnected' : 'connected'),
+  }
 }
 
 /** Wires the layers together once: stores, services, the two adapters and the HTTP front door. */

@@ -30,10 +30,18 @@ export class FailoverQuotaStore implements QuotaStore {
     return this.usingFallback || !this.primary.isReady()
   }
 
-  async consume(keyId: string, limit: number | null, now: Date, count = 1): Promise<QuotaConsumption> {
+  consume(keyId: string, limit: number | null, now: Date, count = 1): Promise<QuotaConsumption> {
+    return this.either((store) => store.consume(keyId, limit, now, count))
+  }
+
+  consumeEach(keyId: string, limit: number | null, now: Date, requests: number): Promise<QuotaConsumption[]> {
+    return this.either((store) => store.consumeEach(keyId, limit, now, requests))
+  }
+
+  private async either<T>(call: (store: QuotaStore) => Promise<T>): Promise<T> {
     if (this.primary.isReady()) {
       try {
-        const result = await this.withTimeout(this.primary.consume(keyId, limit, now, count))
+        const result = await this.withTimeout(call(this.primary))
         if (this.usingFallback) {
           this.usingFallback = false
           this.events.onRecover()
@@ -46,7 +54,7 @@ export class FailoverQuotaStore implements QuotaStore {
       // Only the first request of an outage builds (and reports) an error; the rest go straight on.
       this.fallBack(new Error('Redis is not connected'))
     }
-    return this.fallback.consume(keyId, limit, now, count)
+    return call(this.fallback)
   }
 
   private fallBack(error: unknown): void {

@@ -1,5 +1,5 @@
 import { nextUtcMidnight, utcDay } from './day-window.ts'
-import type { QuotaConsumption, QuotaStore } from './quota-store.ts'
+import { consumedInTurn, type QuotaConsumption, type QuotaStore } from './quota-store.ts'
 
 /** In-process counters with the Redis store's semantics, for a single instance without REDIS_URL. */
 export class MemoryQuotaStore implements QuotaStore {
@@ -13,6 +13,19 @@ export class MemoryQuotaStore implements QuotaStore {
     counter.used += count
     this.counters.set(counterKey, counter)
     return { allowed: true, used: counter.used }
+  }
+
+  async consumeEach(
+    keyId: string,
+    limit: number | null,
+    now: Date,
+    requests: number,
+  ): Promise<QuotaConsumption[]> {
+    const { used: before } = await this.consume(keyId, limit, now, 0)
+    const answers = consumedInTurn(before, limit, requests)
+    const allowed = answers.filter((answer) => answer.allowed).length
+    if (allowed > 0) await this.consume(keyId, limit, now, allowed)
+    return answers
   }
 
   private evictExpired(nowMs: number): void {

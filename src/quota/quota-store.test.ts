@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
+import fc from 'fast-check'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
+import { CoalescingQuotaStore } from './coalescing-quota-store.ts'
 import { nextUtcMidnight, secondsUntilReset, utcDay } from './day-window.ts'
 import { MemoryQuotaStore } from './memory-quota-store.ts'
 import type { QuotaStore } from './quota-store.ts'
@@ -19,7 +21,14 @@ afterAll(async () => {
 const stores: [string, () => QuotaStore][] = [
   ['memory', () => new MemoryQuotaStore()],
   ['redis', () => new RedisQuotaStore(new Redis(REDIS_URL), prefix)],
+  [
+    'coalescing redis',
+    () => new CoalescingQuotaStore(new RedisQuotaStore(new Redis(REDIS_URL), `${prefix}c:`)),
+  ],
 ]
+
+/** A counter no other test has touched. */
+const freshKey = () => `key_${randomBytes(8).toString('hex')}`
 
 describe.each(stores)('%s quota store', (_name, makeStore) => {
   const noon = new Date('2026-11-22T12:00:00Z')
@@ -48,6 +57,55 @@ describe.each(stores)('%s quota store', (_name, makeStore) => {
     expect((await store.consume('key_r', 1, lastSecond)).allowed).toBe(false)
     expect(await store.consume('key_r', 1, midnight)).toEqual({ allowed: true, used: 1 })
     await store.close()
+  })
+
+  it('consumeEach answers as if the requests had come one after another', async () => {
+    const store = makeStore()
+    const key = freshKey()
+    await store.consume(key, 5, noon, 3)
+    expect(await store.consumeEach(key, 5, noon, 4)).toEqual([
+      { allowed: true, used: 4 },
+      { allowed: true, used: 5 },
+      { allowed: false, used: 5 },
+      { allowed: false, used: 5 },
+    ])
+    expect(await store.consume(key, 5, noon, 0)).toEqual({ allowed: true, used: 5 })
+    expect(await store.consumeEach(key, null, noon, 2)).toEqual([
+      { allowed: true, used: 6 },
+      { allowed: true, used: 7 },
+    ])
+    expect(await store.consumeEach(key, 5, noon, 2)).toEqual([
+      { allowed: false, used: 7 },
+      { allowed: false, used: 7 },
+    ])
+    await store.close()
+  })
+
+  it('concurrent single requests get the answers of the same requests one after another', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 0, max: 30 }),
+        async (waves, limit) => {
+          const store = makeStore()
+          const key = freshKey()
+          let expectedUsed = 0
+          for (const size of waves) {
+            const answers = await Promise.all(
+              Array.from({ length: size }, () => store.consume(key, limit, noon)),
+            )
+            const expected = Array.from({ length: size }, () => {
+              if (expectedUsed + 1 > limit) return { allowed: false, used: expectedUsed }
+              expectedUsed += 1
+              return { allowed: true, used: expectedUsed }
+            })
+            expect(answers).toEqual(expected)
+          }
+          await store.close()
+        },
+      ),
+      { numRuns: 25 },
+    )
   })
 
   it('keeps keys apart', async () => {

@@ -12,5 +12,26 @@ export interface QuotaConsumption {
  */
 export interface QuotaStore {
   consume(keyId: string, limit: number | null, now: Date, count?: number): Promise<QuotaConsumption>
+  /**
+   * Counts `requests` separate single requests at once, each answered as if they had come one after
+   * another: the first ones while the count stays within `limit`, the rest refused.
+   */
+  consumeEach(keyId: string, limit: number | null, now: Date, requests: number): Promise<QuotaConsumption[]>
   close(): Promise<void>
+}
+
+/**
+ * The answers to `requests` single requests counted one after another from `before`: allowed while
+ * within `limit`; a refused one reads the count as the allowed ones left it.
+ */
+export function consumedInTurn(before: number, limit: number | null, requests: number): QuotaConsumption[] {
+  const answers = new Array<QuotaConsumption>(requests)
+  for (let i = 0; i < requests; i++) {
+    const used = before + i + 1
+    answers[i] =
+      limit === null || used <= limit
+        ? { allowed: true, used }
+        : { allowed: false, used: Math.max(before, limit) }
+  }
+  return answers
 }

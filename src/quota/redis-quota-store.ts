@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis'
 import { secondsUntilReset, utcDay } from './day-window.ts'
 import type { SharedQuotaStore } from './failover-quota-store.ts'
-import type { QuotaConsumption } from './quota-store.ts'
+import { consumedInTurn, type QuotaConsumption } from './quota-store.ts'
 
 /**
  * Check-and-increment in one Lua script, so it is atomic across every server process sharing Redis:
@@ -22,6 +22,21 @@ if ARGV[1] ~= '' and used > tonumber(ARGV[1]) then
 end
 return {1, used}
 `
+/**
+ * `ARGV[3]` single requests at once, as if one after another: all counted, then those past the limit taken
+ * back; returns the count before them. KEYS and the other ARGV as in CONSUME_SCRIPT.
+ */
+const CONSUME_EACH_SCRIPT = `
+local requests = tonumber(ARGV[3])
+local used = redis.call('INCRBY', KEYS[1], requests)
+if used == requests then
+  redis.call('EXPIRE', KEYS[1], ARGV[2])
+end
+if ARGV[1] ~= '' and used > tonumber(ARGV[1]) then
+  redis.call('DECRBY', KEYS[1], math.min(requests, used - tonumber(ARGV[1])))
+end
+return used - requests
+`
 /** Keep a day's counter an hour past midnight so a request straddling the boundary still reads it. */
 const EXPIRY_GRACE_SECONDS = 3600
 
@@ -33,6 +48,12 @@ export class RedisQuotaStore implements SharedQuotaStore {
       secondsToLive: number,
       count: number,
     ): Promise<[number, number]>
+    consumeQuotaEach(
+      counterKey: string,
+      limit: string,
+      secondsToLive: number,
+      requests: number,
+    ): Promise<number>
   }
 
   constructor(
@@ -40,6 +61,7 @@ export class RedisQuotaStore implements SharedQuotaStore {
     private readonly keyPrefix = 'survival:quota:',
   ) {
     redis.defineCommand('consumeQuota', { numberOfKeys: 1, lua: CONSUME_SCRIPT })
+    redis.defineCommand('consumeQuotaEach', { numberOfKeys: 1, lua: CONSUME_EACH_SCRIPT })
     this.redis = redis as RedisQuotaStore['redis']
   }
 
@@ -65,6 +87,21 @@ export class RedisQuotaStore implements SharedQuotaStore {
       count,
     )
     return { allowed: allowed === 1, used }
+  }
+
+  async consumeEach(
+    keyId: string,
+    limit: number | null,
+    now: Date,
+    requests: number,
+  ): Promise<QuotaConsumption[]> {
+    const before = await this.redis.consumeQuotaEach(
+      `${this.keyPrefix}${keyId}:${utcDay(now)}`,
+      limit === null ? '' : String(limit),
+      secondsUntilReset(now) + EXPIRY_GRACE_SECONDS,
+      requests,
+    )
+    return consumedInTurn(before, limit, requests)
   }
 
   isReady(): boolean {

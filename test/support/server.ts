@@ -4,6 +4,7 @@ import { Redis } from 'ioredis'
 import { type App, createApp } from '../../src/app.ts'
 import type { Database } from '../../src/db/connect.ts'
 import { createLogger } from '../../src/logging/logger.ts'
+import { CoalescingQuotaStore } from '../../src/quota/coalescing-quota-store.ts'
 import { MemoryQuotaStore } from '../../src/quota/memory-quota-store.ts'
 import type { QuotaStore } from '../../src/quota/quota-store.ts'
 import { RedisQuotaStore } from '../../src/quota/redis-quota-store.ts'
@@ -56,7 +57,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   const quotaStore: QuotaStore | undefined = options.redisUrl
     ? undefined
     : redis
-      ? new RedisQuotaStore(redis, quotaPrefix)
+      ? new CoalescingQuotaStore(new RedisQuotaStore(redis, quotaPrefix))
       : new MemoryQuotaStore()
   const app = createApp({
     config: {
