@@ -329,3 +329,33 @@ describe('internal errors', () => {
     expect(result.body.data.health.database).toBe('connected')
   })
 })
+
+describe('variables that do not coerce: graphql-js’s words and 400, though the query runs compiled', () => {
+  const PREDICT = `query P($input: PredictionInput!) { predict(input: $input) { speciesCode } }`
+  const INPUT = { ...FOREST_POINTS.coastRange, speciesCode: 'PSME', plantingMethod: 'MANUAL' }
+
+  it.each([
+    ['missing', {}, /^Variable "\$input" of required type "PredictionInput!" was not provided\.$/],
+    [
+      'a latitude that is not a number',
+      { input: { ...INPUT, latitude: 'north' } },
+      /^Variable "\$input" got invalid value "north" at "input\.latitude"; Float cannot represent/,
+    ],
+    [
+      'a planting method the enum lacks',
+      { input: { ...INPUT, plantingMethod: 'HELICOPTER' } },
+      /^Variable "\$input" got invalid value "HELICOPTER" at "input\.plantingMethod"; Value "HELICOPTER" does not exist in "PlantingMethod" enum\./,
+    ],
+  ])('%s', async (_name, variables, message) => {
+    const result = await graphql(server.url, PREDICT, { key: keys.mycel, variables })
+    expect(result.status, JSON.stringify(result.body)).toBe(400)
+    expect(result.body.data).toBeUndefined()
+    expect(firstError(result).message).toMatch(message)
+  })
+
+  it('and the same document with good variables answers, compiled, after them', async () => {
+    const result = await graphql(server.url, PREDICT, { key: keys.mycel, variables: { input: INPUT } })
+    expect(result.status, JSON.stringify(result.body)).toBe(200)
+    expect(result.body.data.predict.speciesCode).toBe('PSME')
+  })
+})

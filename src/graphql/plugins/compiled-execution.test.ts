@@ -18,17 +18,10 @@ const PREDICT = `query P($input: PredictionInput!) { predict(input: $input) { sp
 const INPUT = { latitude: 44.6, longitude: -123.6, speciesCode: 'PSME', plantingMethod: 'MANUAL' }
 
 describe('which operations run compiled', () => {
-  it('a query with a few root fields and variables that coerce', () => {
+  it('a query with a few root fields, whatever its variables (their coercion is checked when it runs)', () => {
     expect(compiledExecutionFits(args(PREDICT, { input: INPUT }))).toBe(true)
+    expect(compiledExecutionFits(args(PREDICT, {}))).toBe(true)
     expect(compiledExecutionFits(args('{ model { version } health { status } }'))).toBe(true)
-  })
-
-  it('not variables that fail coercion: graphql-js words those errors (400)', () => {
-    expect(compiledExecutionFits(args(PREDICT, {}))).toBe(false)
-    expect(compiledExecutionFits(args(PREDICT, { input: { ...INPUT, latitude: 'north' } }))).toBe(false)
-    expect(compiledExecutionFits(args(PREDICT, { input: { ...INPUT, plantingMethod: 'HELICOPTER' } }))).toBe(
-      false,
-    )
   })
 
   it('not mutations, nor an operation name the document lacks', () => {

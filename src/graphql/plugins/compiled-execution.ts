@@ -1,5 +1,5 @@
-import { useGraphQlJit } from '@envelop/graphql-jit'
-import { type ExecutionArgs, getOperationAST, getVariableValues } from 'graphql'
+import { type DocumentNode, type ExecutionArgs, type ExecutionResult, getOperationAST } from 'graphql'
+import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit'
 import type { Plugin } from 'graphql-yoga'
 import { LruCache } from '../../domain/lru-cache.ts'
 
@@ -9,34 +9,56 @@ const COMPILED_DOCUMENTS = 100
 const MAX_ROOT_FIELDS = 5
 
 /**
- * Whether an operation runs through the compiled executor: a query with a few root fields whose
- * variables coerce cleanly. Everything else — mutations and subscriptions (this schema has none, and
- * graphql-js reports that as the spec says), variables that fail coercion (graphql-js words those
- * errors and answers 400), alias floods — stays with graphql-js, so error semantics are graphql-js's.
+ * Whether an operation is tried with the compiled executor: a query with a few root fields. Mutations
+ * and subscriptions (this schema has none, and graphql-js reports that as the spec says) and alias floods
+ * stay with graphql-js.
  */
-export function compiledExecutionFits(args: ExecutionArgs): boolean {
+export function compiledExecutionFits(args: Pick<ExecutionArgs, 'document' | 'operationName'>): boolean {
   const operation = getOperationAST(args.document, args.operationName)
-  if (operation?.operation !== 'query') return false
-  if (operation.selectionSet.selections.length > MAX_ROOT_FIELDS) return false
-  const coerced = getVariableValues(
-    args.schema,
-    operation.variableDefinitions ?? [],
-    args.variableValues ?? {},
-    {
-      maxErrors: 1,
-    },
-  )
-  return !('errors' in coerced)
+  return operation?.operation === 'query' && operation.selectionSet.selections.length <= MAX_ROOT_FIELDS
 }
+
+type Execute = (args: ExecutionArgs) => unknown
+
+/** A compiled document, or null when graphql-jit could not compile it (graphql-js runs it then). */
+type Compiled = CompiledQuery | null
 
 /**
  * Executes validated queries with graphql-jit: each document compiled once into a function that
  * resolves its fields without graphql-js's per-field bookkeeping (the cost that dominated a 500-site
  * predictBatch). Same schema, same resolvers, same plugins around it.
+ *
+ * The compiled function coerces the variables itself. When they do not coerce it answers with errors
+ * and no `data`, and the operation is run again by graphql-js, so those errors keep graphql-js's
+ * wording and status (400); nothing has been resolved by then. Everything else is graphql-jit's answer.
  */
 export function useCompiledExecution(): Plugin {
-  return useGraphQlJit(
-    {},
-    { enableIf: compiledExecutionFits, cache: new LruCache(COMPILED_DOCUMENTS) },
-  ) as Plugin
+  const compiled = new LruCache<DocumentNode, Compiled>(COMPILED_DOCUMENTS)
+
+  function compiledFor(args: ExecutionArgs): Compiled {
+    let entry = compiled.get(args.document)
+    if (entry === undefined) {
+      const result = compileQuery(args.schema, args.document, args.operationName ?? undefined)
+      entry = isCompiledQuery(result) ? result : null
+      compiled.set(args.document, entry)
+    }
+    return entry
+  }
+
+  return {
+    onExecute({ args, executeFn, setExecuteFn }) {
+      if (!compiledExecutionFits(args)) return
+      const execute = executeFn as Execute
+      setExecuteFn(async (executionArgs: ExecutionArgs) => {
+        const query = compiledFor(executionArgs)
+        if (!query) return execute(executionArgs)
+        const result = (await query.query(
+          executionArgs.rootValue,
+          executionArgs.contextValue,
+          executionArgs.variableValues,
+        )) as ExecutionResult
+        return 'data' in result ? result : execute(executionArgs)
+      })
+    },
+  }
 }
