@@ -90,6 +90,9 @@ export function inputError(error: z.ZodError, subject = 'request body') {
   return invalidField(field, reason, subject)
 }
 
+/** How many risk factors a horizon shows when asked (GraphQL `riskFactors(limit)`). */
+export const riskFactorLimit = z.object({ limit: z.number().int().min(1).max(50) })
+
 /** Parses input against a schema, or throws invalid_request naming the first offending field. */
 export function parseInput<T>(schema: z.ZodType<T>, input: unknown, subject = 'request body'): T {
   const result = schema.safeParse(input, { reportInput: true })

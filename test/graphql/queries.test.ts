@@ -136,6 +136,25 @@ describe('predict', () => {
     }
   })
 
+  it.each([
+    [0, 'Too small: expected number to be >=1'],
+    [51, 'Too big: expected number to be <=50'],
+  ])('refuses riskFactors(limit: %i): 1 to 50, named as the argument', async (limit, reason) => {
+    const result = await graphql(
+      server.url,
+      `{ ${predictField(FOREST_POINTS.eastCascades, `predictions { riskFactors(limit: ${limit}) { key } }`)} }`,
+      { key },
+    )
+    expect(result.body.data).toEqual({ predict: null })
+    expect(result.body.errors).toEqual(
+      [0, 1, 2].map((horizon) => ({
+        message: `limit ${reason}`,
+        path: ['predict', 'predictions', horizon, 'riskFactors'],
+        extensions: { code: 'invalid_request', status: 400, details: { field: 'limit', reason } },
+      })),
+    )
+  })
+
   it('explains the whole prediction with allFactors: baselineLogOdds + Σ contribution = logOdds', async () => {
     const result = await graphql(
       server.url,

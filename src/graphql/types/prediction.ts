@@ -1,3 +1,4 @@
+import { parseInput, riskFactorLimit } from '../../domain/input-rules.ts'
 import type { Prediction, PredictionRequest } from '../../domain/prediction-types.ts'
 import type { FactorContribution, HorizonPrediction } from '../../types.ts'
 import { builder } from '../builder.ts'
@@ -6,6 +7,11 @@ import { PredictionInput } from './inputs.ts'
 import { SiteRef } from './site.ts'
 
 const RISK_FACTORS_SHOWN = 3
+
+function checkedRiskFactorLimit(limit: number): number {
+  if (Number.isInteger(limit) && limit >= 1 && limit <= 50) return limit
+  return parseInput(riskFactorLimit, { limit }, 'arguments').limit
+}
 
 const ImpactEnum = builder.enumType('Impact', {
   description: 'Which way a factor moves survival, relative to the model reference site',
@@ -47,10 +53,12 @@ export const HorizonPredictionRef = builder.objectRef<HorizonPrediction>('Horizo
           required: false,
           defaultValue: RISK_FACTORS_SHOWN,
           description: 'How many factors to return, 1 to 50',
-          validate: { int: true, min: 1, max: 50 },
         }),
       },
-      resolve: (p, args) => p.topContributions(args.limit ?? RISK_FACTORS_SHOWN),
+      // Checked here, synchronously, rather than by the zod plugin: this resolver runs for every horizon of
+      // every prediction (1,500 times in a 500-site batch), and the plugin's async check cost more than
+      // the field.
+      resolve: (p, { limit }) => p.topContributions(checkedRiskFactorLimit(limit ?? RISK_FACTORS_SHOWN)),
     }),
     allFactors: t.field({
       type: [RiskFactorRef],
