@@ -83,6 +83,20 @@ describe('createNearestSiteLoader', () => {
     expect(calls.at(-1)).toEqual([c, b])
   })
 
+  it('sends a long list (64 points or more) as statements of its own, split at the batch size, in order', async () => {
+    const { calls, find } = recordingFinder()
+    const lookup = createNearestSiteLoader(find, 50)
+    const points = Array.from({ length: 70 }, (_, i) => ({ latitude: 44 + (i % 60) / 100, longitude: -123 }))
+    const [found, single] = await Promise.all([
+      lookup.many(points),
+      lookup.one({ latitude: 45.5, longitude: -122 }),
+    ])
+    expect(found.map((answer) => answer?.site.latitude)).toEqual(points.map((point) => point.latitude))
+    expect(single?.site.latitude).toBe(45.5)
+    // 50 then 20 (repeats are found within a statement, not across), and the tick's single lookup apart.
+    expect(calls.map((call) => call.length).sort((x, y) => x - y)).toEqual([1, 20, 50])
+  })
+
   it('rejects every waiting caller when the store fails', async () => {
     const lookup = createNearestSiteLoader(async () => {
       throw new Error('connection refused')

@@ -33,17 +33,33 @@ function deduplicated(findNearest: FindNearestSites): FindNearestSites {
   }
 }
 
+/** Lookups of at least this many points skip the loader: they gain nothing from sharing a statement. */
+const OWN_STATEMENT_POINTS = 64
+
+async function inSlices(
+  points: readonly Coordinates[],
+  size: number,
+  lookUp: FindNearestSites,
+): Promise<(NearestSite | null)[]> {
+  if (points.length <= size) return lookUp(points)
+  const slices: Promise<(NearestSite | null)[]>[] = []
+  for (let start = 0; start < points.length; start += size)
+    slices.push(lookUp(points.slice(start, start + size)))
+  return (await Promise.all(slices)).flat()
+}
+
 /**
  * One process-wide batching loader: every lookup made in the same tick — the aliases and batch of one
  * GraphQL request, a REST batch, concurrent requests from different callers — becomes one KNN
- * statement (split at maxBatchSize points). Nothing is cached between ticks, so a re-seeded site
- * table is seen at once.
+ * statement (split at maxBatchSize points); a list of OWN_STATEMENT_POINTS or more goes straight to a
+ * statement of its own. Nothing is cached between ticks, so a re-seeded site table is seen at once.
  */
 export function createNearestSiteLoader(
   findNearest: FindNearestSites,
   maxBatchSize = 1000,
 ): NearestSiteLookup {
-  const loader = new DataLoader(deduplicated(findNearest), {
+  const lookUp = deduplicated(findNearest)
+  const loader = new DataLoader(lookUp, {
     cache: false,
     maxBatchSize,
     // Wait for the rest of this I/O turn, not just the current microtasks: requests whose bodies arrived
@@ -52,6 +68,10 @@ export function createNearestSiteLoader(
   })
   return {
     one: (point) => loader.load(point),
-    many: (points) => Promise.all(points.map((point) => loader.load(point))),
+    // A list this long fills a statement of its own: sent at once, without a promise per point.
+    many: (points) =>
+      points.length >= OWN_STATEMENT_POINTS
+        ? inSlices(points, maxBatchSize, lookUp)
+        : Promise.all(points.map((point) => loader.load(point))),
   }
 }

@@ -27,12 +27,12 @@ import { SPECIES } from './species.ts'
 import { rankSpecies } from './species-ranking.ts'
 
 /** Requested horizons, de-duplicated and ascending; absent or null means all three. */
-function requestedHorizons(horizons: readonly Horizon[] | null | undefined): Horizon[] {
-  return horizons ? HORIZONS.filter((h) => horizons.includes(h)) : [...HORIZONS]
+function requestedHorizons(horizons: readonly Horizon[] | null | undefined): readonly Horizon[] {
+  return horizons ? HORIZONS.filter((h) => horizons.includes(h)) : HORIZONS
 }
 
 interface CheckedRequest {
-  horizons: Horizon[]
+  horizons: readonly Horizon[]
   species: Species
   plantingMethod: PlantingMethod
 }
