@@ -1,9 +1,13 @@
 import { ApiError } from '../domain/errors.ts'
 import type { Metrics } from '../observability/metrics.ts'
 import type { RequestContext } from '../observability/request-context.ts'
+import { utcDay } from '../quota/day-window.ts'
 import type { QuotaGuard, QuotaStatus } from '../quota/quota-guard.ts'
 import type { Authenticator, Caller } from './authenticator.ts'
 import type { UsageRecorder } from './usage-recorder.ts'
+
+/** Accounts whose refusal is remembered; past it the memory starts again (it only decides what runs first). */
+const MAX_REMEMBERED_REFUSALS = 10_000
 
 /** Within this long of a key's end, every response says when it stops working. */
 const EXPIRY_NOTICE_MS = 14 * 86_400_000
@@ -28,6 +32,9 @@ export interface Admission {
 
 /** Authentication, then one request counted against the tier's daily quota: every keyed request passes here once. */
 export class AccessControl {
+  /** Accounts refused today in this process, by the UTC day of the refusal. */
+  private readonly refusedToday = new Map<string, string>()
+
   constructor(
     private readonly authenticator: Authenticator,
     private readonly quota: QuotaGuard,
@@ -39,6 +46,29 @@ export class AccessControl {
   async admit(apiKey: string | null | undefined, request?: RequestContext): Promise<Admission> {
     const caller = await this.identifyCaller(apiKey, request)
     return this.counted(caller, 1)
+  }
+
+  /**
+   * For calls that only read (predictions): `work` starts as soon as the caller is known, while the
+   * request is counted, saving the count's round trip. The outcome is the one of counting first: a
+   * refusal is thrown whatever the work did (its result or error is dropped), and otherwise `work` is the
+   * call's answer. An account refused in this process today is counted first from then on, so a caller
+   * past its limit cannot keep the lookups busy.
+   */
+  async admitAlongside<T>(
+    apiKey: string | null | undefined,
+    request: RequestContext | undefined,
+    work: (caller: Caller) => Promise<T>,
+  ): Promise<{ admission: Admission; work: Promise<T> }> {
+    const caller = await this.identifyCaller(apiKey, request)
+    if (this.refusedToday.get(caller.accountId) === utcDay(this.quota.now())) {
+      const admission = await this.counted(caller, 1)
+      return { admission, work: work(caller) }
+    }
+    const working = work(caller)
+    // Its failure is reported after the count, or not at all when the count refuses.
+    working.catch(() => {})
+    return { admission: await this.counted(caller, 1), work: working }
   }
 
   /**
@@ -59,6 +89,11 @@ export class AccessControl {
     return this.counted(admission.caller, count, 1)
   }
 
+  private rememberRefusal(caller: Caller): void {
+    if (this.refusedToday.size >= MAX_REMEMBERED_REFUSALS) this.refusedToday.clear()
+    this.refusedToday.set(caller.accountId, utcDay(this.quota.now()))
+  }
+
   private async identifyCaller(apiKey: string | null | undefined, request?: RequestContext) {
     const caller = await this.authenticator.authenticate(apiKey)
     if (request) {
@@ -75,6 +110,7 @@ export class AccessControl {
       return { caller, quota, at: quota.countedAt }
     } catch (error) {
       if (error instanceof ApiError && error.code === 'rate_limit_exceeded') {
+        this.rememberRefusal(caller)
         this.metrics?.quotaRejections.inc({ tier: caller.tier.name })
         const notice = keyExpiryHeaders(caller, this.quota.now())
         if (notice['api-key-expires'])

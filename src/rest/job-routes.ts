@@ -5,7 +5,7 @@ import type { JobOwner, JobView, ResultsPlan } from '../domain/jobs/job-service.
 import { rateLimitHeaders } from '../quota/quota-guard.ts'
 import type { JobFormat } from '../types.ts'
 import { jobUpload } from './job-upload.ts'
-import type { RestDeps, RestResponse, Route } from './routes.ts'
+import type { KeyedRoute, RestDeps, RestResponse } from './routes.ts'
 
 const CONTENT_TYPES: Record<JobFormat, string> = {
   csv: 'text/csv; charset=utf-8',
@@ -136,7 +136,7 @@ async function results(
 }
 
 /** The jobs API: the REST translation of JobService, nothing more. */
-export const JOB_ROUTES: readonly Route[] = [
+export const JOB_ROUTES: readonly KeyedRoute[] = [
   {
     method: 'POST',
     path: '/v1/jobs',

@@ -92,16 +92,28 @@ export function createRestHandler(deps: RestDeps, logger: Logger) {
       let response: RestResponse
       if (route.authenticated) {
         const key = headerValue(req, 'x-api-key')
-        const admission =
-          route.counted === false
-            ? await deps.access.identify(key, request)
-            : await deps.access.admit(key, request)
-        Object.assign(
-          headers,
-          rateLimitHeaders(admission.quota),
-          keyExpiryHeaders(admission.caller, admission.at),
-        )
-        response = await route.handle(req, url, deps, admission, matched.params)
+        if (route.alongside) {
+          const { admission, work } = await deps.access.admitAlongside(key, request, (caller) =>
+            route.handle(req, url, deps, caller, matched.params),
+          )
+          Object.assign(
+            headers,
+            rateLimitHeaders(admission.quota),
+            keyExpiryHeaders(admission.caller, admission.at),
+          )
+          response = await work
+        } else {
+          const admission =
+            route.counted === false
+              ? await deps.access.identify(key, request)
+              : await deps.access.admit(key, request)
+          Object.assign(
+            headers,
+            rateLimitHeaders(admission.quota),
+            keyExpiryHeaders(admission.caller, admission.at),
+          )
+          response = await route.handle(req, url, deps, admission, matched.params)
+        }
       } else {
         response = await route.handle(req, url, deps, matched.params)
       }

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import type { AccessControl, Admission } from '../auth/access-control.ts'
+import type { Caller } from '../auth/authenticator.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { HealthMonitor } from '../domain/health.ts'
 import { parseInput } from '../domain/input-rules.ts'
@@ -56,18 +57,37 @@ export interface RestResponse {
 /** The values of a route path's `{name}` segments. */
 type Params = Record<string, string>
 
-interface KeyedRoute {
+export interface KeyedRoute {
   method: 'GET' | 'POST' | 'DELETE'
   /** May hold `{name}` segments, e.g. /v1/jobs/{id}. */
   path: string
   authenticated: true
   /** false: reads what was already paid for (a job's status, results), so the call is not counted. */
   counted?: false
+  alongside?: false
   handle(
     req: IncomingMessage,
     url: URL,
     deps: RestDeps,
     admission: Admission,
+    params: Params,
+  ): Promise<RestResponse>
+}
+
+/**
+ * A keyed call that only reads (the predictions): its work starts while the request is counted, and
+ * the answer is as if it had started after (AccessControl.admitAlongside). It sees the caller.
+ */
+interface ReadingRoute {
+  method: 'POST'
+  path: string
+  authenticated: true
+  alongside: true
+  handle(
+    req: IncomingMessage,
+    url: URL,
+    deps: RestDeps,
+    caller: Caller,
     params: Params,
   ): Promise<RestResponse>
 }
@@ -80,7 +100,10 @@ interface PublicRoute {
   handle(req: IncomingMessage, url: URL, deps: RestDeps, params: Params): Promise<RestResponse>
 }
 
-export type Route = KeyedRoute | PublicRoute
+export type Route = KeyedRoute | ReadingRoute | PublicRoute
+
+/** Types a keyed route whose handler reads the admission (the union alone cannot tell it from a ReadingRoute). */
+export const keyed = (route: KeyedRoute): KeyedRoute => route
 
 const ok = (body: unknown): RestResponse => ({ status: 200, body })
 
@@ -99,6 +122,7 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/v1/predict',
     authenticated: true,
+    alongside: true,
     async handle(req, _url, deps) {
       const body = parseInput(PredictBody, await readJsonBody(req))
       return ok(new SerializedJson(predictionText(await deps.predictions.predict(predictionRequest(body)))))
@@ -108,6 +132,7 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/v1/predict/compare',
     authenticated: true,
+    alongside: true,
     async handle(req, _url, deps) {
       const body = parseInput(CompareBody, await readJsonBody(req))
       const comparison = await deps.predictions.compare({
@@ -123,6 +148,7 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/v1/predict/rank',
     authenticated: true,
+    alongside: true,
     async handle(req, _url, deps) {
       const body = parseInput(RankBody, await readJsonBody(req))
       const ranking = await deps.predictions.rank({
@@ -138,9 +164,10 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/v1/predict/batch',
     authenticated: true,
-    async handle(req, _url, deps, admission) {
+    alongside: true,
+    async handle(req, _url, deps, caller) {
       const body = parseInput(BatchBody, await readJsonBody(req))
-      const results = await deps.predictions.batch(body.sites.map(predictionRequest), admission.caller.tier)
+      const results = await deps.predictions.batch(body.sites.map(predictionRequest), caller.tier)
       return ok(batchResultsJson(results))
     },
   },
@@ -189,7 +216,7 @@ export const ROUTES: readonly Route[] = [
       return ok(usageJson(usage))
     },
   },
-  {
+  keyed({
     method: 'POST',
     path: '/v1/keys/rotate',
     authenticated: true,
@@ -202,7 +229,7 @@ export const ROUTES: readonly Route[] = [
         headers: { 'cache-control': 'no-store' },
       }
     },
-  },
+  }),
   {
     method: 'POST',
     path: '/keys',
