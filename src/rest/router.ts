@@ -1,6 +1,6 @@
 import { once } from 'node:events'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { keyExpiryHeaders } from '../auth/access-control.ts'
+import { type Admission, keyExpiryHeaders } from '../auth/access-control.ts'
 import { apiError, toApiError } from '../domain/errors.ts'
 import { ClientClosedError } from '../http-io/body.ts'
 import { sendError, sendJson } from '../http-io/json.ts'
@@ -92,26 +92,25 @@ export function createRestHandler(deps: RestDeps, logger: Logger) {
       let response: RestResponse
       if (route.authenticated) {
         const key = headerValue(req, 'x-api-key')
-        if (route.alongside) {
-          const { admission, work } = await deps.access.admitAlongside(key, request, (caller) =>
-            route.handle(req, url, deps, caller, matched.params),
-          )
+        // Once admitted, every answer (an error included) tells the caller where it stands.
+        const admitted = (admission: Admission) =>
           Object.assign(
             headers,
             rateLimitHeaders(admission.quota),
             keyExpiryHeaders(admission.caller, admission.at),
           )
+        if (route.alongside) {
+          const { admission, work } = await deps.access.admitAlongside(key, request, (caller) =>
+            route.handle(req, url, deps, caller, matched.params),
+          )
+          admitted(admission)
           response = await work
         } else {
           const admission =
             route.counted === false
               ? await deps.access.identify(key, request)
               : await deps.access.admit(key, request)
-          Object.assign(
-            headers,
-            rateLimitHeaders(admission.quota),
-            keyExpiryHeaders(admission.caller, admission.at),
-          )
+          admitted(admission)
           response = await route.handle(req, url, deps, admission, matched.params)
         }
       } else {
