@@ -29,7 +29,7 @@ const FLOOR_REDIS_PATTERN = 'rl:*'
 
 type Log = (message: string) => void
 
-/** The folder as the project's README and messages name it (../shared/bench-floor). */
+/** The folder as docs/performance.md and messages name it (../shared/bench-floor). */
 export const floorDirName = () => relative(ROOT, FLOOR_DIR) || FLOOR_DIR
 
 export function floorPresent(): boolean {

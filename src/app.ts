@@ -4,6 +4,7 @@ import { Authenticator } from './auth/authenticator.ts'
 import { UsageRecorder } from './auth/usage-recorder.ts'
 import type { Config } from './config/config.ts'
 import type { Database } from './db/connect.ts'
+import { KEY_CHANGES_CHANNEL } from './db/keys.ts'
 import { Catalogue } from './domain/catalogue.ts'
 import { HealthMonitor, type QuotaStoreState } from './domain/health.ts'
 import { KeyService } from './domain/key-service.ts'
@@ -14,6 +15,7 @@ import { explorerAssetSource } from './explorer/assets.ts'
 import { createExplorerHandler, isExplorerPath } from './explorer/handler.ts'
 import { createGraphQLHttpHandler } from './graphql/http-transport.ts'
 import { createGateway, type Gateway } from './graphql/yoga.ts'
+import { compileProxyTrust } from './http/client-address.ts'
 import { createHttpServer } from './http/server.ts'
 import { createJobRuntime, DEFAULT_JOB_CONFIG, type JobConfig } from './job-runtime.ts'
 import type { Logger } from './logging/logger.ts'
@@ -57,6 +59,9 @@ export type AppConfig = Pick<
       | 'SURVIVAL_MAP_PER_MINUTE'
       | 'SURVIVAL_MAP_CACHE_ENTRIES'
       | 'EXPLORER'
+      | 'TRUST_PROXY'
+      | 'TRUST_PROXY_HEADER'
+      | 'KEY_CACHE_MS'
     >
   >
 
@@ -112,6 +117,28 @@ function createQuotaStore(
   }
 }
 
+/**
+ * Key changes made anywhere (other processes, the keys CLI) reach this process's key cache as they are
+ * committed; when the channel comes back after a gap, every cached key is read afresh.
+ */
+function followKeyChanges(
+  database: Database,
+  authenticator: Authenticator,
+  logger: Logger,
+  metrics: Metrics,
+) {
+  const follower = database.follow?.(KEY_CHANGES_CHANNEL, {
+    notice: (keyId) => authenticator.forget(keyId),
+    listening: () => authenticator.forgetAll(),
+    lost: () =>
+      logger.warn(
+        'key change channel lost: key changes reach this process within the key cache lifetime until it returns',
+      ),
+  })
+  if (follower) metrics.watchKeyChangeChannel(() => follower.listening)
+  return follower
+}
+
 /** Wires the layers together once: stores, services, the two adapters and the HTTP front door. */
 export function createApp(options: AppOptions): App {
   const { config, database, logger } = options
@@ -132,17 +159,14 @@ export function createApp(options: AppOptions): App {
       logger.warn({ err: error }, 'usage counts not written yet: kept for the next flush'),
   })
   usage.start()
-  const access = new AccessControl(
-    new Authenticator(keyDirectory(database.sql, config, metrics), {
-      keyCacheMs: options.keyCacheMs,
-      now: () => now().getTime(),
-    }),
-    new QuotaGuard(quota.store, now),
-    metrics,
-    usage,
-  )
+  const authenticator = new Authenticator(keyDirectory(database.sql, config, metrics), {
+    keyCacheMs: options.keyCacheMs ?? config.KEY_CACHE_MS,
+    now: () => now().getTime(),
+  })
+  const keyChanges = followKeyChanges(database, authenticator, logger, metrics)
+  const access = new AccessControl(authenticator, new QuotaGuard(quota.store, now), metrics, usage)
   const keys = new KeyService(
-    keyAccounts(database.sql, config, metrics),
+    keyAccounts(database.sql, config, metrics, (keyId) => authenticator.forget(keyId)),
     usage,
     { perAddressPerHour: config.SPORE_KEYS_PER_ADDRESS_PER_HOUR, perHour: config.SPORE_KEYS_PER_HOUR },
     now,
@@ -188,6 +212,7 @@ export function createApp(options: AppOptions): App {
     metrics,
     metricsToken: config.METRICS_TOKEN,
     maxInFlight: config.MAX_IN_FLIGHT ?? 512,
+    proxyTrust: compileProxyTrust(config.TRUST_PROXY ?? false, config.TRUST_PROXY_HEADER),
     explorer:
       (config.EXPLORER ?? true)
         ? {
@@ -215,7 +240,7 @@ export function createApp(options: AppOptions): App {
       const grace = setTimeout(() => server.closeAllConnections(), graceMs)
       await closed
       clearTimeout(grace)
-      await Promise.all([quota.store.close(), usage.close(), jobRuntime.close()])
+      await Promise.all([quota.store.close(), usage.close(), jobRuntime.close(), keyChanges?.close()])
     },
   }
 }

@@ -91,16 +91,28 @@ export function keyDirectory(sql: Sql, config: Deadline, metrics: Metrics): KeyD
   }
 }
 
-export function keyAccounts(sql: Sql, config: Deadline, metrics: Metrics): KeyAccounts {
+/** `changed` hears of every key this process changes, once the change is committed. */
+export function keyAccounts(
+  sql: Sql,
+  config: Deadline,
+  metrics: Metrics,
+  changed: (keyId: string) => void = () => {},
+): KeyAccounts {
   const call = bounded(config, metrics)
   return {
     issueSporeKey: (request) => call(issueSporeKey(sql, request)),
     rotate: (keyId, graceSeconds) =>
-      call(rotateKey(sql, keyId, graceSeconds)).catch((error) => {
-        // A key that was already rolled or revoked (KeyStoreError) cannot be rolled: no replacement.
-        if (error instanceof KeyStoreError) return null
-        throw error
-      }),
+      call(rotateKey(sql, keyId, graceSeconds)).then(
+        (rotation) => {
+          changed(keyId)
+          return rotation
+        },
+        (error) => {
+          // A key that was already rolled or revoked (KeyStoreError) cannot be rolled: no replacement.
+          if (error instanceof KeyStoreError) return null
+          throw error
+        },
+      ),
     findById: (keyId) => call(findKeyById(sql, keyId)),
   }
 }

@@ -18,7 +18,7 @@ interface CachedLookup {
 }
 
 export interface AuthenticatorOptions {
-  /** How long a key's status may be served from memory; a CLI change reaches this process within it. */
+  /** How long a key's status may be served from memory when no change is heard of (the backstop). */
   keyCacheMs?: number
   tierCacheMs?: number
   maxCachedKeys?: number
@@ -27,12 +27,16 @@ export interface AuthenticatorOptions {
 
 /**
  * Resolves X-API-Key to a caller. Lookups go by SHA-256 hash and are cached per process for at most
- * keyCacheMs (default 2 s), so deactivation, rotation and revocation take effect within that time.
- * Expiry is judged on every request against the clock, not the cache.
+ * keyCacheMs (default 2 s). A key that changes (deactivated, rotated, revoked) is forgotten as soon as
+ * the change is heard of (`forget`; `forgetAll` when changes may have been missed), so its next request
+ * reads it afresh; the cache lifetime is the backstop when no change can be heard of. Expiry is judged
+ * on every request against the clock, not the cache.
  */
 export class Authenticator {
   private readonly keys = new Map<string, CachedLookup>()
-  private readonly inflight = new Map<string, Promise<CachedLookup>>()
+  private readonly inflight = new Map<string, { query: Promise<CachedLookup>; generation: number }>()
+  /** Moves on whenever keys are forgotten: a lookup begun before then neither fills the cache nor is shared. */
+  private generation = 0
   private tiers: { byName: Map<string, Tier>; expiresAt: number } | null = null
   private readonly keyCacheMs: number
   private readonly tierCacheMs: number
@@ -82,19 +86,37 @@ export class Authenticator {
   private async lookup(hash: string): Promise<CachedLookup> {
     const cached = this.keys.get(hash)
     if (cached && cached.expiresAt > this.now()) return cached
-    // Concurrent requests with the same key share one query.
+    // Concurrent requests with the same key share one query, unless it began before a change was heard of.
     const pending = this.inflight.get(hash)
-    if (pending) return pending
-    const query = this.fetch(hash).finally(() => this.inflight.delete(hash))
-    this.inflight.set(hash, query)
+    if (pending && pending.generation === this.generation) return pending.query
+    const generation = this.generation
+    const query = this.fetch(hash, generation).finally(() => {
+      if (this.inflight.get(hash)?.query === query) this.inflight.delete(hash)
+    })
+    this.inflight.set(hash, { query, generation })
     return query
   }
 
-  private async fetch(hash: string): Promise<CachedLookup> {
+  private async fetch(hash: string, generation: number): Promise<CachedLookup> {
     const record = await this.directory.findByHash(hash)
     const entry = { record, expiresAt: this.now() + this.keyCacheMs }
+    if (generation !== this.generation) return entry
     if (this.keys.size >= this.maxCachedKeys) this.keys.clear()
     this.keys.set(hash, entry)
     return entry
+  }
+
+  /** The key with this id changed: its next request reads it afresh. */
+  forget(keyId: string): void {
+    this.generation += 1
+    for (const [hash, cached] of this.keys) {
+      if (cached.record?.id === keyId) this.keys.delete(hash)
+    }
+  }
+
+  /** Changes may have been missed (the channel that announces them was away): every key is read afresh. */
+  forgetAll(): void {
+    this.generation += 1
+    this.keys.clear()
   }
 }

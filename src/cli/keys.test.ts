@@ -41,7 +41,26 @@ describe('npm run keys (CLI)', () => {
     await keys(['revoke', rotated.id])
     const listed = (await keys(['list', '--json'])).stdout
     const records = JSON.parse(listed)
-    expect(records.find((r: { id: string }) => r.id === issued.id)?.status).toBe('rotated')
+    expect(Object.keys(records[0]).sort()).toEqual([
+      'account_id',
+      'created_at',
+      'expires_at',
+      'id',
+      'key_hint',
+      'last_used_at',
+      'name',
+      'rotated_to',
+      'status',
+      'tier',
+      'updated_at',
+    ])
+    const old = records.find((r: { id: string }) => r.id === issued.id)
+    expect(old).toMatchObject({
+      rotated_to: rotated.id,
+      account_id: issued.id,
+      key_hint: issued.key.slice(-4),
+    })
+    expect(old?.status).toBe('rotated')
     expect(records.find((r: { id: string }) => r.id === rotated.id)?.status).toBe('revoked')
     expect(listed).not.toContain(issued.key)
     expect(listed).not.toContain(rotated.key)

@@ -7,7 +7,7 @@ import { createKey, findKeyById, KeyStoreError, listKeys, rotateKey, setKeyStatu
 import { usageHistory } from '../db/usage.ts'
 import { dailySeries, USAGE_HISTORY_DAYS } from '../domain/key-service.ts'
 import { createLogger } from '../logging/logger.ts'
-import { type IssuedKey, TIER_NAMES } from '../types.ts'
+import { type ApiKeyRecord, type IssuedKey, TIER_NAMES } from '../types.ts'
 
 const log = createLogger({ destination: 'stderr' })
 
@@ -34,6 +34,23 @@ function duration(max: { ms: number; label: string }, min = 1) {
 function issuedJson(issued: IssuedKey) {
   const { id, key, tier, status, expiresAt } = issued
   return { id, key, tier, status, ...(expiresAt ? { expires_at: expiresAt.toISOString() } : {}) }
+}
+
+/** A key record as the CLI prints it: the snake_case fields of the rest of the key JSON, never the key. */
+function recordJson(record: ApiKeyRecord) {
+  return {
+    id: record.id,
+    tier: record.tier,
+    status: record.status,
+    name: record.name,
+    key_hint: record.keyHint,
+    account_id: record.accountId,
+    rotated_to: record.rotatedTo,
+    expires_at: record.expiresAt?.toISOString() ?? null,
+    last_used_at: record.lastUsedAt?.toISOString() ?? null,
+    created_at: record.createdAt.toISOString(),
+    updated_at: record.updatedAt.toISOString(),
+  }
 }
 
 function nonEmpty(value: string): string {
@@ -152,15 +169,7 @@ program
       const today = history.at(-1)
       if (options.json) {
         printJson({
-          key: {
-            id: record.id,
-            tier: record.tier,
-            status: record.status,
-            name: record.name,
-            created_at: record.createdAt.toISOString(),
-            expires_at: record.expiresAt?.toISOString() ?? null,
-            last_used_at: record.lastUsedAt?.toISOString() ?? null,
-          },
+          key: recordJson(record),
           today: { date: today?.day, requests: today?.requests ?? 0 },
           history: history.map((d) => ({ date: d.day, requests: d.requests })),
         })
@@ -173,11 +182,11 @@ program
 program
   .command('list')
   .description('list keys (never the keys themselves)')
-  .option('--json', 'print a JSON array')
+  .option('--json', 'print a JSON array of key records (snake_case fields, as the rest of the key JSON)')
   .action(async (options: { json?: boolean }) => {
     await withDatabase(async (sql) => {
       const records = await listKeys(sql)
-      if (options.json) printJson(records)
+      if (options.json) printJson(records.map(recordJson))
       else
         for (const r of records) {
           process.stdout.write(

@@ -1,7 +1,46 @@
+import { isIP } from 'node:net'
+import proxyAddr from 'proxy-addr'
 import { z } from 'zod'
 
 /** Search radius for the nearest data point; the seed data keep every no-data zone this far from any site. */
 export const DEFAULT_SEARCH_RADIUS_KM = 10
+
+/**
+ * Which proxies in front of the service are believed about the client's address: none (`false`: the
+ * TCP peer is the client), the number of them nearest to us, or their addresses and CIDRs.
+ */
+export type TrustProxy = false | number | readonly string[]
+export type TrustProxyHeader = 'x-forwarded-for' | 'forwarded'
+
+const TRUST_PROXY_FORMS =
+  'expected false, a hop count, or proxy addresses and CIDRs separated by commas, e.g. 127.0.0.1/8,10.0.0.0/8'
+
+/** TRUST_PROXY as written → the setting, or why it cannot be one. */
+export function parseTrustProxy(value: string): { trust: TrustProxy } | { problem: string } {
+  const text = value.trim().toLowerCase()
+  if (text === 'false') return { trust: false }
+  if (text === 'true')
+    return {
+      problem: `"true" would believe every hop, so any caller could choose its own address; ${TRUST_PROXY_FORMS}`,
+    }
+  if (/^\d+$/.test(text)) {
+    const hops = Number(text)
+    return Number.isSafeInteger(hops) ? { trust: hops } : { problem: `${text} hops is too many` }
+  }
+  const entries = text.split(',').map((entry) => entry.trim())
+  for (const entry of entries) {
+    const address = entry.split('/')[0] as string
+    const named = ['loopback', 'linklocal', 'uniquelocal'].includes(entry)
+    if (!named && isIP(address) === 0)
+      return { problem: `"${entry}" is not an IP address or CIDR; ${TRUST_PROXY_FORMS}` }
+  }
+  try {
+    proxyAddr.compile(entries)
+  } catch (error) {
+    return { problem: `${(error as Error).message}; ${TRUST_PROXY_FORMS}` }
+  }
+  return { trust: entries }
+}
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -31,6 +70,27 @@ const EnvSchema = z.object({
   SPORE_KEYS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(5),
   /** Self-service spore keys issued per hour over all addresses: the ceiling against a flood. */
   SPORE_KEYS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(500),
+  /**
+   * Longest a key's standing is served from a process's memory. Key changes reach every process within
+   * a second over PostgreSQL LISTEN/NOTIFY; this is the backstop while that channel is down.
+   */
+  KEY_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
+  /** The proxies believed about the client's address (see TrustProxy); default none. */
+  TRUST_PROXY: z
+    .string()
+    .transform((value, context): TrustProxy => {
+      const parsed = parseTrustProxy(value)
+      if ('trust' in parsed) return parsed.trust
+      context.addIssue({ code: 'custom', message: parsed.problem })
+      return z.NEVER
+    })
+    .default(false),
+  /** The one header those proxies write the client into: X-Forwarded-For or RFC 7239 Forwarded. */
+  TRUST_PROXY_HEADER: z
+    .string()
+    .toLowerCase()
+    .pipe(z.enum(['x-forwarded-for', 'forwarded']))
+    .default('x-forwarded-for'),
   /** How often each server writes its request counts and keys' last use to PostgreSQL. */
   USAGE_FLUSH_MS: z.coerce.number().int().min(10).max(3_600_000).default(60_000),
   /** Job chunks are scored by workers inside each server; 'false' leaves them to `npm run worker` processes. */

@@ -1,5 +1,6 @@
 import postgres from 'postgres'
 import type { Config } from '../config/config.ts'
+import { type ChannelFollower, type ChannelHandlers, followChannel } from './notifications.ts'
 
 export type Sql = postgres.Sql
 export type DatabaseMode = 'postgres' | 'embedded'
@@ -9,6 +10,11 @@ export interface Database {
   mode: DatabaseMode
   /** Embedded mode only: the data directory as a snapshot to start from next time. */
   dumpSnapshot?: () => Promise<Blob>
+  /**
+   * PostgreSQL mode only: follows a NOTIFY channel on a connection of its own. The embedded store
+   * serves one process, which has no one else to hear from.
+   */
+  follow?: (channel: string, handlers: ChannelHandlers) => ChannelFollower
   close(): Promise<void>
 }
 
@@ -45,7 +51,13 @@ export async function openDatabase(
         ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
       },
     })
-    return { sql, mode: 'postgres', close: () => sql.end({ timeout: 5 }) }
+    const url = config.DATABASE_URL
+    return {
+      sql,
+      mode: 'postgres',
+      follow: (channel, handlers) => followChannel(url, channel, handlers),
+      close: () => sql.end({ timeout: 5 }),
+    }
   }
   // Loaded only when needed: PGlite's WASM build costs tens of MB a server with DATABASE_URL never uses.
   const { startEmbeddedPostgres } = await import('./embedded.ts')

@@ -25,6 +25,9 @@ const TARGET_STATUS = { activate: 'active', deactivate: 'inactive', revoke: 'rev
 const RECORD_COLUMNS =
   'id, tier, status, name, key_hint, rotated_to, account_id, expires_at, last_used_at, created_at, updated_at'
 
+/** Where every change of a key's standing is announced, with the key's id (sql/006_key_change_notices.sql). */
+export const KEY_CHANGES_CHANNEL = 'api_key_changes'
+
 /** Serialises self-service issuance, so concurrent requests cannot slip past the hourly limits. */
 const ISSUANCE_LOCK_ID = 727_002
 

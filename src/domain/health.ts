@@ -19,6 +19,9 @@ export interface HealthReport {
 }
 
 export class HealthMonitor {
+  /** The database probe in flight: concurrent checks share it (health needs no key and is never shed). */
+  private probing: Promise<boolean> | undefined
+
   constructor(
     private readonly deps: {
       /** True when the data store answers a trivial query in time; never throws. */
@@ -30,7 +33,7 @@ export class HealthMonitor {
   ) {}
 
   async check(): Promise<HealthReport> {
-    const connected = await this.deps.databaseAnswers()
+    const connected = await this.databaseAnswers()
     const redis = this.deps.quotaStoreState()
     return {
       status: !connected ? 'unavailable' : redis === 'disconnected' ? 'degraded' : 'healthy',
@@ -41,5 +44,13 @@ export class HealthMonitor {
       redis,
       timestamp: (this.deps.now?.() ?? new Date()).toISOString(),
     }
+  }
+
+  /** One probe at a time however many checks arrive together; the next check after it starts a new one. */
+  private databaseAnswers(): Promise<boolean> {
+    this.probing ??= this.deps.databaseAnswers().finally(() => {
+      this.probing = undefined
+    })
+    return this.probing
   }
 }

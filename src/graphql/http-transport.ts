@@ -1,15 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { type ExecutionResult, GraphQLError, getOperationAST } from 'graphql'
 import { processRegularResult } from 'graphql-yoga'
-import { apiError } from '../domain/errors.ts'
-import { readBodyBytes } from '../http-io/body.ts'
+import { ApiError, apiError } from '../domain/errors.ts'
+import { MAX_BODY_BYTES, readBodyBytes } from '../http-io/body.ts'
 import type { Logger } from '../logging/logger.ts'
 import type { RequestContext } from '../observability/request-context.ts'
 import { toGraphQLError } from './errors.ts'
 import type { Gateway, GatewayServerContext } from './yoga.ts'
-
-/** Bodies above this go to yoga, which streams them (its own limit is 25 MB). */
-const FAST_PATH_MAX_BODY_BYTES = 1024 * 1024
 
 const GRAPHQL_PARAMS = new Set(['query', 'variables', 'operationName', 'extensions'])
 
@@ -74,6 +71,20 @@ function negotiate(accept: string | undefined): RegularMediaType | undefined {
     }
   }
   return chosen
+}
+
+/** Writes a result as yoga's own result processor shapes it (status and headers from `extensions.http`). */
+function writeResult(
+  res: ServerResponse,
+  result: ExecutionResult,
+  mediaType: RegularMediaType,
+  requestContext: RequestContext,
+): void {
+  const response = processRegularResult(result, plainFetchApi, mediaType) as unknown as PlainResponse
+  response.headers['request-id'] = requestContext.requestId
+  response.headers['x-content-type-options'] = 'nosniff'
+  res.writeHead(response.status, response.headers)
+  res.end(response.body)
 }
 
 /**
@@ -171,10 +182,7 @@ export function createGraphQLHttpHandler(gateway: Gateway, logger: Logger) {
       logger.error({ err: error, requestId: requestContext.requestId }, 'graphql execution threw')
       result = { errors: [toGraphQLError(apiError('internal_error'))] }
     }
-    const response = processRegularResult(result, plainFetchApi, mediaType) as unknown as PlainResponse
-    response.headers['request-id'] = requestContext.requestId
-    res.writeHead(response.status, response.headers)
-    res.end(response.body)
+    writeResult(res, result, mediaType, requestContext)
     return true
   }
 
@@ -191,14 +199,26 @@ export function createGraphQLHttpHandler(gateway: Gateway, logger: Logger) {
       headers['transfer-encoding'] === undefined &&
       Number.isInteger(length) &&
       length > 0 &&
-      length <= FAST_PATH_MAX_BODY_BYTES
-    if (!fastPath) return viaYoga(req, res, requestContext)
+      length <= MAX_BODY_BYTES
+    // Yoga streams any other body itself, except a POST body that may pass the limit (declared so, or
+    // chunked): that one is read, or refused, here as on /v1, and yoga is handed what was read.
+    const mayPassLimit = length > MAX_BODY_BYTES || headers['transfer-encoding'] !== undefined
+    if (!fastPath && (req.method !== 'POST' || !mayPassLimit)) return viaYoga(req, res, requestContext)
     let body: Buffer
     try {
-      body = await readBodyBytes(req, length)
-    } catch {
-      return
+      body = await readBodyBytes(req, MAX_BODY_BYTES)
+    } catch (error) {
+      // Over the limit: 413 as GraphQL errors. Otherwise the client is gone and nobody is left to answer.
+      if (!(error instanceof ApiError)) return
+      requestContext.errorCode = error.code
+      return writeResult(
+        res,
+        { errors: [toGraphQLError(error)] },
+        mediaType ?? 'application/json',
+        requestContext,
+      )
     }
+    if (!fastPath) return viaYoga(req, res, requestContext, body)
     let params: GraphQLParams | undefined
     try {
       params = asGraphQLParams(JSON.parse(body.toString('utf8')))

@@ -7,6 +7,7 @@ import type { HealthMonitor } from '../domain/health.ts'
 import type { KeyService } from '../domain/key-service.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
 import type { SurvivalMapService } from '../domain/survival-map.ts'
+import { MAX_BODY_BYTES } from '../http-io/body.ts'
 import type { Logger } from '../logging/logger.ts'
 import type { RequestContext } from '../observability/request-context.ts'
 import type { GraphQLContext } from './context.ts'
@@ -14,6 +15,7 @@ import { useAccessControl } from './plugins/access-control.ts'
 import { useCompiledExecution } from './plugins/compiled-execution.ts'
 import { useDocumentLimits } from './plugins/document-limits.ts'
 import { useErrorShaping } from './plugins/error-shaping.ts'
+import { useGraphiQLPageHeaders } from './plugins/page-headers.ts'
 import { useRequestId } from './plugins/request-id.ts'
 import { useSurvivalMapThrottle } from './plugins/survival-map-throttle.ts'
 import { schema } from './schema.ts'
@@ -41,6 +43,16 @@ export interface GatewayServerContext {
 }
 
 export type Gateway = YogaServerInstance<GatewayServerContext, GraphQLContext>
+
+/** Largest request body, as on /v1: the transport refuses larger POST bodies; this bounds what yoga reads itself. */
+export const MAX_GRAPHQL_BODY_BYTES = MAX_BODY_BYTES
+
+/**
+ * Cross-origin calls: any page may call with a key it holds, but never with the browser's credentials
+ * (cookies, HTTP auth): yoga's default reflects the origin *with* Access-Control-Allow-Credentials.
+ * The API uses no ambient credentials, so this gives a foreign page nothing it did not already have.
+ */
+const CORS = { origin: '*', credentials: false, methods: ['GET', 'POST'] }
 
 const EXAMPLE_OPERATION = `# Survival of hand-planted Douglas-fir in the Oregon Coast Range.
 # Put your key in the Headers tab: {"X-API-Key": "tsp_live_..."}
@@ -75,6 +87,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
     graphqlEndpoint: '/graphql',
     landingPage: false,
     maskedErrors: false,
+    maxRequestBodySize: MAX_GRAPHQL_BODY_BYTES,
+    cors: CORS,
     logging: false,
     graphiql: deps.graphiql
       ? {
@@ -102,6 +116,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     },
     plugins: [
       useRequestId(),
+      useGraphiQLPageHeaders(),
       useDocumentLimits(),
       // Before access control: its onExecuteDone also shapes the result access control stops with.
       useErrorShaping(deps.logger),

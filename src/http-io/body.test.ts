@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http'
 import { connect } from 'node:net'
 import { describe, expect, it } from 'vitest'
+import { ApiError } from '../domain/errors.ts'
 import { ClientClosedError, readBodyBytes } from './body.ts'
 
 /** A server whose one request's body read ends (bytes or error) is handed back; the client is `send`. */
@@ -22,6 +23,17 @@ async function readOne(send: (port: number) => void, limit = 1024): Promise<Buff
     server.closeAllConnections()
     server.close()
   }
+}
+
+/** 413 payload_too_large, telling the client the connection closes. */
+function expectTooLarge(outcome: Buffer | Error, limit: number) {
+  expect(outcome).toBeInstanceOf(ApiError)
+  expect(outcome).toMatchObject({
+    code: 'payload_too_large',
+    status: 413,
+    details: { limit_bytes: limit },
+    headers: { connection: 'close' },
+  })
 }
 
 const head = (length: number) =>
@@ -66,15 +78,13 @@ describe('readBodyBytes', () => {
     const big = await readOne((port) => {
       const socket = connect(port, '127.0.0.1', () => socket.write(chunked('x'.repeat(40))))
     }, 10)
-    expect((big as Error).message).toBe('request body over 10 bytes')
+    expectTooLarge(big, 10)
   })
 
-  it('stops at the limit with the caller’s error', async () => {
+  it('refuses a declared Content-Length over the limit before reading', async () => {
     const outcome = await readOne((port) => {
       const socket = connect(port, '127.0.0.1', () => socket.write(`${head(40)}${'x'.repeat(40)}`))
     }, 10)
-    expect(outcome).toBeInstanceOf(Error)
-    expect(outcome).not.toBeInstanceOf(ClientClosedError)
-    expect((outcome as Error).message).toBe('request body over 10 bytes')
+    expectTooLarge(outcome, 10)
   })
 })

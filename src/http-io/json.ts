@@ -20,6 +20,7 @@ export function sendJson(
   res.writeHead(status, {
     ...headers,
     'content-type': contentType,
+    'x-content-type-options': 'nosniff',
     'content-length': typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length,
   })
   res.end(payload)

@@ -5,6 +5,7 @@ import { sendError } from '../http-io/json.ts'
 import type { Logger } from '../logging/logger.ts'
 import type { Metrics } from '../observability/metrics.ts'
 import { createRequestContext, type RequestContext } from '../observability/request-context.ts'
+import { clientAddress, type ProxyTrust, TRUST_NO_PROXY } from './client-address.ts'
 import { resolveRequestId } from './request-id.ts'
 
 /** Serves one request that the front door has given a context. */
@@ -28,6 +29,8 @@ export interface ServerDeps {
   metricsToken?: string
   /** Requests served at once; beyond it, 503 + Retry-After. */
   maxInFlight: number
+  /** The proxies whose word on the client's address is taken (TRUST_PROXY); default none. */
+  proxyTrust?: ProxyTrust
 }
 
 const REQUEST_TIMEOUT_MS = 30_000
@@ -61,6 +64,7 @@ function observe(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, re
         requestId: request.requestId,
         method: req.method,
         route: request.route,
+        clientAddress: request.clientAddress,
         operation: request.operation,
         status: res.statusCode,
         durationMs: Math.round(seconds * 10_000) / 10,
@@ -76,9 +80,14 @@ function observe(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, re
 /** HTTP front door: /graphql to the GraphQL adapter, /v1/* to the REST adapter, /metrics, the explorer page, else 404. */
 export function createHttpServer(deps: ServerDeps): Server {
   let inFlight = 0
+  const proxyTrust = deps.proxyTrust ?? TRUST_NO_PROXY
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost')
-    const request = createRequestContext(resolveRequestId(incomingRequestId(req)), url.pathname)
+    const request = createRequestContext(
+      resolveRequestId(incomingRequestId(req)),
+      url.pathname,
+      clientAddress(req.socket.remoteAddress, req.headers, proxyTrust),
+    )
     observe(deps, req, res, request)
     inFlight += 1
     res.once('close', () => {

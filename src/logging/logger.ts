@@ -3,6 +3,26 @@ import pino, { type Logger } from 'pino'
 export type { Logger }
 
 /**
+ * Never written to a log line, at the top level or one object down: API keys (as sent, in headers, in
+ * the GraphQL context), the /metrics bearer token, and the contact email of a self-service key.
+ */
+export const LOG_REDACTION = {
+  paths: [
+    'key',
+    '*.key',
+    'apiKey',
+    '*.apiKey',
+    'email',
+    '*.email',
+    'headers["x-api-key"]',
+    'headers.authorization',
+    '*.headers["x-api-key"]',
+    '*.headers.authorization',
+  ],
+  censor: '[redacted]',
+}
+
+/**
  * JSON logs (pino), pretty-printed when attached to a terminal. The CLI logs to stderr so its stdout stays machine-readable.
  * Keys are never logged: the redact list is a second line of defence for header dumps.
  */
@@ -12,10 +32,7 @@ export function createLogger(options: { level?: string; destination?: 'stdout' |
   return pino(
     {
       level: options.level ?? process.env.LOG_LEVEL ?? 'info',
-      redact: {
-        paths: ['key', '*.key', 'apiKey', 'headers["x-api-key"]', 'req.headers["x-api-key"]'],
-        censor: '[redacted]',
-      },
+      redact: LOG_REDACTION,
     },
     pretty
       ? pino.transport({

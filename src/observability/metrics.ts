@@ -65,6 +65,18 @@ export class Metrics {
     registers: [this.registry],
   })
 
+  /** Whether this process hears of key changes as they happen (PostgreSQL mode only). */
+  watchKeyChangeChannel(listening: () => boolean): void {
+    new Gauge({
+      name: 'survival_key_change_channel_up',
+      help: '1 while this process hears key changes on the api_key_changes channel; 0 while it is away and the key cache lifetime is the backstop',
+      registers: [this.registry],
+      collect() {
+        this.set(listening() ? 1 : 0)
+      },
+    })
+  }
+
   /** Chunks waiting or being scored, read from the queue when metrics are scraped. */
   watchJobQueue(depth: () => Promise<number>): void {
     new Gauge({

@@ -7,6 +7,11 @@ export interface RequestContext {
   readonly requestId: string
   /** process.hrtime.bigint() when the request arrived. */
   readonly startedAt: bigint
+  /**
+   * Who called, as the front door found it (TRUST_PROXY): the TCP peer, or the client our trusted
+   * proxies name. Undefined only when the connection was gone before the request was read.
+   */
+  readonly clientAddress: string | undefined
   /** The matched route (path), or 'unmatched'. */
   route: string
   keyId?: string
@@ -19,6 +24,10 @@ export interface RequestContext {
   graphqlField?: string
 }
 
-export function createRequestContext(requestId: string, route: string): RequestContext {
-  return { requestId, startedAt: process.hrtime.bigint(), route }
+export function createRequestContext(
+  requestId: string,
+  route: string,
+  clientAddress?: string,
+): RequestContext {
+  return { requestId, startedAt: process.hrtime.bigint(), clientAddress, route }
 }

@@ -38,7 +38,7 @@ export function rateLimitHeaders(status: QuotaStatus): Record<string, string> {
   }
 }
 
-/** Counts requests against the caller's daily tier limit (the API spec's quota rules, README → quota counting). */
+/** Counts requests against the caller's daily tier limit (the API spec's quota rules, docs/api.md → quota counting). */
 export class QuotaGuard {
   constructor(
     private readonly store: QuotaStore,

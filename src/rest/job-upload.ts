@@ -5,7 +5,8 @@ import { createGunzip } from 'node:zlib'
 import { CsvError, parse } from 'csv-parse'
 import { apiError, invalidField } from '../domain/errors.ts'
 import type { JobUpload } from '../domain/jobs/job-service.ts'
-import { ClientClosedError } from '../http-io/body.ts'
+import { bodyTooLarge, ClientClosedError } from '../http-io/body.ts'
+import { lingeringClose } from '../http-io/lingering-close.ts'
 
 /** A job upload is streamed: at most this many bytes (after gzip) are read, never held whole. */
 export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024
@@ -32,17 +33,14 @@ async function* bodyOf(req: IncomingMessage): AsyncGenerator<Buffer> {
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase()
   if (encoding !== 'identity' && encoding !== 'gzip')
     throw invalidField('Content-Encoding', 'must be gzip or absent', 'request')
-  const source: Readable = encoding === 'gzip' ? req.pipe(createGunzip()) : req
+  const gunzip = encoding === 'gzip' ? createGunzip() : undefined
+  const source: Readable = gunzip ? req.pipe(gunzip) : req
   let size = 0
   try {
-    for await (const chunk of source) {
+    // Not destroyed when the reader stops early: that would reset the connection under the answer.
+    for await (const chunk of source.iterator({ destroyOnReturn: false })) {
       size += (chunk as Buffer).length
-      if (size > MAX_UPLOAD_BYTES)
-        throw apiError(
-          'payload_too_large',
-          { limit: MAX_UPLOAD_BYTES },
-          { details: { limit_bytes: MAX_UPLOAD_BYTES }, headers: { connection: 'close' } },
-        )
+      if (size > MAX_UPLOAD_BYTES) throw bodyTooLarge(req, MAX_UPLOAD_BYTES)
       yield chunk as Buffer
     }
   } catch (error) {
@@ -52,6 +50,10 @@ async function* bodyOf(req: IncomingMessage): AsyncGenerator<Buffer> {
     // Node marks a request destroyed once its body is read; only one cut short is a client gone.
     if (req.destroyed && !req.complete) throw new ClientClosedError(error)
     throw error
+  } finally {
+    // Given up before its end (a refusal): the rest is dropped, the connection closed lingering.
+    lingeringClose(req)
+    gunzip?.destroy()
   }
 }
 
@@ -99,8 +101,9 @@ async function* csvRecords(req: IncomingMessage): AsyncGenerator<string[]> {
       )
     throw error
   } finally {
-    // The reader stopped early (a refusal): stop parsing; the rest of the body is not read.
+    // The reader stopped early (a refusal): stop parsing, and drop the rest of the body.
     parser.destroy()
+    lingeringClose(req)
   }
 }
 

@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http'
-import { type ApiError, apiError } from '../domain/errors.ts'
-import { readBodyBytes } from '../http-io/body.ts'
+import { apiError } from '../domain/errors.ts'
+import { MAX_BODY_BYTES, readBodyBytes } from '../http-io/body.ts'
 
-/** Largest accepted request body: a 500-site batch is ~100 KB. */
-export const MAX_BODY_BYTES = 1024 * 1024
+/** The limit of a JSON body: the one every door shares. */
+export { MAX_BODY_BYTES }
 
 function isJsonContentType(header: string | undefined): boolean {
   if (!header) return false
@@ -14,15 +14,6 @@ function isJsonContentType(header: string | undefined): boolean {
   )
 }
 
-/** The unread rest of the body stays on the socket, so the connection cannot be reused: close it. */
-function tooLarge(limit: number): ApiError {
-  return apiError(
-    'payload_too_large',
-    { limit },
-    { details: { limit_bytes: limit }, headers: { connection: 'close' } },
-  )
-}
-
 /** Reads and parses a JSON request body: 415 without a JSON content type, 413 over the limit, 400 if malformed. */
 export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
   if (!isJsonContentType(req.headers['content-type'])) {
@@ -30,9 +21,7 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
       details: { content_type: req.headers['content-type'] ?? null },
     })
   }
-  const declared = Number(req.headers['content-length'])
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit)
-  const text = (await readBodyBytes(req, limit, () => tooLarge(limit))).toString('utf8')
+  const text = (await readBodyBytes(req, limit)).toString('utf8')
   if (text.trim() === '') throw apiError('invalid_json', { empty: true })
   try {
     return JSON.parse(text)

@@ -13,7 +13,7 @@ import type { FactorContribution, HorizonPrediction, IssuedKey, ModelInfo, Speci
 
 /**
  * Domain results → the spec's /v1 JSON (snake_case). Field sets are exactly the spec's; where the spec
- * is silent the layout is documented in README and schema/openapi.yaml.
+ * is silent the layout is documented in docs/api.md and schema/openapi.yaml.
  */
 
 /** The spec's top 3 risk factors per prediction, ranked by magnitude. */

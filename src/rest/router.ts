@@ -62,6 +62,8 @@ function headerValue(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value
 }
 
+const KEYED_ANSWER_HEADERS = { 'cache-control': 'no-store' } as const
+
 /**
  * The /v1 front door: route → admit (auth + quota) → handler; every outcome in the spec's JSON,
  * every response with Request-Id and, once admitted, the caller's rate-limit fields.
@@ -92,10 +94,12 @@ export function createRestHandler(deps: RestDeps, logger: Logger) {
       let response: RestResponse
       if (route.authenticated) {
         const key = headerValue(req, 'x-api-key')
-        // Once admitted, every answer (an error included) tells the caller where it stands.
+        // Once admitted, every answer (an error included) tells the caller where it stands, and is
+        // the caller's alone: X-API-Key is no Authorization header, so shared caches must be told.
         const admitted = (admission: Admission) =>
           Object.assign(
             headers,
+            KEYED_ANSWER_HEADERS,
             rateLimitHeaders(admission.quota),
             keyExpiryHeaders(admission.caller, admission.at),
           )
@@ -114,13 +118,14 @@ export function createRestHandler(deps: RestDeps, logger: Logger) {
           response = await route.handle(req, url, deps, admission, matched.params)
         }
       } else {
-        response = await route.handle(req, url, deps, matched.params)
+        response = await route.handle(req, url, deps, matched.params, request)
       }
       if (response.stream) {
         res.writeHead(response.status, {
           ...headers,
           ...response.headers,
           ...(response.contentType ? { 'content-type': response.contentType } : {}),
+          'x-content-type-options': 'nosniff',
         })
         return await writeStream(req, res, response.stream)
       }

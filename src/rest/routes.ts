@@ -9,6 +9,7 @@ import type { KeyService } from '../domain/key-service.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
 import type { PredictionRequest } from '../domain/prediction-types.ts'
 import { SerializedJson } from '../http-io/json.ts'
+import type { RequestContext } from '../observability/request-context.ts'
 import { JOB_ROUTES } from './job-routes.ts'
 import { readJsonBody, readOptionalJsonBody } from './json-body.ts'
 import { OPENAPI_DOCUMENT } from './openapi.ts'
@@ -97,7 +98,13 @@ interface PublicRoute {
   path: string
   /** Health, the OpenAPI document and the self-service key door: no key, never counted. */
   authenticated: false
-  handle(req: IncomingMessage, url: URL, deps: RestDeps, params: Params): Promise<RestResponse>
+  handle(
+    req: IncomingMessage,
+    url: URL,
+    deps: RestDeps,
+    params: Params,
+    request: RequestContext,
+  ): Promise<RestResponse>
 }
 
 export type Route = KeyedRoute | ReadingRoute | PublicRoute
@@ -234,9 +241,9 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/keys',
     authenticated: false,
-    async handle(req, _url, deps) {
+    async handle(req, _url, deps, _params, request) {
       const body = parseInput(SporeKeyBody, await readJsonBody(req))
-      const issued = await deps.keys.issueSporeKey(body, req.socket.remoteAddress ?? 'unknown')
+      const issued = await deps.keys.issueSporeKey(body, request.clientAddress ?? 'unknown')
       return { status: 201, body: issuedKeyJson(issued), headers: { 'cache-control': 'no-store' } }
     },
   },

@@ -4,7 +4,7 @@ import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 
 /**
- * The layering of README → Layout (the architecture's "Layers"), checked on every import of src/ (type-only
+ * The layering of docs/operations.md → Layout (the architecture's "Layers"), checked on every import of src/ (type-only
  * imports included). A request goes one way: http → rest | graphql → access (auth, keys, quota) →
  * domain → model, geo and the store ports of types.ts, implemented in db. platform (config, logging,
  * observability) and types.ts may be used by any layer and use none. The composition root (src/*.ts:

@@ -6,8 +6,8 @@ import { startTestServer, type TestServer } from '../support/server.ts'
 
 /**
  * SHOULD and MAY audits this server is known not to pass, by audit id, with the reason (mirrored in
- * the README). Empty: every audit of graphql-http passes. A regression or an improvement changes the
- * set and fails the summary test, so update both this list and the README when it does.
+ * docs/graphql.md). Empty: every audit of graphql-http passes. A regression or an improvement changes the
+ * set and fails the summary test, so update both this list and docs/graphql.md when it does.
  */
 const KNOWN_NON_PASSING: Record<string, string> = {}
 

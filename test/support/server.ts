@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { Redis } from 'ioredis'
 import { type App, createApp } from '../../src/app.ts'
+import type { TrustProxy, TrustProxyHeader } from '../../src/config/config.ts'
 import type { Database } from '../../src/db/connect.ts'
-import { createLogger } from '../../src/logging/logger.ts'
+import { createLogger, type Logger } from '../../src/logging/logger.ts'
 import { CoalescingQuotaStore } from '../../src/quota/coalescing-quota-store.ts'
 import { MemoryQuotaStore } from '../../src/quota/memory-quota-store.ts'
 import type { QuotaStore } from '../../src/quota/quota-store.ts'
@@ -48,6 +49,11 @@ export interface TestServerOptions {
   jobLockMs?: number
   /** survivalMap calls a minute per key (default: the production 10). */
   survivalMapPerMinute?: number
+  /** TRUST_PROXY and TRUST_PROXY_HEADER (default: none, the TCP peer is the client). */
+  trustProxy?: TrustProxy
+  trustProxyHeader?: TrustProxyHeader
+  /** Where the request log goes (default: nowhere). */
+  logger?: Logger
 }
 
 /** Starts the whole app on a random loopback port, as `npm start` would wire it. */
@@ -76,9 +82,11 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       SPORE_KEYS_PER_HOUR: options.sporeKeysPerHour ?? 500,
       USAGE_FLUSH_MS: options.usageFlushMs ?? 100,
       SURVIVAL_MAP_PER_MINUTE: options.survivalMapPerMinute,
+      TRUST_PROXY: options.trustProxy,
+      TRUST_PROXY_HEADER: options.trustProxyHeader,
     },
     database: options.database,
-    logger: createLogger({ level: 'silent' }),
+    logger: options.logger ?? createLogger({ level: 'silent' }),
     quotaStore,
     now: options.now,
     keyCacheMs: options.keyCacheMs,
