@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { booleanPointInPolygon } from '@turf/boolean-point-in-polygon'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_SEARCH_RADIUS_KM } from '../src/config/config.ts'
-import { isOnCoverageLand } from '../src/geo/coverage.ts'
+import { isOnCoverageLand, stateAt } from '../src/geo/coverage.ts'
 import { greatCircleKm } from '../src/geo/great-circle.ts'
 import { approxKmToRingEdge } from '../src/geo/ring.ts'
 import { FOREST_ZONES, type Site } from '../src/types.ts'
@@ -18,7 +18,7 @@ import { createRandom } from './random.ts'
 import { forestRegions } from './reference-data.ts'
 
 /** SHA-256 of JSON.stringify(generateSites()); update deliberately when the generator changes. */
-const SITES_FINGERPRINT = '0083c4033456a87bf7e37010c064a1f4899728b5cec00de0b3fe1bb5cda17beb'
+const SITES_FINGERPRINT = 'b93327937e721057f8f7d3628aa578da9a6ccfd21fd8a15e8736f3a33c948667'
 
 const RADIUS_KM = DEFAULT_SEARCH_RADIUS_KM
 const sites = generateSites()
@@ -119,6 +119,20 @@ describe('generateSites', () => {
     }
     expect(problems).toEqual([])
     expect(new Set(sites.map((site) => site.regionId)).size).toBe(forestRegions.length)
+  })
+
+  it('gives every site the state whose land it stands on', () => {
+    const wrong = sites.filter((site) => site.state !== stateAt(site.latitude, site.longitude))
+    expect(wrong.map((site) => site.id)).toEqual([])
+    // Far from the border the state is plain; regions wholly in one state have only that state.
+    expect(sites.filter((s) => s.latitude > 46.3 && s.state !== 'WA')).toEqual([])
+    expect(sites.filter((s) => s.latitude < 45.5 && s.state !== 'OR')).toEqual([])
+    const statesOf = (regionId: string) =>
+      new Set(sites.filter((s) => s.regionId === regionId).map((s) => s.state))
+    expect(statesOf('klamath_siskiyou')).toEqual(new Set(['OR']))
+    expect(statesOf('olympic_mountains')).toEqual(new Set(['WA']))
+    expect(statesOf('okanogan_selkirk')).toEqual(new Set(['WA']))
+    expect(statesOf('east_cascades')).toEqual(new Set(['OR', 'WA']))
   })
 
   it('follows the geography: wet coast, dry eastside, cold high ground', () => {

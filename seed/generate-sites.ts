@@ -1,5 +1,5 @@
 import { DEFAULT_SEARCH_RADIUS_KM } from '../src/config/config.ts'
-import { isOnCoverageLand } from '../src/geo/coverage.ts'
+import { stateAt } from '../src/geo/coverage.ts'
 import type { Site } from '../src/types.ts'
 import { forestRegionAt, forestRegionsBBox } from './forest-region-lookup.ts'
 import { createZoneClearanceTest, ZONE_SAFETY_MARGIN_KM } from './no-data-zones.ts'
@@ -40,8 +40,17 @@ export function* forestSites(options: SiteOptions = {}): Generator<Site> {
     const latitude = roundCoordinate(point.latitude)
     const longitude = roundCoordinate(point.longitude)
     const region = forestRegionAt(latitude, longitude)
-    if (!region || !isOnCoverageLand(latitude, longitude) || !isClearOfZones(latitude, longitude)) continue
+    if (!region) continue
+    const state = stateAt(latitude, longitude)
+    if (!state || !isClearOfZones(latitude, longitude)) continue
     id += 1
-    yield { id, latitude, longitude, regionId: region.id, ...siteAttributes(latitude, longitude, region) }
+    yield {
+      id,
+      latitude,
+      longitude,
+      regionId: region.id,
+      state,
+      ...siteAttributes(latitude, longitude, region),
+    }
   }
 }

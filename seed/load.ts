@@ -66,6 +66,7 @@ export function seedSpecies(sql: Sql, species: readonly Species[] = SPECIES): Pr
           shade_tolerance: s.shadeTolerance,
           frost_tolerance: s.frostTolerance,
           range_zones: s.rangeZones,
+          range_states: s.rangeStates,
           notes: s.notes,
         })),
       )}`
@@ -87,25 +88,26 @@ export function seedSites(
   })
 }
 
-/** Column arrays + unnest: one statement per chunk, 16 parameters whatever the chunk size. */
+/** Column arrays + unnest: one statement per chunk, 17 parameters whatever the chunk size. */
 export async function insertSiteChunk(tx: Sql, sites: readonly Site[]): Promise<void> {
   const column = <K extends keyof Site>(key: K) => sites.map((site) => site[key])
   await tx`
-    INSERT INTO sites (id, latitude, longitude, earth_point, region_id, zone, elevation_m, slope_deg, aspect_deg,
+    INSERT INTO sites (id, latitude, longitude, earth_point, region_id, zone, state, elevation_m, slope_deg, aspect_deg,
       heat_load_index, soil_depth_cm, rock_fraction_pct, vegetation_cover_pct, annual_precip_mm,
       summer_water_deficit_mm, growing_season_frost_days, browse_pressure_index)
-    SELECT id, lat, lon, ll_to_earth(lat, lon)::cube, region_id, zone, elevation_m, slope_deg, aspect_deg,
+    SELECT id, lat, lon, ll_to_earth(lat, lon)::cube, region_id, zone, state, elevation_m, slope_deg, aspect_deg,
       heat_load_index, soil_depth_cm, rock_fraction_pct, vegetation_cover_pct, annual_precip_mm,
       summer_water_deficit_mm, growing_season_frost_days, browse_pressure_index
     FROM unnest(
       ${column('id')}::integer[], ${column('latitude')}::float8[], ${column('longitude')}::float8[],
-      ${column('regionId')}::text[], ${column('zone')}::text[], ${column('elevationM')}::integer[],
+      ${column('regionId')}::text[], ${column('zone')}::text[], ${sites.map((site) => site.state ?? null)}::text[],
+      ${column('elevationM')}::integer[],
       ${column('slopeDeg')}::float8[], ${column('aspectDeg')}::float8[], ${column('heatLoadIndex')}::float8[],
       ${column('soilDepthCm')}::integer[], ${column('rockFractionPct')}::float8[],
       ${column('vegetationCoverPct')}::float8[], ${column('annualPrecipMm')}::integer[],
       ${column('summerWaterDeficitMm')}::integer[], ${column('growingSeasonFrostDays')}::integer[],
       ${column('browsePressureIndex')}::float8[]
-    ) AS t (id, lat, lon, region_id, zone, elevation_m, slope_deg, aspect_deg, heat_load_index, soil_depth_cm,
+    ) AS t (id, lat, lon, region_id, zone, state, elevation_m, slope_deg, aspect_deg, heat_load_index, soil_depth_cm,
       rock_fraction_pct, vegetation_cover_pct, annual_precip_mm, summer_water_deficit_mm,
       growing_season_frost_days, browse_pressure_index)`
 }

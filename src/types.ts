@@ -28,9 +28,15 @@ export const FOREST_ZONES = [
 ] as const
 export type ForestZone = (typeof FOREST_ZONES)[number]
 
+/** The states of the coverage region, as used in species.csv `range_states`. */
+export const US_STATES = ['OR', 'WA'] as const
+export type UsState = (typeof US_STATES)[number]
+
 /** Site attributes of the synthetic forest-site data set; docs/data-dictionary.md explains each one. */
 export interface SiteAttributes {
   zone: ForestZone
+  /** The state the site lies in; absent when unknown (the zone alone then decides the native range). */
+  state?: UsState
   elevationM: number
   /** 0–60 degrees. */
   slopeDeg: number
@@ -102,7 +108,18 @@ export interface Species {
   shadeTolerance: ShadeToleranceLevel
   frostTolerance: ToleranceLevel
   rangeZones: ForestZone[]
+  /** States the species is native to: a zone may reach into a state where the species does not grow. */
+  rangeStates: UsState[]
   notes: string
+}
+
+/**
+ * Whether a site lies in a species' native range: its ecological zone is one of the species'
+ * `rangeZones` and its state one of its `rangeStates` (seed/data/species.csv). The model's native_range
+ * factor and the rankings' `native_range` both apply this rule.
+ */
+export function isInNativeRange(species: Species, site: Pick<SiteAttributes, 'zone' | 'state'>): boolean {
+  return species.rangeZones.includes(site.zone) && (!site.state || species.rangeStates.includes(site.state))
 }
 
 export interface FactorContribution {

@@ -38,7 +38,7 @@ export async function findNearestSites(
       SELECT cube(array[earth() * cosd(q.lat) * cosd(q.lon), earth() * cosd(q.lat) * sind(q.lon), earth() * sind(q.lat)]) AS point
     ) p
     LEFT JOIN LATERAL (
-      SELECT s.id, s.latitude, s.longitude, s.region_id, s.zone, s.elevation_m, s.slope_deg, s.aspect_deg,
+      SELECT s.id, s.latitude, s.longitude, s.region_id, s.zone, s.state, s.elevation_m, s.slope_deg, s.aspect_deg,
              s.heat_load_index, s.soil_depth_cm, s.rock_fraction_pct, s.vegetation_cover_pct,
              s.annual_precip_mm, s.summer_water_deficit_mm, s.growing_season_frost_days,
              s.browse_pressure_index,
@@ -70,6 +70,7 @@ function siteOf(row: NearestRow): Site {
     longitude: row.longitude,
     regionId: row.regionId,
     zone: row.zone,
+    state: row.state ?? undefined,
     elevationM: row.elevationM,
     slopeDeg: row.slopeDeg,
     aspectDeg: row.aspectDeg,
@@ -100,7 +101,7 @@ export async function allSites(sql: Sql): Promise<{ revision: string; sites: Sit
     const [row] = await tx<{ revision: string }[]>`SELECT revision::text AS revision FROM site_revision`
     if (!row) throw new Error('site_revision has no row (run the migrations)')
     const sites = await tx<Site[]>`
-      SELECT id, latitude, longitude, region_id, zone, elevation_m, slope_deg, aspect_deg, heat_load_index,
+      SELECT id, latitude, longitude, region_id, zone, state, elevation_m, slope_deg, aspect_deg, heat_load_index,
              soil_depth_cm, rock_fraction_pct, vegetation_cover_pct, annual_precip_mm, summer_water_deficit_mm,
              growing_season_frost_days, browse_pressure_index
       FROM sites

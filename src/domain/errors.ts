@@ -69,6 +69,11 @@ const ERRORS = {
     message: (p: { method: string; allowed: readonly string[] }) =>
       `Planting method "${p.method}" is not available; use one of: ${p.allowed.join(', ')}`,
   },
+  invalid_climate: {
+    status: 422,
+    message: (p: { reason: string }) =>
+      `The climate asked for is not one the service knows: ${p.reason}. GET /v1/climate lists the periods and scenarios`,
+  },
   batch_too_large: {
     status: 422,
     message: (p: { submitted: number; tier: string; limit: number }) =>

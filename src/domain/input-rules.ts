@@ -44,6 +44,18 @@ export const cellKm = z
   .min(CELL_KM_MIN, `must be from ${CELL_KM_MIN} to ${CELL_KM_MAX}`)
   .max(CELL_KM_MAX, `must be from ${CELL_KM_MIN} to ${CELL_KM_MAX}`)
 
+/**
+ * A future climate (the Seedlot Selection Tool's identifiers): period and scenario as sent; whether
+ * they name a known future is the climate catalogue's question (invalid_climate, 422).
+ */
+export const climate = z.strictObject(
+  {
+    period: z.string({ error: 'must be a string' }).max(40, 'is too long').nullish(),
+    scenario: z.string({ error: 'must be a string' }).max(40, 'is too long').nullish(),
+  },
+  { error: 'must be an object {period, scenario}' },
+)
+
 /** A species code or planting method as sent; the catalogue decides whether it names one. */
 export const catalogueCode = z.string({ error: 'must be a string' }).max(100, 'is too long')
 

@@ -11,6 +11,7 @@ import {
 } from '../types.ts'
 import { assertBatchSize } from './batch-limits.ts'
 import { modelInfo, resolvePlantingMethod, resolveSpecies } from './catalogue.ts'
+import { CLIMATE_FUTURES, type ClimateFuture } from './climate.ts'
 import { ApiError } from './errors.ts'
 import type {
   BatchItemResult,
@@ -35,14 +36,17 @@ interface CheckedRequest {
   horizons: readonly Horizon[]
   species: Species
   plantingMethod: PlantingMethod
+  /** null: today's climate. */
+  climate: ClimateFuture | null
 }
 
-/** The checks that need no data, in the order the API reports them: species, then method. */
+/** The checks that need no data, in the order the API reports them: species, method, then climate. */
 function checkRequest(request: PredictionRequest): CheckedRequest {
   return {
     horizons: requestedHorizons(request.horizons),
     species: resolveSpecies(request.speciesCode),
     plantingMethod: resolvePlantingMethod(request.plantingMethod),
+    climate: CLIMATE_FUTURES.resolve(request.climate),
   }
 }
 
@@ -167,13 +171,29 @@ export class PredictionService {
     }
   }
 
+  /**
+   * The model at the matched site, or, under a future climate, at the site projected into it (the
+   * answer then says how). Today's climate evaluates the site exactly as it is.
+   */
   private prediction(site: MatchedSite, checked: CheckedRequest, generatedAt: Date): Prediction {
-    const { horizons, species, plantingMethod } = checked
+    const { horizons, species, plantingMethod, climate } = checked
+    if (!climate) {
+      return {
+        site,
+        species,
+        plantingMethod,
+        predictions: this.survivalModel.predict(site.attributes, species, plantingMethod, horizons),
+        model: this.model,
+        generatedAt,
+      }
+    }
+    const projected = CLIMATE_FUTURES.project(site.attributes, climate)
     return {
       site,
       species,
       plantingMethod,
-      predictions: this.survivalModel.predict(site.attributes, species, plantingMethod, horizons),
+      predictions: this.survivalModel.predict(projected.site, species, plantingMethod, horizons),
+      climate: projected.projection,
       model: this.model,
       generatedAt,
     }

@@ -8,6 +8,7 @@ import type {
   Site,
   Species,
 } from '../types.ts'
+import type { ClimateProjection, ClimateRequest } from './climate.ts'
 import type { ApiError } from './errors.ts'
 
 /** A prediction asked for, its fields already checked against the input rules (input-rules.ts). */
@@ -16,6 +17,8 @@ export interface PredictionRequest extends Coordinates {
   plantingMethod: string
   /** Any of 1, 3, 5 in any order, repeats allowed; absent or null means all three. */
   horizons?: readonly Horizon[] | null
+  /** A future climate to predict for; absent, null or the baseline period alone: today's. */
+  climate?: ClimateRequest | null
 }
 
 export type ComparisonRequest = Omit<PredictionRequest, 'plantingMethod'>
@@ -36,6 +39,8 @@ export interface Prediction {
   species: Species
   plantingMethod: PlantingMethod
   predictions: HorizonPrediction[]
+  /** Under a future climate: what it did to the site; absent for today's climate. */
+  climate?: ClimateProjection
   model: ModelInfo
   generatedAt: Date
 }

@@ -13,15 +13,17 @@ import {
   HORIZONS,
   type Horizon,
   type HorizonPrediction,
+  isInNativeRange,
   PLANTING_METHODS,
   type Site,
   type SurvivalModel,
+  US_STATES,
 } from '../types.ts'
 import { ApiError } from './errors.ts'
 import { PredictionService } from './prediction-service.ts'
 import type { RankingRequest } from './prediction-types.ts'
 import { SPECIES } from './species.ts'
-import { isNativeRange, rankSpecies } from './species-ranking.ts'
+import { rankSpecies } from './species-ranking.ts'
 
 const NOW = new Date('2026-11-22T12:00:00Z')
 const model = loadSurvivalModel(SPECIES)
@@ -133,23 +135,39 @@ describe('rankSpecies', () => {
   })
 })
 
-describe('isNativeRange', () => {
-  it('is whether the site’s zone is one of the species’ range zones', () => {
-    const douglasFir = SPECIES.find((s) => s.code === 'PSME')
-    if (!douglasFir) throw new Error('PSME missing')
-    expect(isNativeRange(douglasFir, { zone: 'coast' })).toBe(true)
-    expect(isNativeRange(douglasFir, { zone: 'subalpine' })).toBe(false)
+describe('isInNativeRange', () => {
+  const bySpecies = (code: string) => {
+    const found = SPECIES.find((s) => s.code === code)
+    if (!found) throw new Error(`${code} missing`)
+    return found
+  }
+
+  it('is whether the site’s zone is one of the species’ range zones and its state one of its states', () => {
+    const douglasFir = bySpecies('PSME')
+    expect(isInNativeRange(douglasFir, { zone: 'coast', state: 'WA' })).toBe(true)
+    expect(isInNativeRange(douglasFir, { zone: 'subalpine', state: 'OR' })).toBe(false)
+    // Incense-cedar's zones reach into Washington, where it does not grow.
+    const incenseCedar = bySpecies('CADE')
+    expect(incenseCedar.rangeStates).toEqual(['OR'])
+    expect(isInNativeRange(incenseCedar, { zone: 'eastside_cascades', state: 'OR' })).toBe(true)
+    expect(isInNativeRange(incenseCedar, { zone: 'eastside_cascades', state: 'WA' })).toBe(false)
+    // A site whose state is not known is judged by its zone alone.
+    expect(isInNativeRange(incenseCedar, { zone: 'eastside_cascades' })).toBe(true)
   })
 
-  it('agrees with the model’s native_range factor for every species and zone', () => {
+  it('agrees with the model’s native_range factor for every species, zone and state', () => {
     for (const species of SPECIES) {
       for (const zone of FOREST_ZONES) {
-        const at: Site = { ...site, zone }
-        const [p] = model.predict(at, species, 'manual', [5])
-        const factor = p?.contributions.find((c) => c.key === 'native_range')
-        expect(factor, 'the model explains native_range').toBeDefined()
-        // The reference site is in the native range: outside it the factor costs survival.
-        expect(factor?.contribution === 0, `${species.code} in ${zone}`).toBe(isNativeRange(species, at))
+        for (const state of US_STATES) {
+          const at: Site = { ...site, zone, state }
+          const [p] = model.predict(at, species, 'manual', [5])
+          const factor = p?.contributions.find((c) => c.key === 'native_range')
+          expect(factor, 'the model explains native_range').toBeDefined()
+          // The reference site is in the native range: outside it the factor costs survival.
+          expect(factor?.contribution === 0, `${species.code} in ${zone}, ${state}`).toBe(
+            isInNativeRange(species, at),
+          )
+        }
       }
     }
   })

@@ -6,17 +6,8 @@ import type {
   Species,
   SurvivalModel,
 } from '../types.ts'
+import { isInNativeRange } from '../types.ts'
 import type { RankedSpecies } from './prediction-types.ts'
-
-/**
- * Whether a site lies in a species' native range: the site's ecological zone is one of the species'
- * `rangeZones` (seed/data/species.csv). A site's zone is set by the seed from its forest region and
- * elevation (the upper band of the Cascades, Olympics, Blue Mountains and Selkirks is `subalpine`).
- * The model's native_range factor applies the same rule.
- */
-export function isNativeRange(species: Species, site: Pick<SiteAttributes, 'zone'>): boolean {
-  return species.rangeZones.includes(site.zone)
-}
 
 function byCode(a: Species, b: Species): number {
   return a.code < b.code ? -1 : a.code > b.code ? 1 : 0
@@ -45,7 +36,7 @@ export function rankSpecies(
     rank: index + 1,
     species: entry.species,
     survivalProbability: entry.survivalProbability,
-    nativeRange: isNativeRange(entry.species, site),
+    nativeRange: isInNativeRange(entry.species, site),
     topFactor: entry.topFactor,
   }))
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { projectFile } from '../project-files.ts'
-import { FOREST_ZONES, SHADE_TOLERANCE_LEVELS, type Species, TOLERANCE_LEVELS } from '../types.ts'
+import { FOREST_ZONES, SHADE_TOLERANCE_LEVELS, type Species, TOLERANCE_LEVELS, US_STATES } from '../types.ts'
 
 const SPECIES_CSV = projectFile('seed/data/species.csv')
 
@@ -37,6 +37,9 @@ function parseSpeciesCsv(text: string): Species[] {
       rangeZones: get('range_zones')
         .split(';')
         .map((zone) => oneOf(FOREST_ZONES, zone, 'range_zones')),
+      rangeStates: get('range_states')
+        .split(';')
+        .map((state) => oneOf(US_STATES, state, 'range_states')),
       notes: get('notes'),
     }
   })

@@ -1,4 +1,4 @@
-import type { SiteAttributes, Species } from '../types.ts'
+import { isInNativeRange, type SiteAttributes, type Species } from '../types.ts'
 import type { FactorSpec } from './artifact.ts'
 
 /** How badly a (clamped) site stresses a species on one factor: 0 = not at all, capped at maxSeverity. */
@@ -64,6 +64,6 @@ function rawSeverity(spec: FactorSpec): Severity {
       return (site) => (site.slopeDeg - onsetDeg) / unitDeg
     }
     case 'native_range':
-      return (site, species) => (species.rangeZones.includes(site.zone) ? 0 : 1)
+      return (site, species) => (isInNativeRange(species, site) ? 0 : 1)
   }
 }

@@ -31,6 +31,7 @@ export function referenceSiteFor(spec: ReferenceSiteSpec, species: Species): Sit
   if (nativeZone === undefined) throw new Error(`species ${species.code} has no range zones`)
   return {
     zone: nativeZone,
+    state: species.rangeStates[0],
     elevationM: (species.elevMinM + species.elevMaxM) / 2,
     annualPrecipMm: (species.precipMinMm + species.precipMaxMm) / 2,
     slopeDeg: spec.slopeDeg,

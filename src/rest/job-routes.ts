@@ -5,7 +5,7 @@ import type { JobOwner, JobView, ResultsPlan } from '../domain/jobs/job-service.
 import { rateLimitHeaders } from '../quota/quota-guard.ts'
 import type { JobFormat } from '../types.ts'
 import { jobUpload } from './job-upload.ts'
-import type { KeyedRoute, RestDeps, RestResponse } from './routes.ts'
+import type { KeyedRoute, RestDeps, RestResponse } from './route.ts'
 
 const CONTENT_TYPES: Record<JobFormat, string> = {
   csv: 'text/csv; charset=utf-8',

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import {
   batchOf,
   catalogueCode,
+  climate,
   email,
   forestZone,
   graceSeconds,
@@ -21,6 +22,7 @@ export const PredictBody = z.strictObject({
   species_code: catalogueCode,
   planting_method: catalogueCode,
   horizons: horizons.optional(),
+  climate: climate.optional(),
 })
 
 export const CompareBody = z.strictObject({

@@ -1,4 +1,10 @@
 import type { CoverageInfo, PlantingMethodInfo } from '../domain/catalogue.ts'
+import {
+  CLIMATE_DATA_NOTE,
+  type ClimateCatalogueView,
+  type ClimateDeltas,
+  type ClimateProjection,
+} from '../domain/climate.ts'
 import { errorEnvelope } from '../domain/errors.ts'
 import type { KeyUsage } from '../domain/key-service.ts'
 import type {
@@ -46,6 +52,56 @@ function modelJson(model: ModelInfo) {
   return { version: model.version, codename: model.codename, series: model.series }
 }
 
+function deltasJson(d: ClimateDeltas) {
+  return {
+    mean_annual_temperature_c: d.meanAnnualTemperatureC,
+    summer_max_temperature_c: d.summerMaxTemperatureC,
+    annual_precipitation_pct: d.annualPrecipitationPct,
+    summer_precipitation_pct: d.summerPrecipitationPct,
+    water_deficit_mm: d.waterDeficitMm,
+  }
+}
+
+/** What a future climate did to the site: deltas applied there and the attributes the model evaluated. */
+export function climateProjectionJson(c: ClimateProjection) {
+  return {
+    period: c.period,
+    scenario: c.scenario,
+    data_version: c.dataVersion,
+    note: CLIMATE_DATA_NOTE,
+    deltas: deltasJson(c.deltas),
+    projected: {
+      annual_precip_mm: c.projected.annualPrecipMm,
+      summer_water_deficit_mm: c.projected.summerWaterDeficitMm,
+      growing_season_frost_days: c.projected.growingSeasonFrostDays,
+      thermal_elevation_m: c.projected.thermalElevationM,
+    },
+  }
+}
+
+/** GET /v1/climate: the periods, scenarios and deltas by zone, the data's version and its sources. */
+export function climateCatalogueJson(view: ClimateCatalogueView) {
+  return {
+    baseline_period: view.baselinePeriod,
+    periods: view.periods,
+    scenarios: view.scenarios,
+    deltas: view.deltas.map((row) => ({
+      period: row.period,
+      scenario: row.scenario,
+      zone: row.zone,
+      ...deltasJson(row),
+    })),
+    data: {
+      version: view.dataVersion,
+      synthesis: true,
+      note: CLIMATE_DATA_NOTE,
+      description: view.description,
+      method: view.method,
+      sources: view.sources,
+    },
+  }
+}
+
 /** The /v1/predict answer as objects: the shape, spelled out; predictionText below writes the same bytes. */
 export function predictionJson(p: Prediction) {
   return {
@@ -54,6 +110,7 @@ export function predictionJson(p: Prediction) {
     species_common_name: p.species.commonName,
     planting_method: p.plantingMethod,
     predictions: p.predictions.map(horizonJson),
+    ...(p.climate ? { climate: climateProjectionJson(p.climate) } : {}),
     model: modelJson(p.model),
     generated_at: p.generatedAt.toISOString(),
   }
@@ -154,6 +211,7 @@ export function predictionText(p: Prediction): string {
     `"match_distance_km":${numberText(s.matchDistanceKm)},"region":${quote(s.region)}},` +
     `"species_code":${quote(p.species.code)},"species_common_name":${quote(p.species.commonName)},` +
     `"planting_method":${quote(p.plantingMethod)},"predictions":[${predictions}],` +
+    (p.climate ? `"climate":${JSON.stringify(climateProjectionJson(p.climate))},` : '') +
     `"model":${modelText(p.model)},"generated_at":${timestampText(p.generatedAt)}}`
   )
 }
@@ -195,6 +253,7 @@ export function speciesJson(s: Species) {
     shade_tolerance: s.shadeTolerance,
     frost_tolerance: s.frostTolerance,
     range_zones: s.rangeZones,
+    range_states: s.rangeStates,
     notes: s.notes,
   }
 }

@@ -7,7 +7,8 @@ import { sendError, sendJson } from '../http-io/json.ts'
 import type { Logger } from '../logging/logger.ts'
 import type { RequestContext } from '../observability/request-context.ts'
 import { rateLimitHeaders } from '../quota/quota-guard.ts'
-import { type RestDeps, type RestResponse, ROUTES, type Route } from './routes.ts'
+import type { RestDeps, RestResponse, Route } from './route.ts'
+import { ROUTES } from './routes.ts'
 
 /** A route path with `{name}` segments, e.g. /v1/jobs/{id}, as a pattern that captures them. */
 function compile(path: string): RegExp {

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import type { AccessControl, Admission } from '../auth/access-control.ts'
 import type { Caller } from '../auth/authenticator.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
+import { CLIMATE_FUTURES } from '../domain/climate.ts'
 import type { HealthMonitor } from '../domain/health.ts'
 import { parseInput } from '../domain/input-rules.ts'
 import type { JobService } from '../domain/jobs/job-service.ts'
@@ -24,6 +25,7 @@ import {
 } from './request-schemas.ts'
 import {
   batchResultsJson,
+  climateCatalogueJson,
   comparisonJson,
   coverageJson,
   issuedKeyJson,
@@ -34,83 +36,7 @@ import {
   speciesJson,
   usageJson,
 } from './responses.ts'
-
-/** The domain services the /v1 endpoints translate to; the GraphQL resolvers call the same ones. */
-export interface RestDeps {
-  access: AccessControl
-  jobs: JobService
-  predictions: PredictionService
-  catalogue: Catalogue
-  health: HealthMonitor
-  keys: KeyService
-}
-
-export interface RestResponse {
-  status: number
-  /** JSON (or text already serialised); absent for an empty answer (204). */
-  body?: unknown
-  /** A body written piece by piece as it is produced (job results), with backpressure. */
-  stream?: AsyncIterable<string | Buffer>
-  headers?: Record<string, string>
-  contentType?: string
-}
-
-/** The values of a route path's `{name}` segments. */
-type Params = Record<string, string>
-
-export interface KeyedRoute {
-  method: 'GET' | 'POST' | 'DELETE'
-  /** May hold `{name}` segments, e.g. /v1/jobs/{id}. */
-  path: string
-  authenticated: true
-  /** false: reads what was already paid for (a job's status, results), so the call is not counted. */
-  counted?: false
-  alongside?: false
-  handle(
-    req: IncomingMessage,
-    url: URL,
-    deps: RestDeps,
-    admission: Admission,
-    params: Params,
-  ): Promise<RestResponse>
-}
-
-/**
- * A keyed call that only reads (the predictions): its work starts while the request is counted, and
- * the answer is as if it had started after (AccessControl.admitAlongside). It sees the caller.
- */
-interface ReadingRoute {
-  method: 'POST'
-  path: string
-  authenticated: true
-  alongside: true
-  handle(
-    req: IncomingMessage,
-    url: URL,
-    deps: RestDeps,
-    caller: Caller,
-    params: Params,
-  ): Promise<RestResponse>
-}
-
-interface PublicRoute {
-  method: 'GET' | 'POST'
-  path: string
-  /** Health, the OpenAPI document and the self-service key door: no key, never counted. */
-  authenticated: false
-  handle(
-    req: IncomingMessage,
-    url: URL,
-    deps: RestDeps,
-    params: Params,
-    request: RequestContext,
-  ): Promise<RestResponse>
-}
-
-export type Route = KeyedRoute | ReadingRoute | PublicRoute
-
-/** Types a keyed route whose handler reads the admission (the union alone cannot tell it from a ReadingRoute). */
-export const keyed = (route: KeyedRoute): KeyedRoute => route
+import { type KeyedRoute, keyed, type RestResponse, type Route } from './route.ts'
 
 const ok = (body: unknown): RestResponse => ({ status: 200, body })
 
@@ -121,6 +47,7 @@ function predictionRequest(body: ReturnType<typeof PredictBody.parse>): Predicti
     speciesCode: body.species_code,
     plantingMethod: body.planting_method,
     horizons: body.horizons,
+    climate: body.climate,
   }
 }
 
@@ -194,6 +121,14 @@ export const ROUTES: readonly Route[] = [
     authenticated: true,
     async handle(_req, _url, deps) {
       return ok({ methods: deps.catalogue.plantingMethods().map(methodJson) })
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/climate',
+    authenticated: true,
+    async handle() {
+      return ok(climateCatalogueJson(CLIMATE_FUTURES.describe()))
     },
   },
   {

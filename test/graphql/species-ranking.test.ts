@@ -4,7 +4,7 @@ import { issueKey } from '../support/fixtures.ts'
 import { firstError, type GraphQLResult, graphql, predictField } from '../support/graphql-helpers.ts'
 import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
 import type { TestServer } from '../support/server.ts'
-import { FOREST_POINTS, forestGrid, OUTSIDE_POINTS } from '../support/sites.ts'
+import { FOREST_POINTS, forestGrid, OUTSIDE_POINTS, WASHINGTON_POINTS } from '../support/sites.ts'
 
 let db: TestDatabase
 let server: TestServer
@@ -18,9 +18,9 @@ afterAll(() => stopSeededServer({ db, server }))
 
 const SEATTLE_DOWNTOWN = { latitude: 47.6062, longitude: -122.3321 }
 
-const RANKING_FIELDS = `site { latitude longitude matchedLatitude matchedLongitude matchDistanceKm region zone }
+const RANKING_FIELDS = `site { latitude longitude matchedLatitude matchedLongitude matchDistanceKm region zone state }
   plantingMethod horizonYears
-  ranking { rank species { code commonName rangeZones } survivalProbability nativeRange
+  ranking { rank species { code commonName rangeZones rangeStates } survivalProbability nativeRange
     topFactor { factor key impact magnitude contribution } }
   model { version codename series } generatedAt`
 
@@ -40,7 +40,7 @@ const rank = (args: Args, selection?: string, apiKey = key) =>
 
 interface Ranked {
   rank: number
-  species: { code: string; commonName: string; rangeZones: string[] }
+  species: { code: string; commonName: string; rangeZones: string[]; rangeStates: string[] }
   survivalProbability: number
   nativeRange: boolean
   topFactor: { factor: string; key: string; impact: string; magnitude: number; contribution: number }
@@ -102,13 +102,15 @@ describe('speciesRanking', () => {
     })
   })
 
-  it('nativeRange: the matched site’s zone is one of the species’ range zones', async () => {
-    for (const point of Object.values(FOREST_POINTS)) {
+  it('nativeRange: the matched site’s zone is one of the species’ range zones and its state one of its states', async () => {
+    for (const point of [...Object.values(FOREST_POINTS), ...Object.values(WASHINGTON_POINTS)]) {
       const answer = (await rank(point)).body.data.speciesRanking
       const ranking = answer.ranking as Ranked[]
+      expect(['OR', 'WA']).toContain(answer.site.state)
       for (const entry of ranking) {
-        expect(entry.nativeRange, `${entry.species.code} in ${answer.site.zone}`).toBe(
-          entry.species.rangeZones.includes(answer.site.zone),
+        expect(entry.nativeRange, `${entry.species.code} in ${answer.site.zone}, ${answer.site.state}`).toBe(
+          entry.species.rangeZones.includes(answer.site.zone) &&
+            entry.species.rangeStates.includes(answer.site.state),
         )
       }
       expect(ranking.some((r) => r.nativeRange)).toBe(true)

@@ -27,6 +27,7 @@ const SPECIES_FIELDS = [
   'shade_tolerance',
   'frost_tolerance',
   'range_zones',
+  'range_states',
   'notes',
 ].sort()
 
@@ -60,6 +61,7 @@ describe('GET /v1/species', () => {
       expect(typeof record.common_name).toBe('string')
       expect(typeof record.scientific_name).toBe('string')
       expect(Array.isArray(record.range_zones)).toBe(true)
+      expect(record.range_states).toEqual(record.code === 'CADE' ? ['OR'] : ['OR', 'WA'])
       for (const field of [
         'elevation_min_m',
         'elevation_max_m',

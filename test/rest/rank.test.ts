@@ -4,7 +4,13 @@ import type { TestDatabase } from '../support/database.ts'
 import { issueKey } from '../support/fixtures.ts'
 import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
 import type { TestServer } from '../support/server.ts'
-import { FOREST_POINTS, NO_DATA_POINTS, OUTSIDE_POINTS, predictBody } from '../support/sites.ts'
+import {
+  FOREST_POINTS,
+  NO_DATA_POINTS,
+  OUTSIDE_POINTS,
+  predictBody,
+  WASHINGTON_POINTS,
+} from '../support/sites.ts'
 import { expectError, expectInvalidRequest, post, type RestResult, rest, SPECIES_CODES } from './client.ts'
 
 let db: TestDatabase
@@ -78,19 +84,34 @@ describe('POST /v1/predict/rank', () => {
     }
   })
 
-  it('native_range: the matched site’s zone is in the species’ range_zones', async () => {
+  it('native_range: the matched site’s zone is in the species’ range_zones and its state in its range_states', async () => {
     const species = await rest(server.url, 'GET', '/v1/species', { key })
-    const zonesOf = new Map<string, string[]>(
-      species.body.species.map((s: { code: string; range_zones: string[] }) => [s.code, s.range_zones]),
+    const rangeOf = new Map<string, { zones: string[]; states: string[] }>(
+      species.body.species.map((s: { code: string; range_zones: string[]; range_states: string[] }) => [
+        s.code,
+        { zones: s.range_zones, states: s.range_states },
+      ]),
     )
-    const [site] = await db.sql<{ zone: string }[]>`
-      SELECT zone FROM sites ORDER BY earth_point <-> ll_to_earth(${FOREST_POINTS.eastCascades.latitude}, ${FOREST_POINTS.eastCascades.longitude})::cube LIMIT 1`
-    const ranking = (await rank(rankBody(FOREST_POINTS.eastCascades))).body.ranking as Ranked[]
-    for (const entry of ranking) {
-      expect(entry.native_range, entry.species_code).toBe(
-        zonesOf.get(entry.species_code)?.includes(site?.zone ?? ''),
-      )
+    for (const point of [FOREST_POINTS.eastCascades, WASHINGTON_POINTS.eastCascades]) {
+      const [site] = await db.sql<{ zone: string; state: string }[]>`
+        SELECT zone, state FROM sites ORDER BY earth_point <-> ll_to_earth(${point.latitude}, ${point.longitude})::cube LIMIT 1`
+      const ranking = (await rank(rankBody(point))).body.ranking as Ranked[]
+      for (const entry of ranking) {
+        const range = rangeOf.get(entry.species_code)
+        expect(entry.native_range, entry.species_code).toBe(
+          Boolean(range?.zones.includes(site?.zone ?? '') && range.states.includes(site?.state ?? '')),
+        )
+      }
     }
+  })
+
+  it('incense-cedar is native in the eastern Cascades of Oregon, not in those of Washington', async () => {
+    const nativeAt = async (point: { latitude: number; longitude: number }) => {
+      const ranking = (await rank(rankBody(point))).body.ranking as Ranked[]
+      return ranking.find((entry) => entry.species_code === 'CADE')?.native_range
+    }
+    expect(await nativeAt(FOREST_POINTS.eastCascades)).toBe(true)
+    expect(await nativeAt(WASHINGTON_POINTS.eastCascades)).toBe(false)
   })
 
   it('counts as exactly one request', async () => {

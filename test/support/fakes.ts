@@ -48,6 +48,7 @@ export function forestSite(point: Coordinates, overrides: Partial<Site> = {}): S
     longitude: point.longitude,
     regionId: 'or_coast_range',
     zone: 'westside_lowland',
+    state: 'OR',
     elevationM: 420,
     slopeDeg: 18,
     aspectDeg: 200,

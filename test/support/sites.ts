@@ -9,6 +9,11 @@ export const FOREST_POINTS = {
   eastCascades: { latitude: 44.0, longitude: -121.6 },
 } as const
 
+/** Forest points in Washington: the eastern Cascades near Cle Elum (eastside_cascades zone). */
+export const WASHINGTON_POINTS = {
+  eastCascades: { latitude: 47.25, longitude: -121.0 },
+} as const
+
 /** Inside coverage but farther than the radius from every site (city, open water). */
 export const NO_DATA_POINTS = {
   downtownPortland: { latitude: 45.5152, longitude: -122.6784 },

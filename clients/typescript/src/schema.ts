@@ -73,8 +73,8 @@ export interface paths {
          *     method and one horizon, and lists them by `survival_probability` descending (ties by species
          *     code); the array order is the rank. Each entry says whether the matched site lies in the
          *     species' native range (`native_range`: the site's ecological zone, set by its forest region and
-         *     elevation, is one of the species' `range_zones` in `GET /v1/species`; the model's native-range
-         *     factor applies the same rule) and carries its `top_factor`: the factor with the largest
+         *     elevation, is one of the species' `range_zones` in `GET /v1/species`, and its state one of the
+         *     species' `range_states`; the model's native-range factor applies the same rule) and carries its `top_factor`: the factor with the largest
          *     magnitude, in the risk-factor shape of `POST /v1/predict` (the first of its `risk_factors`).
          *
          *     One nearest-site lookup; counts one request against the daily quota, like `POST /v1/predict`.
@@ -268,6 +268,30 @@ export interface paths {
          * @description The two planting methods a prediction can use. Query parameters are ignored.
          */
         get: operations["listMethods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/climate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The climate futures a prediction can be made for
+         * @description The periods and emission scenarios (the Seedlot Selection Tool's identifiers), the change of
+         *     site climate for each future period × scenario × forest zone (after the zone's adjustment),
+         *     the data's version and its sources. The values are a **rounded synthesis** of published
+         *     projections for a synthetic data set (`data.note`), not for real planting decisions. Counts
+         *     one request. Query parameters are ignored.
+         */
+        get: operations["listClimates"];
         put?: never;
         post?: never;
         delete?: never;
@@ -566,6 +590,86 @@ export interface components {
              */
             planting_method: string;
             horizons?: components["schemas"]["Horizons"];
+            climate?: components["schemas"]["ClimateInput"];
+        };
+        /**
+         * @description The climate to predict for, with the Seedlot Selection Tool's identifiers: a future `period`
+         *     (`2011-2040`, `2041-2070`, `2071-2100`) with an emission `scenario` (`ssp245`, `ssp370`,
+         *     `ssp585`). Absent, or `{"period": "1991_2020"}` (the baseline, without a scenario): today's
+         *     climate, and the answer is exactly the one without `climate`. Any other combination is
+         *     `422 invalid_climate`; a `climate` that is not an object, or has other fields, is
+         *     `400 invalid_request`. `GET /v1/climate` lists the identifiers and the deltas (a rounded
+         *     synthesis, not for real planting decisions).
+         */
+        ClimateInput: {
+            /** @example 2041-2070 */
+            period?: string | null;
+            /** @example ssp245 */
+            scenario?: string | null;
+        };
+        /**
+         * @description What the future climate did to the matched site: the deltas applied there (after the zone's
+         *     adjustment) and the attributes the model evaluated (docs/model-card.md, "Climate"). The values
+         *     are a rounded synthesis for a synthetic data set (`note`).
+         */
+        ClimateProjection: {
+            /** @enum {string} */
+            period: "2011-2040" | "2041-2070" | "2071-2100";
+            /** @enum {string} */
+            scenario: "ssp245" | "ssp370" | "ssp585";
+            data_version: string;
+            note: string;
+            deltas: components["schemas"]["ClimateDeltas"];
+            projected: {
+                annual_precip_mm: number;
+                summer_water_deficit_mm: number;
+                growing_season_frost_days: number;
+                /**
+                 * @description The elevation whose climate today matches the site's under this future: the site's
+                 *     elevation lowered by the warming over the lapse rate (6.5 °C per km). The model's
+                 *     elevation-range factor reads it in place of the elevation.
+                 */
+                thermal_elevation_m: number;
+            };
+        };
+        ClimateDeltas: {
+            mean_annual_temperature_c: number;
+            summer_max_temperature_c: number;
+            annual_precipitation_pct: number;
+            summer_precipitation_pct: number;
+            water_deficit_mm: number;
+        };
+        ClimateCatalogue: {
+            /** @constant */
+            baseline_period: "1991_2020";
+            periods: string[];
+            scenarios: {
+                id: string;
+                name: string;
+            }[];
+            /** @description Every future period × scenario × forest zone, after the zone's adjustment. */
+            deltas: {
+                period: string;
+                scenario: string;
+                zone: components["schemas"]["Zone"];
+                mean_annual_temperature_c: number;
+                summer_max_temperature_c: number;
+                annual_precipitation_pct: number;
+                summer_precipitation_pct: number;
+                water_deficit_mm: number;
+            }[];
+            data: {
+                version: string;
+                /** @constant */
+                synthesis: true;
+                note: string;
+                description: string;
+                method: string[];
+                sources: {
+                    what: string;
+                    source: string;
+                }[];
+            };
         };
         CompareRequest: {
             latitude: components["schemas"]["Latitude"];
@@ -657,6 +761,7 @@ export interface components {
             species_common_name: string;
             planting_method: components["schemas"]["PlantingMethod"];
             predictions: components["schemas"]["HorizonPredictions"];
+            climate?: components["schemas"]["ClimateProjection"];
             model: components["schemas"]["Model"];
             generated_at: components["schemas"]["Timestamp"];
         };
@@ -666,7 +771,8 @@ export interface components {
             survival_probability: components["schemas"]["Probability"];
             /**
              * @description Whether the matched site lies in the species' native range: the site's ecological zone (set
-             *     by its forest region and elevation) is one of the species' `range_zones`.
+             *     by its forest region and elevation) is one of the species' `range_zones` and its state one of
+             *     the species' `range_states`.
              */
             native_range: boolean;
             top_factor: components["schemas"]["RiskFactor"];
@@ -734,6 +840,13 @@ export interface components {
             frost_tolerance: components["schemas"]["Tolerance"];
             /** @description Ecological zones of the species' native range in Oregon/Washington. */
             range_zones: components["schemas"]["Zone"][];
+            /**
+             * @description States of the species' native range. A zone can reach into a state where the species does
+             *     not grow (incense-cedar, `CADE`, lists zones that reach Washington but grows in Oregon only):
+             *     a site is in the native range when its zone is in `range_zones` and its state in
+             *     `range_states`.
+             */
+            range_states: ("OR" | "WA")[];
             notes: string;
         };
         /** @enum {string} */
@@ -924,7 +1037,19 @@ export interface components {
             message: string;
         };
         /** @description A failure of one site, as a whole-request 422 or as a batch item's `error`. */
-        SiteError: components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"] | components["schemas"]["InvalidSpeciesError"] | components["schemas"]["InvalidMethodError"];
+        SiteError: components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"] | components["schemas"]["InvalidSpeciesError"] | components["schemas"]["InvalidMethodError"] | components["schemas"]["InvalidClimateError"];
+        InvalidClimateError: {
+            /** @constant */
+            code: "invalid_climate";
+            message: string;
+            details: {
+                period: string | null;
+                scenario: string | null;
+                allowed_periods: string[];
+                allowed_scenarios: string[];
+                suggestion: string;
+            };
+        };
         BatchTooLargeError: {
             /** @constant */
             code: "batch_too_large";
@@ -1382,7 +1507,8 @@ export interface components {
         };
         /**
          * @description `invalid_species` (unrecognized `species_code`), `invalid_method` (`planting_method` neither
-         *     `manual` nor `drone_seeded`), `outside_coverage` (outside Oregon/Washington) or `no_nearby_data`
+         *     `manual` nor `drone_seeded`), `invalid_climate` (a `climate` naming no known future: see
+         *     `GET /v1/climate`), `outside_coverage` (outside Oregon/Washington) or `no_nearby_data`
          *     (in coverage, no data point within the search radius).
          */
         PredictUnprocessable: {
@@ -2453,6 +2579,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MethodListResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listClimates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The climate futures. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClimateCatalogue"];
                 };
             };
             401: components["responses"]["Unauthorized"];

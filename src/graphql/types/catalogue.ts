@@ -87,6 +87,10 @@ export const SpeciesRef = builder.objectRef<Species>('Species').implement({
       description:
         'Ecological zones of its native range in Oregon and Washington (coast, westside_lowland, westside_cascades, subalpine, eastside_cascades, klamath, blue_mountains, okanogan_selkirk)',
     }),
+    rangeStates: t.exposeStringList('rangeStates', {
+      description:
+        'States of its native range (OR, WA). A zone can reach into a state where the species does not grow (incense-cedar: Oregon only): a site is in the native range when its zone is in rangeZones and its state in rangeStates',
+    }),
     notes: t.exposeString('notes', { description: 'Short silvicultural notes on planting it' }),
   }),
 })

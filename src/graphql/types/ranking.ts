@@ -17,7 +17,7 @@ const RankedSpeciesRef = builder.objectRef<RankedSpecies>('RankedSpecies').imple
     }),
     nativeRange: t.exposeBoolean('nativeRange', {
       description:
-        'Whether the matched site lies in the species’ native range: the site’s ecological zone (Site.zone, set by its forest region and elevation) is one of the species’ rangeZones. The model’s native_range factor applies the same rule',
+        'Whether the matched site lies in the species’ native range: the site’s ecological zone (Site.zone, set by its forest region and elevation) is one of the species’ rangeZones and its state (Site.state) one of its rangeStates. The model’s native_range factor applies the same rule',
     }),
     topFactor: t.field({
       type: RiskFactorRef,

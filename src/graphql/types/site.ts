@@ -26,6 +26,12 @@ export const SiteRef = builder.objectRef<MatchedSite>('Site').implement({
       description: 'Ecological zone of the matched point, as in Species.rangeZones',
       resolve: (s) => s.attributes.zone,
     }),
+    state: t.string({
+      nullable: true,
+      description:
+        'State of the matched point (OR or WA), as in Species.rangeStates; null only on a database not yet re-seeded since states were added',
+      resolve: (s) => s.attributes.state ?? null,
+    }),
     elevationM: t.int({
       description: 'Elevation at the matched site, metres',
       resolve: (s) => s.attributes.elevationM,
