@@ -1,16 +1,7 @@
-import type { IncomingMessage } from 'node:http'
-import type { AccessControl, Admission } from '../auth/access-control.ts'
-import type { Caller } from '../auth/authenticator.ts'
-import type { Catalogue } from '../domain/catalogue.ts'
 import { CLIMATE_FUTURES } from '../domain/climate.ts'
-import type { HealthMonitor } from '../domain/health.ts'
 import { parseInput } from '../domain/input-rules.ts'
-import type { JobService } from '../domain/jobs/job-service.ts'
-import type { KeyService } from '../domain/key-service.ts'
-import type { PredictionService } from '../domain/prediction-service.ts'
 import type { PredictionRequest } from '../domain/prediction-types.ts'
 import { SerializedJson } from '../http-io/json.ts'
-import type { RequestContext } from '../observability/request-context.ts'
 import { JOB_ROUTES } from './job-routes.ts'
 import { readJsonBody, readOptionalJsonBody } from './json-body.ts'
 import { OPENAPI_DOCUMENT } from './openapi.ts'
@@ -36,7 +27,7 @@ import {
   speciesJson,
   usageJson,
 } from './responses.ts'
-import { type KeyedRoute, keyed, type RestResponse, type Route } from './route.ts'
+import { keyed, type RestResponse, type Route } from './route.ts'
 
 const ok = (body: unknown): RestResponse => ({ status: 200, body })
 
