@@ -5,13 +5,14 @@ import {
   type ModelInfo,
   type NearestSiteLookup,
   type PlantingMethod,
+  type Site,
   type Species,
   type SurvivalModel,
   type Tier,
 } from '../types.ts'
 import { assertBatchSize } from './batch-limits.ts'
 import { modelInfo, resolvePlantingMethod, resolveSpecies } from './catalogue.ts'
-import { CLIMATE_FUTURES, type ClimateFuture } from './climate.ts'
+import { CLIMATE_FUTURES, type ClimateFuture, type ClimateProjection } from './climate.ts'
 import { ApiError } from './errors.ts'
 import type {
   BatchItemResult,
@@ -51,6 +52,19 @@ function checkRequest(request: PredictionRequest): CheckedRequest {
 }
 
 /**
+ * The site the model evaluates: the matched site as it is under today's climate, or projected into a
+ * future one (and how, for the answer to say).
+ */
+function underClimate(
+  site: MatchedSite,
+  climate: ClimateFuture | null,
+): { attributes: Site; projection?: ClimateProjection } {
+  if (!climate) return { attributes: site.attributes }
+  const projected = CLIMATE_FUTURES.project(site.attributes, climate)
+  return { attributes: projected.site, projection: projected.projection }
+}
+
+/**
  * The prediction rules of the spec, once, for GraphQL and REST alike. Requests arrive with their fields
  * checked by the input rules; then species and method, then coverage, then the nearest-site lookup.
  */
@@ -75,11 +89,14 @@ export class PredictionService {
   async compare(request: ComparisonRequest): Promise<Comparison> {
     const horizons = requestedHorizons(request.horizons)
     const species = resolveSpecies(request.speciesCode)
+    const climate = CLIMATE_FUTURES.resolve(request.climate)
     assertInCoverage(request)
     const site = matchedSite(request, await this.nearestSite.one(request))
-    const manual = this.survivalModel.predict(site.attributes, species, 'manual', horizons)
-    const droneSeeded = this.survivalModel.predict(site.attributes, species, 'drone_seeded', horizons)
+    const { attributes, projection } = underClimate(site, climate)
+    const manual = this.survivalModel.predict(attributes, species, 'manual', horizons)
+    const droneSeeded = this.survivalModel.predict(attributes, species, 'drone_seeded', horizons)
     return {
+      ...(projection ? { climate: projection } : {}),
       site,
       species,
       manual,
@@ -104,13 +121,16 @@ export class PredictionService {
    */
   async rank(request: RankingRequest): Promise<SpeciesRanking> {
     const plantingMethod = resolvePlantingMethod(request.plantingMethod)
+    const climate = CLIMATE_FUTURES.resolve(request.climate)
     assertInCoverage(request)
     const site = matchedSite(request, await this.nearestSite.one(request))
+    const { attributes, projection } = underClimate(site, climate)
     return {
+      ...(projection ? { climate: projection } : {}),
       site,
       plantingMethod,
       horizonYears: request.horizon,
-      ranking: rankSpecies(this.survivalModel, site.attributes, plantingMethod, request.horizon, SPECIES),
+      ranking: rankSpecies(this.survivalModel, attributes, plantingMethod, request.horizon, SPECIES),
       model: this.model,
       generatedAt: this.now(),
     }
@@ -172,9 +192,20 @@ export class PredictionService {
   }
 
   /**
-   * The model at the matched site, or, under a future climate, at the site projected into it (the
-   * answer then says how). Today's climate evaluates the site exactly as it is.
+   * The same prediction under today's climate, for a prediction made under a future one (GraphQL's
+   * change against today); null for a prediction of today's climate.
    */
+  today(prediction: Prediction): HorizonPrediction[] | null {
+    if (!prediction.climate) return null
+    const horizons = prediction.predictions.map((p) => p.horizonYears)
+    return this.survivalModel.predict(
+      prediction.site.attributes,
+      prediction.species,
+      prediction.plantingMethod,
+      horizons,
+    )
+  }
+
   private prediction(site: MatchedSite, checked: CheckedRequest, generatedAt: Date): Prediction {
     const { horizons, species, plantingMethod, climate } = checked
     if (!climate) {
@@ -187,13 +218,13 @@ export class PredictionService {
         generatedAt,
       }
     }
-    const projected = CLIMATE_FUTURES.project(site.attributes, climate)
+    const { attributes, projection } = underClimate(site, climate)
     return {
       site,
       species,
       plantingMethod,
-      predictions: this.survivalModel.predict(projected.site, species, plantingMethod, horizons),
-      climate: projected.projection,
+      predictions: this.survivalModel.predict(attributes, species, plantingMethod, horizons),
+      climate: projection,
       model: this.model,
       generatedAt,
     }

@@ -59,6 +59,8 @@ export interface Comparison {
   manual: HorizonPrediction[]
   droneSeeded: HorizonPrediction[]
   methodDifferential: HorizonDifferential[]
+  /** Under a future climate: what it did to the site; absent for today's climate. */
+  climate?: ClimateProjection
   model: ModelInfo
   generatedAt: Date
 }
@@ -72,6 +74,8 @@ export type BatchItemResult =
 export interface RankingRequest extends Coordinates {
   plantingMethod: string
   horizon: Horizon
+  /** A future climate to rank for; absent, null or the baseline period alone: today's. */
+  climate?: ClimateRequest | null
 }
 
 export interface RankedSpecies {
@@ -91,6 +95,8 @@ export interface SpeciesRanking {
   horizonYears: Horizon
   /** Every species, by survival probability descending, ties by species code. */
   ranking: RankedSpecies[]
+  /** Under a future climate: what it did to the site; absent for today's climate. */
+  climate?: ClimateProjection
   model: ModelInfo
   generatedAt: Date
 }

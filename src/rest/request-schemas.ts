@@ -22,7 +22,7 @@ export const PredictBody = z.strictObject({
   species_code: catalogueCode,
   planting_method: catalogueCode,
   horizons: horizons.optional(),
-  climate: climate.optional(),
+  climate: climate.nullish(),
 })
 
 export const CompareBody = z.strictObject({
@@ -30,6 +30,7 @@ export const CompareBody = z.strictObject({
   longitude,
   species_code: catalogueCode,
   horizons: horizons.optional(),
+  climate: climate.nullish(),
 })
 
 export const RankBody = z.strictObject({
@@ -37,6 +38,7 @@ export const RankBody = z.strictObject({
   longitude,
   planting_method: catalogueCode,
   horizon,
+  climate: climate.nullish(),
 })
 
 export const BatchBody = z.strictObject({ sites: batchOf(PredictBody) })

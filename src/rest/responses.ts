@@ -128,6 +128,7 @@ export function comparisonJson(c: Comparison) {
       drone_seeded: d.droneSeeded,
       difference: d.difference,
     })),
+    ...(c.climate ? { climate: climateProjectionJson(c.climate) } : {}),
     model: modelJson(c.model),
     generated_at: c.generatedAt.toISOString(),
   }
@@ -146,6 +147,7 @@ export function rankingJson(r: SpeciesRanking) {
       native_range: entry.nativeRange,
       top_factor: riskFactorJson(entry.topFactor),
     })),
+    ...(r.climate ? { climate: climateProjectionJson(r.climate) } : {}),
     model: modelJson(r.model),
     generated_at: r.generatedAt.toISOString(),
   }

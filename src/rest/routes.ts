@@ -65,6 +65,7 @@ export const ROUTES: readonly Route[] = [
         longitude: body.longitude,
         speciesCode: body.species_code,
         horizons: body.horizons,
+        climate: body.climate,
       })
       return ok(comparisonJson(comparison))
     },
@@ -81,6 +82,7 @@ export const ROUTES: readonly Route[] = [
         longitude: body.longitude,
         plantingMethod: body.planting_method,
         horizon: body.horizon,
+        climate: body.climate,
       })
       return ok(rankingJson(ranking))
     },

@@ -159,3 +159,75 @@ describe('POST /v1/predict with a climate', () => {
     )
   })
 })
+
+describe('POST /v1/predict/compare and /v1/predict/rank with a climate', () => {
+  const compare = (body: unknown) => post(server.url, '/v1/predict/compare', body, key)
+  const rank = (body: unknown) => post(server.url, '/v1/predict/rank', body, key)
+  const compareBody = (extra: Record<string, unknown> = {}) => ({
+    ...FOREST_POINTS.coastRange,
+    species_code: 'TSHE',
+    ...extra,
+  })
+  const rankBody = (extra: Record<string, unknown> = {}) => ({
+    ...FOREST_POINTS.eastCascades,
+    planting_method: 'manual',
+    horizon: 5,
+    ...extra,
+  })
+
+  it('compare: both methods for the projected site, the same as predict under that climate', async () => {
+    const today = await compare(compareBody())
+    expect(timeless((await compare(compareBody({ climate: { period: '1991_2020' } }))).body)).toEqual(
+      timeless(today.body),
+    )
+    const future = await compare(compareBody({ climate: FUTURE }))
+    expect(future.status, future.text).toBe(200)
+    expect(future.body.climate).toMatchObject(FUTURE)
+    for (const method of ['manual', 'drone_seeded']) {
+      const single = await predict(
+        predictBody({ species_code: 'TSHE', planting_method: method, climate: FUTURE }),
+      )
+      expect(future.body.predictions[method]).toEqual(single.body.predictions)
+    }
+    expectError(await compare(compareBody({ climate: { period: '2071-2100' } })), 422, 'invalid_climate')
+    expectInvalidRequest(await compare(compareBody({ climate: 'ssp585' })), 'climate')
+  })
+
+  it('rank: every species for the projected site; native range is still the site’s own', async () => {
+    const today = await rank(rankBody())
+    expect(timeless((await rank(rankBody({ climate: null }))).body)).toEqual(timeless(today.body))
+    const future = await rank(rankBody({ climate: FUTURE }))
+    expect(future.status, future.text).toBe(200)
+    expect(future.body.climate).toMatchObject(FUTURE)
+    const nativeToday = Object.fromEntries(
+      today.body.ranking.map((r: { species_code: string; native_range: boolean }) => [
+        r.species_code,
+        r.native_range,
+      ]),
+    )
+    for (const entry of future.body.ranking as {
+      species_code: string
+      native_range: boolean
+      survival_probability: number
+    }[]) {
+      expect(entry.native_range).toBe(nativeToday[entry.species_code])
+      const single = await predict({
+        ...FOREST_POINTS.eastCascades,
+        species_code: entry.species_code,
+        planting_method: 'manual',
+        horizons: [5],
+        climate: FUTURE,
+      })
+      expect(entry.survival_probability).toBe(single.body.predictions[0].survival_probability)
+    }
+    expectError(
+      await rank(rankBody({ climate: { period: '2071-2100', scenario: 'rcp45' } })),
+      422,
+      'invalid_climate',
+    )
+    expectInvalidRequest(
+      await rank(rankBody({ climate: { period: '2071-2100', extra: 1 } })),
+      'climate.extra',
+    )
+  })
+})

@@ -599,14 +599,14 @@ export interface components {
          *     climate, and the answer is exactly the one without `climate`. Any other combination is
          *     `422 invalid_climate`; a `climate` that is not an object, or has other fields, is
          *     `400 invalid_request`. `GET /v1/climate` lists the identifiers and the deltas (a rounded
-         *     synthesis, not for real planting decisions).
+         *     synthesis, not for real planting decisions). `null` is the same as no `climate`.
          */
         ClimateInput: {
             /** @example 2041-2070 */
             period?: string | null;
             /** @example ssp245 */
             scenario?: string | null;
-        };
+        } | null;
         /**
          * @description What the future climate did to the matched site: the deltas applied there (after the zone's
          *     adjustment) and the attributes the model evaluated (docs/model-card.md, "Climate"). The values
@@ -676,6 +676,7 @@ export interface components {
             longitude: components["schemas"]["Longitude"];
             species_code: components["schemas"]["SpeciesCodeInput"];
             horizons?: components["schemas"]["Horizons"];
+            climate?: components["schemas"]["ClimateInput"];
         };
         RankRequest: {
             latitude: components["schemas"]["Latitude"];
@@ -691,6 +692,7 @@ export interface components {
              * @enum {integer}
              */
             horizon: 1 | 3 | 5;
+            climate?: components["schemas"]["ClimateInput"];
         };
         BatchRequest: {
             /**
@@ -783,6 +785,7 @@ export interface components {
             horizon_years: components["schemas"]["HorizonYears"];
             /** @description All 20 species, by `survival_probability` descending, ties by species code; the first is the best. */
             ranking: components["schemas"]["RankedSpecies"][];
+            climate?: components["schemas"]["ClimateProjection"];
             model: components["schemas"]["Model"];
             generated_at: components["schemas"]["Timestamp"];
         };
@@ -803,6 +806,7 @@ export interface components {
             };
             /** @description One element per requested horizon, ascending. */
             method_differential: components["schemas"]["MethodDifferential"][];
+            climate?: components["schemas"]["ClimateProjection"];
             model: components["schemas"]["Model"];
             generated_at: components["schemas"]["Timestamp"];
         };
@@ -1541,7 +1545,7 @@ export interface components {
                 };
             };
         };
-        /** @description `invalid_species`, `outside_coverage` or `no_nearby_data`. */
+        /** @description `invalid_species`, `invalid_climate`, `outside_coverage` or `no_nearby_data`. */
         CompareUnprocessable: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
@@ -1556,14 +1560,14 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["InvalidSpeciesError"] | components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"];
+                    error: components["schemas"]["InvalidSpeciesError"] | components["schemas"]["InvalidClimateError"] | components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"];
                 };
             };
         };
         /**
-         * @description `invalid_method` (`planting_method` neither `manual` nor `drone_seeded`), `outside_coverage`
-         *     (outside Oregon/Washington) or `no_nearby_data` (in coverage, no data point within the search
-         *     radius).
+         * @description `invalid_method` (`planting_method` neither `manual` nor `drone_seeded`), `invalid_climate`
+         *     (a `climate` naming no known future), `outside_coverage` (outside Oregon/Washington) or
+         *     `no_nearby_data` (in coverage, no data point within the search radius).
          */
         RankUnprocessable: {
             headers: {
@@ -1587,7 +1591,7 @@ export interface components {
                  *     }
                  */
                 "application/json": {
-                    error: components["schemas"]["InvalidMethodError"] | components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"];
+                    error: components["schemas"]["InvalidMethodError"] | components["schemas"]["InvalidClimateError"] | components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"];
                 };
             };
         };
