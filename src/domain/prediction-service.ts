@@ -12,12 +12,18 @@ import {
 } from '../types.ts'
 import { assertBatchSize } from './batch-limits.ts'
 import { modelInfo, resolvePlantingMethod, resolveSpecies } from './catalogue.ts'
-import { CLIMATE_FUTURES, type ClimateFuture, type ClimateProjection } from './climate.ts'
+import {
+  CLIMATE_FUTURES,
+  type ClimateCatalogueView,
+  type ClimateFuture,
+  type ClimateProjection,
+} from './climate.ts'
 import { ApiError } from './errors.ts'
 import type {
   BatchItemResult,
   Comparison,
   ComparisonRequest,
+  HorizonChange,
   MatchedSite,
   Prediction,
   PredictionRequest,
@@ -191,19 +197,45 @@ export class PredictionService {
     }
   }
 
+  /** The climates a prediction can be made for (GET /v1/climate, GraphQL climateScenarios). */
+  climates(): ClimateCatalogueView {
+    return CLIMATE_FUTURES.describe()
+  }
+
   /**
-   * The same prediction under today's climate, for a prediction made under a future one (GraphQL's
-   * change against today); null for a prediction of today's climate.
+   * A prediction made under a future climate against the same one under today's, per horizon and per
+   * factor; null for a prediction of today's climate.
    */
-  today(prediction: Prediction): HorizonPrediction[] | null {
+  changeFromToday(prediction: Prediction): HorizonChange[] | null {
     if (!prediction.climate) return null
     const horizons = prediction.predictions.map((p) => p.horizonYears)
-    return this.survivalModel.predict(
-      prediction.site.attributes,
-      prediction.species,
-      prediction.plantingMethod,
-      horizons,
-    )
+    const { site, species, plantingMethod } = prediction
+    const today = this.survivalModel.predict(site.attributes, species, plantingMethod, horizons)
+    return prediction.predictions.map((future, i) => {
+      const before = today[i] as HorizonPrediction
+      const todayByKey = new Map(before.contributions.map((c) => [c.key, c.contribution]))
+      const factors = future.contributions
+        .map((c) => {
+          const todayContribution = todayByKey.get(c.key) ?? 0
+          return {
+            key: c.key,
+            factor: c.factor,
+            contribution: c.contribution,
+            todayContribution,
+            change: c.contribution - todayContribution,
+          }
+        })
+        .sort(
+          (a, b) => Math.abs(b.change) - Math.abs(a.change) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+        )
+      return {
+        horizonYears: future.horizonYears,
+        survivalProbability: future.survivalProbability,
+        todaySurvivalProbability: before.survivalProbability,
+        change: future.survivalProbability - before.survivalProbability,
+        factors,
+      }
+    })
   }
 
   private prediction(site: MatchedSite, checked: CheckedRequest, generatedAt: Date): Prediction {

@@ -8,7 +8,7 @@ import type {
   Site,
   Species,
 } from '../types.ts'
-import type { ClimateProjection, ClimateRequest } from './climate.ts'
+import type { ClimateFuture, ClimateProjection, ClimateRequest } from './climate.ts'
 import type { ApiError } from './errors.ts'
 
 /** A prediction asked for, its fields already checked against the input rules (input-rules.ts). */
@@ -65,6 +65,28 @@ export interface Comparison {
   generatedAt: Date
 }
 
+/** One factor of a prediction under a future climate, against the same factor under today's. */
+export interface FactorChange {
+  key: string
+  factor: string
+  /** Log-odds contribution under the future climate. */
+  contribution: number
+  todayContribution: number
+  /** contribution − todayContribution: negative when the future costs survival through this factor. */
+  change: number
+}
+
+/** One horizon of a prediction under a future climate, against today's climate at the same site. */
+export interface HorizonChange {
+  horizonYears: Horizon
+  survivalProbability: number
+  todaySurvivalProbability: number
+  /** survivalProbability − todaySurvivalProbability. */
+  change: number
+  /** Every factor, by |change| descending, ties by key. */
+  factors: FactorChange[]
+}
+
 /** One batch item's outcome: a prediction, or the error that item alone hit. */
 export type BatchItemResult =
   | { index: number; ok: true; prediction: Prediction }
@@ -108,6 +130,8 @@ export interface SurvivalMapRequest {
   horizon: Horizon
   /** Wanted cell size, km (input rules: 10 to 200). */
   cellKm: number
+  /** A future climate to map; absent, null or the baseline period alone: today's. */
+  climate?: ClimateRequest | null
 }
 
 export interface SurvivalCell {
@@ -123,9 +147,13 @@ export interface SurvivalCell {
   maxSurvival: number
   /** Sites in the cell (at least 1). */
   sites: number
+  /** Under a future climate: mean survival of the cell minus its mean today; null for today's map. */
+  changeFromToday: number | null
 }
 
 export interface SurvivalMap {
+  /** The future climate mapped, with the climate data's version; absent for today's. */
+  climate?: ClimateFuture & { dataVersion: string }
   species: Species
   plantingMethod: PlantingMethod
   horizonYears: Horizon

@@ -10,8 +10,22 @@ import type {
   SurvivalModel,
 } from '../types.ts'
 import { modelInfo, resolvePlantingMethod, resolveSpecies } from './catalogue.ts'
+import { CLIMATE_FUTURES, type ClimateFuture } from './climate.ts'
 import { LruCache } from './lru-cache.ts'
 import type { SurvivalCell, SurvivalMap, SurvivalMapRequest } from './prediction-types.ts'
+
+/** One series of per-site survival values: a species, planted one way, at one horizon, in one climate. */
+interface MapSeries {
+  species: Species
+  method: PlantingMethod
+  horizon: Horizon
+  climate: ClimateFuture | null
+}
+
+function seriesKey(what: MapSeries): string {
+  const climate = what.climate ? `${what.climate.period}:${what.climate.scenario}` : 'today'
+  return `${what.species.code}:${what.method}:${what.horizon}:${climate}`
+}
 
 /** Sites evaluated between two yields to the event loop (~8 ms of model work), so other requests keep flowing. */
 const SITES_PER_SLICE = 2048
@@ -25,24 +39,37 @@ export function cellsOfSites(sites: readonly Coordinates[], resolution: number):
  * Sites grouped by cell: per cell the mean, minimum and maximum survival and the number of sites, with
  * the cell's centre and outline. Only cells holding a site appear, ordered by H3 index.
  */
-export function aggregateCells(cellOfSite: readonly string[], survival: ArrayLike<number>): SurvivalCell[] {
+export function aggregateCells(
+  cellOfSite: readonly string[],
+  survival: ArrayLike<number>,
+  today?: ArrayLike<number>,
+): SurvivalCell[] {
   if (cellOfSite.length !== survival.length) throw new RangeError('one survival value per site')
-  const totals = new Map<string, { sum: number; min: number; max: number; sites: number }>()
+  if (today && today.length !== survival.length) throw new RangeError('one value of today per site')
+  const totals = new Map<string, { sum: number; min: number; max: number; sites: number; today: number }>()
   for (let i = 0; i < cellOfSite.length; i++) {
     const cell = cellOfSite[i] as string
     const value = survival[i] as number
+    const before = today ? (today[i] as number) : 0
     const total = totals.get(cell)
     if (total) {
       total.sum += value
       if (value < total.min) total.min = value
       if (value > total.max) total.max = value
       total.sites += 1
+      total.today += before
     } else {
-      totals.set(cell, { sum: value, min: value, max: value, sites: 1 })
+      totals.set(cell, { sum: value, min: value, max: value, sites: 1, today: before })
     }
   }
   return [...totals.keys()].sort().map((h3Index) => {
-    const total = totals.get(h3Index) as { sum: number; min: number; max: number; sites: number }
+    const total = totals.get(h3Index) as {
+      sum: number
+      min: number
+      max: number
+      sites: number
+      today: number
+    }
     return {
       h3Index,
       ...cellCentre(h3Index),
@@ -52,6 +79,7 @@ export function aggregateCells(cellOfSite: readonly string[], survival: ArrayLik
       minSurvival: total.min,
       maxSurvival: total.max,
       sites: total.sites,
+      changeFromToday: today ? (total.sum - total.today) / total.sites : null,
     }
   })
 }
@@ -106,15 +134,21 @@ export class SurvivalMapService {
     }
   }
 
-  /** Species first, then method (the order predict reports them in), then the sites. */
+  /** Species first, then method and climate (the order predict reports them in), then the sites. */
   async map(request: SurvivalMapRequest): Promise<SurvivalMap> {
     const species = resolveSpecies(request.speciesCode)
     const plantingMethod = resolvePlantingMethod(request.plantingMethod)
+    const climate = CLIMATE_FUTURES.resolve(request.climate)
     await loadHexagons()
     const resolution = resolutionForCellKm(request.cellKm)
     const snapshot = await this.current()
-    const cells = await this.cells(snapshot, species, plantingMethod, request.horizon, resolution)
+    const cells = await this.cells(
+      snapshot,
+      { species, method: plantingMethod, horizon: request.horizon, climate },
+      resolution,
+    )
     return {
+      ...(climate ? { climate: { ...climate, dataVersion: CLIMATE_FUTURES.dataVersion } } : {}),
       species,
       plantingMethod,
       horizonYears: request.horizon,
@@ -163,16 +197,18 @@ export class SurvivalMapService {
 
   private async cells(
     snapshot: SiteSnapshot,
-    species: Species,
-    method: PlantingMethod,
-    horizon: Horizon,
+    what: MapSeries,
     resolution: number,
   ): Promise<readonly SurvivalCell[]> {
-    const key = `${species.code}:${method}:${horizon}`
-    const mapKey = `${key}:${resolution}`
+    const mapKey = `${seriesKey(what)}:${resolution}`
     const cached = snapshot.maps.get(mapKey)
     if (cached) return cached
-    const survival = await this.survival(snapshot, key, species, method, horizon)
+    // Under a future climate each cell also says how it differs from today: today's values are a series
+    // of their own, shared with today's maps.
+    const [survival, today] = await Promise.all([
+      this.survival(snapshot, what),
+      what.climate ? this.survival(snapshot, { ...what, climate: null }) : undefined,
+    ])
     // Another request may have aggregated it while this one waited for the survival values.
     const done = snapshot.maps.get(mapKey)
     if (done) return done
@@ -181,23 +217,18 @@ export class SurvivalMapService {
       cellOfSite = cellsOfSites(snapshot.sites, resolution)
       snapshot.cellsByResolution.set(resolution, cellOfSite)
     }
-    const cells = aggregateCells(cellOfSite, survival)
+    const cells = aggregateCells(cellOfSite, survival, today)
     snapshot.maps.set(mapKey, cells)
     return cells
   }
 
-  private survival(
-    snapshot: SiteSnapshot,
-    key: string,
-    species: Species,
-    method: PlantingMethod,
-    horizon: Horizon,
-  ): Promise<Float64Array> {
+  private survival(snapshot: SiteSnapshot, what: MapSeries): Promise<Float64Array> {
+    const key = seriesKey(what)
     const cached = snapshot.survival.get(key)
     if (cached) return Promise.resolve(cached)
     let computing = snapshot.computing.get(key)
     if (!computing) {
-      computing = this.evaluate(snapshot.sites, species, method, horizon)
+      computing = this.evaluate(snapshot.sites, what)
         .then((values) => {
           snapshot.survival.set(key, values)
           return values
@@ -208,20 +239,17 @@ export class SurvivalMapService {
     return computing
   }
 
-  /** The model at every site, a slice at a time. */
-  private async evaluate(
-    sites: readonly Site[],
-    species: Species,
-    method: PlantingMethod,
-    horizon: Horizon,
-  ): Promise<Float64Array> {
+  /** The model at every site (projected into the series' climate, if any), a slice at a time. */
+  private async evaluate(sites: readonly Site[], what: MapSeries): Promise<Float64Array> {
+    const { species, method, climate } = what
     const values = new Float64Array(sites.length)
-    const horizons = [horizon]
+    const horizons = [what.horizon]
     for (let start = 0; start < sites.length; start += SITES_PER_SLICE) {
       if (start > 0) await yieldToEventLoop()
       const end = Math.min(start + SITES_PER_SLICE, sites.length)
       for (let i = start; i < end; i++) {
-        const [prediction] = this.survivalModel.predict(sites[i] as Site, species, method, horizons)
+        const site = climate ? CLIMATE_FUTURES.project(sites[i] as Site, climate).site : (sites[i] as Site)
+        const [prediction] = this.survivalModel.predict(site, species, method, horizons)
         if (!prediction) throw new Error(`the model gave no prediction for ${species.code}`)
         values[i] = prediction.survivalProbability
       }

@@ -1,6 +1,7 @@
 import { lexicographicSortSchema, printSchema } from 'graphql'
 import { builder } from './builder.ts'
 import './types/catalogue.ts'
+import './types/climate.ts'
 import './types/prediction.ts'
 import './types/comparison.ts'
 import './types/batch.ts'

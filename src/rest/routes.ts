@@ -1,4 +1,3 @@
-import { CLIMATE_FUTURES } from '../domain/climate.ts'
 import { parseInput } from '../domain/input-rules.ts'
 import type { PredictionRequest } from '../domain/prediction-types.ts'
 import { SerializedJson } from '../http-io/json.ts'
@@ -120,8 +119,8 @@ export const ROUTES: readonly Route[] = [
     method: 'GET',
     path: '/v1/climate',
     authenticated: true,
-    async handle() {
-      return ok(climateCatalogueJson(CLIMATE_FUTURES.describe()))
+    async handle(_req, _url, deps) {
+      return ok(climateCatalogueJson(deps.predictions.climates()))
     },
   },
   {

@@ -465,6 +465,8 @@ describe('reference queries', () => {
         'survivalMap',
         // Covered by viewer.test.ts.
         'viewer',
+        // Covered by climate.test.ts.
+        'climateScenarios',
       ].sort(),
     )
     expect(predictInput(FOREST_POINTS.coastRange)).toContain('MANUAL')

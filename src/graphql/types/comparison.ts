@@ -1,6 +1,7 @@
 import type { Comparison, ComparisonRequest, HorizonDifferential } from '../../domain/prediction-types.ts'
 import { builder } from '../builder.ts'
 import { ModelRef, SpeciesRef } from './catalogue.ts'
+import { ClimateProjectionRef } from './climate.ts'
 import { ComparisonInput } from './inputs.ts'
 import { HorizonPredictionRef } from './prediction.ts'
 import { SiteRef } from './site.ts'
@@ -38,6 +39,13 @@ const MethodComparisonRef = builder.objectRef<Comparison>('MethodComparison').im
       type: [MethodDifferentialRef],
       description: 'The gap between the methods at each requested horizon',
       resolve: (c) => c.methodDifferential,
+    }),
+    climate: t.field({
+      type: ClimateProjectionRef,
+      nullable: true,
+      description:
+        'Under a future climate (input.climate): what it did to the site; null for today’s climate',
+      resolve: (c) => c.climate ?? null,
     }),
     model: t.field({ type: ModelRef, description: 'The model that answered', resolve: (c) => c.model }),
     generatedAt: t.field({

@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { batchOf, catalogueCode, horizons, latitude, longitude } from '../../domain/input-rules.ts'
 import { builder } from '../builder.ts'
 import { PlantingMethodEnum } from './catalogue.ts'
+import { ClimateInput } from './climate.ts'
 
 /** The input types of the prediction fields: the shared input rules (src/domain/input-rules.ts) under camelCase names. */
 
@@ -9,6 +10,7 @@ const LATITUDE = 'Latitude of the planting site, decimal degrees (WGS84), −90 
 const LONGITUDE = 'Longitude of the planting site, decimal degrees (WGS84), −180 to 180'
 const SPECIES_CODE = 'Four-letter species code, e.g. PSME (see `species`)'
 const HORIZONS = 'Years after planting to predict: any of 1, 3 and 5 (at most 10 entries); default all three'
+const CLIMATE = 'The climate to predict for; absent or null: today’s (see ClimateInput)'
 
 export const PredictionInput = builder.inputType('PredictionInput', {
   description: 'One site, species and planting method to predict',
@@ -22,6 +24,7 @@ export const PredictionInput = builder.inputType('PredictionInput', {
       description: 'How the trees are established',
     }),
     horizons: t.intList({ required: false, description: HORIZONS, validate: { schema: horizons } }),
+    climate: t.field({ type: ClimateInput, required: false, description: CLIMATE }),
   }),
 })
 
@@ -32,6 +35,7 @@ export const ComparisonInput = builder.inputType('ComparisonInput', {
     longitude: t.float({ required: true, description: LONGITUDE, validate: { schema: longitude } }),
     speciesCode: t.string({ required: true, description: SPECIES_CODE, validate: { schema: catalogueCode } }),
     horizons: t.intList({ required: false, description: HORIZONS, validate: { schema: horizons } }),
+    climate: t.field({ type: ClimateInput, required: false, description: CLIMATE }),
   }),
 })
 
@@ -48,6 +52,7 @@ export const BatchSiteInput = builder.inputType('BatchSiteInput', {
       validate: { schema: catalogueCode },
     }),
     horizons: t.intList({ required: false, description: HORIZONS, validate: { schema: horizons } }),
+    climate: t.field({ type: ClimateInput, required: false, description: CLIMATE }),
   }),
 })
 

@@ -3,6 +3,7 @@ import type { Prediction, PredictionRequest } from '../../domain/prediction-type
 import type { FactorContribution, HorizonPrediction } from '../../types.ts'
 import { builder } from '../builder.ts'
 import { ModelRef, PlantingMethodEnum, SpeciesRef } from './catalogue.ts'
+import { ClimateProjectionRef, HorizonChangeRef } from './climate.ts'
 import { PredictionInput } from './inputs.ts'
 import { SiteRef } from './site.ts'
 
@@ -97,6 +98,20 @@ export const PredictionRef = builder.objectRef<Prediction>('Prediction').impleme
       type: [HorizonPredictionRef],
       description: 'One entry per requested horizon, ascending',
       resolve: (p) => p.predictions,
+    }),
+    climate: t.field({
+      type: ClimateProjectionRef,
+      nullable: true,
+      description:
+        'Under a future climate (input.climate): what it did to the site; null for today’s climate',
+      resolve: (p) => p.climate ?? null,
+    }),
+    changeFromToday: t.field({
+      type: [HorizonChangeRef],
+      nullable: true,
+      description:
+        'Under a future climate: each horizon and each factor against today’s climate at the same site (the model evaluated once more); null for today’s climate',
+      resolve: (p, _args, ctx) => ctx.predictions.changeFromToday(p),
     }),
     model: t.field({ type: ModelRef, description: 'The model that answered', resolve: (p) => p.model }),
     generatedAt: t.field({

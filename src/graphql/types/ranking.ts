@@ -2,6 +2,7 @@ import { horizon, latitude, longitude } from '../../domain/input-rules.ts'
 import type { RankedSpecies, RankingRequest, SpeciesRanking } from '../../domain/prediction-types.ts'
 import { builder } from '../builder.ts'
 import { ModelRef, PlantingMethodEnum, SpeciesRef } from './catalogue.ts'
+import { ClimateInput, ClimateProjectionRef } from './climate.ts'
 import { RiskFactorRef } from './prediction.ts'
 import { SiteRef } from './site.ts'
 
@@ -43,6 +44,13 @@ const SpeciesRankingRef = builder.objectRef<SpeciesRanking>('SpeciesRanking').im
       description: 'All 20 species, best survival first (ties by species code); rank starts at 1',
       resolve: (r) => r.ranking,
     }),
+    climate: t.field({
+      type: ClimateProjectionRef,
+      nullable: true,
+      description:
+        'Under a future climate (the climate argument): what it did to the site; null for today’s climate',
+      resolve: (r) => r.climate ?? null,
+    }),
     model: t.field({ type: ModelRef, description: 'The model that answered', resolve: (r) => r.model }),
     generatedAt: t.field({
       type: 'DateTime',
@@ -78,6 +86,11 @@ builder.queryFields((t) => ({
         required: true,
         description: 'Years after planting to rank by: 1, 3 or 5',
         validate: { schema: horizon },
+      }),
+      climate: t.arg({
+        type: ClimateInput,
+        required: false,
+        description: 'The climate to rank for; absent or null: today’s (see ClimateInput)',
       }),
     },
     resolve: (_root, args, ctx) => ctx.predictions.rank(args as RankingRequest),

@@ -2,6 +2,7 @@ import { CELL_KM_MAX, CELL_KM_MIN, catalogueCode, cellKm, horizon } from '../../
 import type { SurvivalCell, SurvivalMap, SurvivalMapRequest } from '../../domain/prediction-types.ts'
 import { builder } from '../builder.ts'
 import { ModelRef, PlantingMethodEnum, SpeciesRef } from './catalogue.ts'
+import { ClimateInput } from './climate.ts'
 
 /** Default cell size of survivalMap, km: about the size of a county's forest district. */
 const DEFAULT_CELL_KM = 25
@@ -28,6 +29,21 @@ const SurvivalCellRef = builder.objectRef<SurvivalCell>('SurvivalCell').implemen
       description: 'Highest survival probability of a site in the cell, 0 to 1',
     }),
     sites: t.exposeInt('sites', { description: 'Data points (sites) in the cell, at least 1' }),
+    changeFromToday: t.float({
+      nullable: true,
+      description:
+        'Under a future climate: meanSurvival minus the cell’s mean survival today (negative where survival is expected to fall); null for today’s map',
+      resolve: (c) => c.changeFromToday,
+    }),
+  }),
+})
+
+const MappedClimateRef = builder.objectRef<NonNullable<SurvivalMap['climate']>>('MappedClimate').implement({
+  description: 'The future climate a survival map was made for (a rounded synthesis; see climateScenarios)',
+  fields: (t) => ({
+    period: t.exposeString('period', { description: 'The future period, e.g. 2041-2070' }),
+    scenario: t.exposeString('scenario', { description: 'The emission scenario, e.g. ssp245' }),
+    dataVersion: t.exposeString('dataVersion', { description: 'Version of the climate data' }),
   }),
 })
 
@@ -54,6 +70,12 @@ const SurvivalMapRef = builder.objectRef<SurvivalMap>('SurvivalMap').implement({
       type: [SurvivalCellRef],
       description: 'The cells holding at least one site, ordered by h3Index',
       resolve: (m) => m.cells,
+    }),
+    climate: t.field({
+      type: MappedClimateRef,
+      nullable: true,
+      description: 'The future climate mapped (the climate argument); null for today’s climate',
+      resolve: (m) => m.climate ?? null,
     }),
     model: t.field({ type: ModelRef, description: 'The model that answered', resolve: (m) => m.model }),
     generatedAt: t.field({
@@ -91,6 +113,12 @@ builder.queryFields((t) => ({
         defaultValue: DEFAULT_CELL_KM,
         description: `Wanted cell size, km, ${CELL_KM_MIN} to ${CELL_KM_MAX}; the nearest H3 resolution is used (see h3Resolution)`,
         validate: { schema: cellKm },
+      }),
+      climate: t.arg({
+        type: ClimateInput,
+        required: false,
+        description:
+          'The climate to map; absent or null: today’s. Under a future one each cell also gives changeFromToday (the map of today is computed too, and cached like any other)',
       }),
     },
     resolve: (_root, args, ctx) =>

@@ -6,6 +6,8 @@ export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' |
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
 /** One batch item. plantingMethod is a string here (manual or drone_seeded) so that an unknown method fails only its own item, as invalid_method */
 export type BatchSiteInput = {
+  /** The climate to predict for; absent or null: today’s (see ClimateInput) */
+  climate?: ClimateInput | null | undefined;
   /** Years after planting to predict: any of 1, 3 and 5 (at most 10 entries); default all three */
   horizons?: Array<number> | null | undefined;
   /** Latitude of the planting site, decimal degrees (WGS84), −90 to 90 */
@@ -18,8 +20,18 @@ export type BatchSiteInput = {
   speciesCode: string;
 };
 
+/** A climate to predict for, with the Seedlot Selection Tool’s identifiers: a future period (2011-2040, 2041-2070, 2071-2100) with an emission scenario (ssp245, ssp370, ssp585). Absent, null, or period 1991_2020 alone: today’s climate, exactly as without it. Any other combination is invalid_climate (422); climateScenarios lists the values */
+export type ClimateInput = {
+  /** e.g. 2041-2070; 1991_2020 is today’s climate */
+  period?: string | null | undefined;
+  /** ssp245, ssp370 or ssp585; none with 1991_2020 */
+  scenario?: string | null | undefined;
+};
+
 /** One site and species, to predict with both planting methods */
 export type ComparisonInput = {
+  /** The climate to predict for; absent or null: today’s (see ClimateInput) */
+  climate?: ClimateInput | null | undefined;
   /** Years after planting to predict: any of 1, 3 and 5 (at most 10 entries); default all three */
   horizons?: Array<number> | null | undefined;
   /** Latitude of the planting site, decimal degrees (WGS84), −90 to 90 */
@@ -57,6 +69,8 @@ export type PlantingMethod =
 
 /** One site, species and planting method to predict */
 export type PredictionInput = {
+  /** The climate to predict for; absent or null: today’s (see ClimateInput) */
+  climate?: ClimateInput | null | undefined;
   /** Years after planting to predict: any of 1, 3 and 5 (at most 10 entries); default all three */
   horizons?: Array<number> | null | undefined;
   /** Latitude of the planting site, decimal degrees (WGS84), −90 to 90 */

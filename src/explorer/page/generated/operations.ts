@@ -4,8 +4,18 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** A climate to predict for, with the Seedlot Selection Tool’s identifiers: a future period (2011-2040, 2041-2070, 2071-2100) with an emission scenario (ssp245, ssp370, ssp585). Absent, null, or period 1991_2020 alone: today’s climate, exactly as without it. Any other combination is invalid_climate (422); climateScenarios lists the values */
+export type ClimateInput = {
+  /** e.g. 2041-2070; 1991_2020 is today’s climate */
+  period?: string | null | undefined;
+  /** ssp245, ssp370 or ssp585; none with 1991_2020 */
+  scenario?: string | null | undefined;
+};
+
 /** One site and species, to predict with both planting methods */
 export type ComparisonInput = {
+  /** The climate to predict for; absent or null: today’s (see ClimateInput) */
+  climate?: ClimateInput | null | undefined;
   /** Years after planting to predict: any of 1, 3 and 5 (at most 10 entries); default all three */
   horizons?: Array<number> | null | undefined;
   /** Latitude of the planting site, decimal degrees (WGS84), −90 to 90 */
