@@ -77,7 +77,7 @@ describe('predict, compareMethods, predictBatch and speciesRanking with a climat
           survivalProbability: number
           todaySurvivalProbability: number
           change: number
-          factors: { contribution: number; todayContribution: number; change: number }[]
+          factors: { key: string; contribution: number; todayContribution: number; change: number }[]
         },
         i: number,
       ) => {
@@ -87,10 +87,7 @@ describe('predict, compareMethods, predictBatch and speciesRanking with a climat
         for (const f of h.factors) expect(f.change).toBeCloseTo(f.contribution - f.todayContribution, 12)
         const sizes = h.factors.map((f) => Math.abs(f.change))
         expect(sizes).toEqual([...sizes].sort((a, b) => b - a))
-        expect(
-          h.factors.find((f: { key?: string }) => (f as { key: string }).key === 'summer_water_deficit')
-            ?.change,
-        ).toBeLessThan(0)
+        expect(h.factors.find((f) => f.key === 'summer_water_deficit')?.change).toBeLessThan(0)
       },
     )
   })
