@@ -5,7 +5,7 @@ import { type Database, openDatabase } from '../../src/db/connect.ts'
 import { createKey } from '../../src/db/keys.ts'
 import { migrate } from '../../src/db/migrate.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
-import { forestGrid, NO_DATA_POINTS } from '../support/sites.ts'
+import { FOREST_POINTS, forestGrid, NO_DATA_POINTS } from '../support/sites.ts'
 import { eventually } from '../support/waiting.ts'
 import { rest } from './client.ts'
 
@@ -79,5 +79,45 @@ describe('jobs on the embedded store', () => {
     expect(rows.map((row) => row.id)).toEqual([...Array.from({ length: 240 }, (_, i) => `s${i}`), 'city'])
     expect(rows.every((row, i) => i === 240 || (row.survival_3y !== '' && row.survival_1y === ''))).toBe(true)
     expect(rows[240]?.error_code).toBe('no_nearby_data')
+  })
+
+  it('scores rows under a climate beside rows of today, echoing period and scenario (NDJSON: after error_code)', async () => {
+    const { key } = await createKey(db.sql, { tier: 'mycel' })
+    const body = { ...FOREST_POINTS.westCascades, species_code: 'PSME', planting_method: 'manual' }
+    const lines = [
+      { id: 'today', ...body },
+      { id: 'baseline', ...body, period: '1991_2020' },
+      { id: 'future', ...body, period: '2071-2100', scenario: 'ssp245' },
+      { id: 'bad', ...body, period: '2071-2100', scenario: 'ssp999' },
+    ].map((line) => JSON.stringify(line))
+    const accepted = await rest(server.url, 'POST', '/v1/jobs', {
+      key,
+      raw: `${lines.join('\n')}\n`,
+      contentType: 'application/x-ndjson',
+    })
+    expect(accepted.status, accepted.text).toBe(202)
+    const { id } = accepted.body as { id: string }
+    expect(
+      await eventually(
+        async () => (await rest(server.url, 'GET', `/v1/jobs/${id}`, { key })).body.status === 'succeeded',
+        60_000,
+        100,
+      ),
+    ).toBe(true)
+    const results = await rest(server.url, 'GET', `/v1/jobs/${id}/results`, {
+      key,
+      headers: { accept: 'text/csv' },
+    })
+    const [header, ...rows] = parse(results.text) as string[][]
+    expect(header?.slice(-3)).toEqual(['error_code', 'period', 'scenario'])
+    expect(rows.map((cells) => [cells[0], ...cells.slice(-3)])).toEqual([
+      ['today', '', '', ''],
+      ['baseline', '', '1991_2020', ''],
+      ['future', '', '2071-2100', 'ssp245'],
+      ['bad', 'invalid_climate', '2071-2100', 'ssp999'],
+    ])
+    const [today, baseline, future] = rows.map((cells) => cells.slice(6, 13))
+    expect(baseline).toEqual(today)
+    expect(future).not.toEqual(today)
   })
 })

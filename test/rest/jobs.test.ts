@@ -209,6 +209,142 @@ describe('portfolio jobs (REST, real PostgreSQL, in-process queue)', () => {
     expect(metrics).toMatch(/^survival_job_chunks_failed_total 0$/m)
   })
 
+  /** The seven result cells of a parsed CSV results row. */
+  const resultsOf = (row: Record<string, string> | undefined) => RESULT_COLUMNS.map((name) => row?.[name])
+
+  it('takes period and scenario columns: rows with and without a climate in one upload, a bad climate failing its row alone', async () => {
+    // Each point three times (no climate, the baseline alone, a future), across two chunks of 100.
+    const points = forestGrid(50)
+    const climates = [
+      ['', ''],
+      ['1991_2020', ''],
+      ['2071-2100', 'ssp585'],
+    ]
+    const lines = points.flatMap((point, index) =>
+      climates.map(
+        ([period, scenario], which) =>
+          `p${index}-${which},${point.latitude},${point.longitude},TSHE,manual,${period},${scenario},n`,
+      ),
+    )
+    const { coastRange } = FOREST_POINTS
+    const bad = [
+      `unknown,${coastRange.latitude},${coastRange.longitude},TSHE,manual,2050s,ssp245,`,
+      `no-scenario,${coastRange.latitude},${coastRange.longitude},TSHE,manual,2041-2070,,`,
+      `baseline+scenario,${coastRange.latitude},${coastRange.longitude},TSHE,manual,1991_2020,ssp245,`,
+    ]
+    const header = 'id,latitude,longitude,species_code,planting_method,Period,scenario,note'
+    const response = await upload(mycel, [header, ...lines, ...bad, ''].join('\n'))
+    expect(response.status, response.text).toBe(202)
+    const { id } = response.body as { id: string }
+    const done = await finished(mycel, id)
+    expect(done).toMatchObject({ status: 'succeeded', rows_total: 153 })
+    // Every failure is one of the three bad climates (a grid point without data fails thrice alike).
+    expect(done.errors_by_code.invalid_climate).toBe(3)
+
+    const csv = await results(mycel, id, { accept: 'text/csv' })
+    expect(csv.text.split('\r\n')[0]).toBe(`${header},${RESULT_COLUMNS.join(',')}`)
+    const rows = parse(csv.text, { columns: true }) as Record<string, string>[]
+    expect(rows.slice(150).map((row) => [row.id, row.Period, row.scenario, row.error_code])).toEqual([
+      ['unknown', '2050s', 'ssp245', 'invalid_climate'],
+      ['no-scenario', '2041-2070', '', 'invalid_climate'],
+      ['baseline+scenario', '1991_2020', 'ssp245', 'invalid_climate'],
+    ])
+    let differ = 0
+    for (let index = 0; index < points.length; index++) {
+      const [today, baseline, future] = rows.slice(index * 3, index * 3 + 3)
+      expect([today?.Period, baseline?.Period, future?.Period]).toEqual(['', '1991_2020', '2071-2100'])
+      expect(resultsOf(baseline)).toEqual(resultsOf(today))
+      expect(future?.error_code).toBe(today?.error_code)
+      if (future?.survival_5y !== today?.survival_5y) differ += 1
+    }
+    expect(differ).toBeGreaterThan(points.length / 2)
+
+    // The same number /v1/predict gives for that site under that climate.
+    const first = points[0] as { latitude: number; longitude: number }
+    const direct = await rest(server.url, 'POST', '/v1/predict', {
+      key: mycel,
+      json: {
+        ...first,
+        species_code: 'TSHE',
+        planting_method: 'manual',
+        climate: { period: '2071-2100', scenario: 'ssp585' },
+      },
+    })
+    expect(direct.status, direct.text).toBe(200)
+    expect(Number(rows[2]?.survival_5y)).toBe(direct.body.predictions[2].survival_probability)
+
+    const ndjson = await results(mycel, id, { accept: 'application/x-ndjson' })
+    const records = ndjson.text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(records[2]).toMatchObject({
+      id: 'p0-2',
+      Period: '2071-2100',
+      scenario: 'ssp585',
+      error_code: null,
+    })
+    expect(records[0]).toMatchObject({ id: 'p0-0', Period: '', scenario: '' })
+  })
+
+  it('takes period and scenario fields in NDJSON (or a predict body’s climate) and echoes them after error_code', async () => {
+    const body = { ...FOREST_POINTS.coastRange, species_code: 'TSHE', planting_method: 'manual' }
+    const lines = [
+      { id: 'today', ...body },
+      { id: 'baseline', ...body, period: '1991_2020' },
+      { id: 'future', ...body, period: '2041-2070', scenario: 'ssp370' },
+      { id: 'nested', ...body, climate: { period: '2041-2070', scenario: 'ssp370' } },
+      { id: 'bad', ...body, scenario: 'ssp370' },
+      { id: 'twice', ...body, period: '2041-2070', climate: { period: '2041-2070', scenario: 'ssp370' } },
+    ].map((line) => JSON.stringify(line))
+    const response = await upload(hypha, `${lines.join('\n')}\n`, 'application/x-ndjson')
+    expect(response.status, response.text).toBe(202)
+    const { id } = response.body as { id: string }
+    const done = await finished(hypha, id)
+    expect(done).toMatchObject({ status: 'succeeded', rows_total: 6, rows_failed: 2 })
+    expect(done.errors_by_code).toEqual({ invalid_climate: 1, invalid_request: 1 })
+
+    const ndjson = await results(hypha, id)
+    const records = ndjson.text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(Object.keys(records[0] ?? {})).toEqual([
+      'row',
+      'id',
+      'latitude',
+      'longitude',
+      'species_code',
+      'planting_method',
+      'horizons',
+      ...RESULT_COLUMNS,
+      'period',
+      'scenario',
+    ])
+    expect(records.map((record) => [record.id, record.period, record.scenario, record.error_code])).toEqual([
+      ['today', null, null, null],
+      ['baseline', '1991_2020', null, null],
+      ['future', '2041-2070', 'ssp370', null],
+      ['nested', '2041-2070', 'ssp370', null],
+      ['bad', null, 'ssp370', 'invalid_climate'],
+      ['twice', '2041-2070', 'ssp370', 'invalid_request'],
+    ])
+    const survival = (record: Record<string, unknown> | undefined) =>
+      ['survival_1y', 'survival_3y', 'survival_5y'].map((name) => record?.[name])
+    expect(survival(records[1])).toEqual(survival(records[0]))
+    expect(survival(records[3])).toEqual(survival(records[2]))
+    expect(survival(records[2])).not.toEqual(survival(records[0]))
+
+    // As CSV: the thirteen columns of before in their places, then period and scenario.
+    const csv = await results(hypha, id, { accept: 'text/csv' })
+    expect(csv.text.split('\r\n')[0]).toBe(
+      `id,latitude,longitude,species_code,planting_method,horizons,${RESULT_COLUMNS.join(',')},period,scenario`,
+    )
+    const cells = parse(csv.text) as string[][]
+    expect(cells[3]?.slice(-3)).toEqual(['', '2041-2070', 'ssp370'])
+    expect(cells[3]?.[6]).toBe(String(records[2]?.survival_1y))
+  })
+
   it('belongs to its account: another key sees 404, and spore keys may not run jobs', async () => {
     const response = await upload(mycel, forestCsv(5))
     const { id } = response.body as { id: string }

@@ -141,18 +141,26 @@ export interface paths {
          *
          *     - `Content-Type: text/csv` (UTF-8, RFC 4180): a header row naming `latitude`, `longitude`,
          *       `species_code`, `planting_method` in any order (case-insensitive), optionally `horizons`
-         *       (any of `1|3|5`, empty for all three) and `id`; other columns are kept and echoed in the
-         *       results. Rows are numbered from 1 (the first row after the header).
+         *       (any of `1|3|5`, empty for all three), `id`, `period` and `scenario` (the row's climate; an
+         *       empty cell is no value); other columns are kept and echoed in the results. Rows are
+         *       numbered from 1 (the first row after the header).
          *     - `Content-Type: application/x-ndjson`: one JSON object per line, a `POST /v1/predict` body
-         *       plus an optional `id` (string or integer). Blank lines are skipped.
+         *       plus an optional `id` (string or integer); its climate as the body's `climate` or as
+         *       `period` and `scenario` fields (not both). Blank lines are skipped.
          *     - `Content-Encoding: gzip` is accepted. At most 512 MiB of (unzipped) body.
          *
+         *     **Climate** (see `ClimateInput`): a row naming no climate, or the period `1991_2020` without a
+         *     scenario, is scored for today's climate, exactly as a row without those columns; a row naming
+         *     a future period with a scenario, for the site projected into it. Rows with and without a
+         *     climate mix in one upload, and a climate does not change the cost.
+         *
          *     A row that breaks a rule (missing or mistyped value, out-of-range coordinates, bad horizons,
-         *     wrong number of cells, a line that is not JSON) fails alone, with its row number and
-         *     `invalid_request` or `invalid_json`; rows with an unknown species or method, outside coverage
-         *     or without a nearby data point fail alone when scored, with the code `/v1/predict` gives. A
-         *     header that lacks a required column, repeats one or has an empty name, a body with no rows,
-         *     or CSV that cannot be read (an unclosed quote) fails the whole upload with `400 invalid_request`.
+         *     wrong number of cells, a line that is not JSON, a climate given both ways) fails alone, with
+         *     its row number and `invalid_request` or `invalid_json`; rows with an unknown species, method
+         *     or climate, outside coverage or without a nearby data point fail alone when scored, with the
+         *     code `/v1/predict` gives. A header that lacks a required column, repeats one or has an empty
+         *     name, a body with no rows, or CSV that cannot be read (an unclosed quote) fails the whole
+         *     upload with `400 invalid_request`.
          *
          *     **Cost**: ⌈rows ÷ the tier's batch size⌉ requests against the daily quota (`mycel`: one per
          *     100 rows), charged when the upload is complete and accepted; the upload's own call is one of
@@ -211,12 +219,17 @@ export interface paths {
         };
         /**
          * A succeeded job's results, streamed
-         * @description Every input row, in input order: its input columns (CSV: as uploaded; NDJSON jobs: `id`,
-         *     `latitude`, `longitude`, `species_code`, `planting_method`, `horizons`), then `survival_1y`,
-         *     `survival_3y`, `survival_5y` (full-precision probabilities, empty where the row did not ask
-         *     for that horizon or failed), `top_factor_1y`, `top_factor_3y`, `top_factor_5y` (the factor
-         *     with the largest contribution, as `risk_factors[0].factor` of `/v1/predict`) and `error_code`
-         *     (empty when the row was scored). `Accept: text/csv` gives CSV (a header row, CRLF line ends);
+         * @description Every input row, in input order: its input columns (CSV: as uploaded, `period` and `scenario`
+         *     included where the upload put them; NDJSON jobs: `id`, `latitude`, `longitude`,
+         *     `species_code`, `planting_method`, `horizons`), then `survival_1y`, `survival_3y`,
+         *     `survival_5y` (full-precision probabilities, empty where the row did not ask for that horizon
+         *     or failed), `top_factor_1y`, `top_factor_3y`, `top_factor_5y` (the factor with the largest
+         *     contribution, as `risk_factors[0].factor` of `/v1/predict`) and `error_code` (empty when the
+         *     row was scored); NDJSON jobs then `period` and `scenario` (the row's climate as sent, a
+         *     `climate` object's values included; null, or empty in CSV, for none). Columns are only ever
+         *     added after those results had before, so a reader going by position keeps working; a job
+         *     uploaded before climate input keeps its layout. `Accept: text/csv` gives CSV (a header row,
+         *     CRLF line ends);
          *     `Accept: application/x-ndjson` one JSON object per row with its `row` number and the same
          *     fields (null where empty); otherwise the job's upload format.
          *
@@ -2316,14 +2329,14 @@ export interface operations {
         requestBody: {
             content: {
                 /**
-                 * @example id,latitude,longitude,species_code,planting_method,horizons
-                 *     stand-1,44.6,-123.6,PSME,manual,1|5
-                 *     stand-2,44.2,-122.2,TSHE,drone_seeded,
+                 * @example id,latitude,longitude,species_code,planting_method,horizons,period,scenario
+                 *     stand-1,44.6,-123.6,PSME,manual,1|5,,
+                 *     stand-2,44.2,-122.2,TSHE,drone_seeded,,2041-2070,ssp245
                  */
                 "text/csv": string;
                 /**
                  * @example {"id": "stand-1", "latitude": 44.6, "longitude": -123.6, "species_code": "PSME", "planting_method": "manual", "horizons": [1, 5]}
-                 *     {"id": "stand-2", "latitude": 44.2, "longitude": -122.2, "species_code": "TSHE", "planting_method": "drone_seeded"}
+                 *     {"id": "stand-2", "latitude": 44.2, "longitude": -122.2, "species_code": "TSHE", "planting_method": "drone_seeded", "period": "2041-2070", "scenario": "ssp245"}
                  */
                 "application/x-ndjson": string;
             };

@@ -2,10 +2,11 @@
  * The command-line scorer: `npm run score -- sites.csv --out scored.csv`.
  *
  * Scores every row of a CSV or NDJSON file of sites and writes the input columns followed by
- * survival_1y, survival_3y, survival_5y, top_factor_1y, top_factor_3y, top_factor_5y, error_code —
- * the same file whichever way it went: small files through `POST /v1/predict/batch` (in the tier's
- * batch size, written in input order as results come), large ones through a job (upload, wait,
- * download). Ctrl-C leaves `<out>.score-state.json`; rerunning the same command resumes.
+ * survival_1y, survival_3y, survival_5y, top_factor_1y, top_factor_3y, top_factor_5y, error_code
+ * (an NDJSON input's period and scenario after those) — the same file whichever way it went: small
+ * files through `POST /v1/predict/batch` (in the tier's batch size, written in input order as results
+ * come), large ones through a job (upload, wait, download). `--period`/`--scenario` give a climate to
+ * the rows that name none. Ctrl-C leaves `<out>.score-state.json`; rerunning the same command resumes.
  *
  * Environment: SURVIVAL_API_KEY (required), SURVIVAL_API_URL (default http://localhost:8080).
  * Exit codes: 0 every row scored; 1 some rows failed (summary by error code on stderr); 2 usage
@@ -20,7 +21,7 @@ import { scoreByBatches } from './scoring/batch-path.ts'
 import { JobEndedError, scoreByJob } from './scoring/job-path.ts'
 import { outputFormatOf } from './scoring/output.ts'
 import { createProgress } from './scoring/progress.ts'
-import { countRows, InputError, inputFormatOf, readColumns } from './scoring/rows.ts'
+import { type ClimateDefaults, countRows, InputError, inputFormatOf, readColumns } from './scoring/rows.ts'
 import type { RunContext, RunOutcome } from './scoring/run.ts'
 import { clearState, inputIdentity, loadState, type ScoreState, statePath } from './scoring/state.ts'
 
@@ -36,6 +37,8 @@ interface Options {
   poll: number
   progressEvery: number
   restart?: boolean
+  period?: string
+  scenario?: string
 }
 
 const positive = (value: string) => {
@@ -52,7 +55,7 @@ function program(): Command {
     )
     .argument(
       '<input>',
-      'CSV with latitude,longitude,species_code,planting_method (+ horizons, id, others), or .ndjson',
+      'CSV with latitude,longitude,species_code,planting_method (+ horizons, id, period, scenario, others), or .ndjson',
     )
     .requiredOption(
       '-o, --out <file>',
@@ -77,6 +80,14 @@ function program(): Command {
     .option('--concurrency <n>', 'batch calls in flight at once', positive, 4)
     .option('--poll <seconds>', 'job status poll interval', positive, 1)
     .option('--progress-every <seconds>', 'progress line interval when stderr is not a terminal', positive, 2)
+    .option(
+      '--period <period>',
+      'climate period for the rows that name no climate: 2011-2040, 2041-2070, 2071-2100 (1991_2020: today)',
+    )
+    .option(
+      '--scenario <scenario>',
+      'emission scenario for the rows that name no climate: ssp245, ssp370, ssp585',
+    )
     .option('--restart', 'ignore a saved resume state and start over')
     .addHelpText(
       'after',
@@ -142,14 +153,18 @@ export async function main(argv: string[]): Promise<number> {
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
 
+  // A row's own climate wins; whether these name a known future is the server's question (invalid_climate).
+  const climate: ClimateDefaults | undefined =
+    options.period || options.scenario ? { period: options.period, scenario: options.scenario } : undefined
   const identity = inputIdentity(input)
-  const saved = options.restart ? null : loadState(options.out, identity, outFormat)
+  const saved = options.restart ? null : loadState(options.out, identity, outFormat, climate)
   const fresh = (via: ScoreState['via']): ScoreState => ({
     version: 1,
     input: identity,
     out_format: outFormat,
     base_url: baseUrl,
     via,
+    ...(climate ? { climate } : {}),
     bytes_written: 0,
     rows_written: 0,
     errors_by_code: {},
@@ -159,6 +174,7 @@ export async function main(argv: string[]): Promise<number> {
     client,
     input,
     inputFormat,
+    climate,
     out: options.out,
     outFormat,
     state,
@@ -169,6 +185,10 @@ export async function main(argv: string[]): Promise<number> {
 
   try {
     await readColumns(input, inputFormat) // a header without the required columns is a usage error
+    if (climate)
+      say(
+        `Rows that name no climate: ${[climate.period && `period ${climate.period}`, climate.scenario && `scenario ${climate.scenario}`].filter(Boolean).join(', ')}`,
+      )
     const usage = await client.usage({ signal: controller.signal })
     const batchSize = usage.limits.batch_size
     const threshold = Math.min(options.batchThreshold, BATCH_REQUESTS_MAX * batchSize)

@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { parse } from 'csv-parse/sync'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { issueKey } from '../../../test/support/fixtures.ts'
 import {
@@ -61,6 +62,88 @@ describe('npm run score (job path) against a live server', () => {
       expect([batch.code, job.code]).toEqual([1, 1])
       expect(readFileSync(viaJob, 'utf8')).toBe(readFileSync(viaBatch, 'utf8'))
     }
+  })
+
+  it('climate columns and --period/--scenario: the same file through a job as through batch calls', async () => {
+    const { coastRange } = FOREST_POINTS
+    const at = `${coastRange.latitude},${coastRange.longitude}`
+    const scored = async (name: string, text: string, extra: string[] = [], out = 'csv') => {
+      const input = join(dir, name)
+      writeFileSync(input, text)
+      const viaBatch = join(dir, `${name}.batch.${out}`)
+      const viaJob = join(dir, `${name}.job.${out}`)
+      const batch = await runScorer([input, '--out', viaBatch, '--via', 'batch', ...extra], env)
+      const job = await runScorer([input, '--out', viaJob, '--via', 'job', '--poll', '0.1', ...extra], env)
+      expect(job.stderr).toMatch(/Job job_\w+: \d+ rows queued/)
+      expect(batch.code).toBe(job.code)
+      const written = readFileSync(viaJob, 'utf8')
+      expect(written).toBe(readFileSync(viaBatch, 'utf8'))
+      return { text: written, stderr: job.stderr, batchStderr: batch.stderr, code: job.code }
+    }
+
+    const ownClimate = [
+      'id,latitude,longitude,species_code,planting_method,period,scenario',
+      `today,${at},TSHE,manual,,`,
+      `baseline,${at},TSHE,manual,1991_2020,`,
+      `own,${at},TSHE,manual,2071-2100,ssp585`,
+      `bad,${at},TSHE,manual,2071-2100,`,
+    ].join('\n')
+    const plain = await scored('climate.csv', ownClimate)
+    expect(plain.code).toBe(1)
+    expect(plain.stderr).toContain('1 row failed: invalid_climate 1')
+    const rows = parse(plain.text, { columns: true }) as Record<string, string>[]
+    const results = (row: Record<string, string> | undefined) =>
+      ['survival_1y', 'survival_3y', 'survival_5y', 'top_factor_1y', 'error_code'].map((name) => row?.[name])
+    expect(results(rows[1])).toEqual(results(rows[0]))
+    expect(rows[2]?.survival_5y).not.toBe(rows[0]?.survival_5y)
+    expect(rows.map((row) => [row.period, row.scenario, row.error_code])).toEqual([
+      ['', '', ''],
+      ['1991_2020', '', ''],
+      ['2071-2100', 'ssp585', ''],
+      ['2071-2100', '', 'invalid_climate'],
+    ])
+
+    // The flags fill only the row naming no climate: it is then scored, and echoed, under them.
+    const flags = ['--period', '2071-2100', '--scenario', 'ssp585']
+    const defaulted = await scored('climate.csv', ownClimate, flags)
+    expect(defaulted.stderr).toContain('Rows that name no climate: period 2071-2100, scenario ssp585')
+    const withFlags = parse(defaulted.text, { columns: true }) as Record<string, string>[]
+    expect(withFlags.map((row) => [row.id, row.period, row.scenario])).toEqual([
+      ['today', '2071-2100', 'ssp585'],
+      ['baseline', '1991_2020', ''],
+      ['own', '2071-2100', 'ssp585'],
+      ['bad', '2071-2100', ''],
+    ])
+    expect(results(withFlags[0])).toEqual(results(withFlags[2]))
+    expect(results(withFlags[1])).toEqual(results(rows[0]))
+
+    // A file without climate columns gains them, at the end of its columns.
+    const noColumns = [`id,latitude,longitude,species_code,planting_method`, `a,${at},TSHE,manual`].join('\n')
+    const gained = await scored('no-climate.csv', noColumns, flags)
+    expect(gained.text.split('\r\n')[0]).toMatch(
+      /^id,latitude,longitude,species_code,planting_method,period,scenario,survival_1y,/,
+    )
+    expect((parse(gained.text, { columns: true }) as Record<string, string>[])[0]?.survival_5y).toBe(
+      withFlags[0]?.survival_5y,
+    )
+
+    // NDJSON in and out: period and scenario after error_code, a line's own climate kept.
+    const body = { ...coastRange, species_code: 'TSHE', planting_method: 'manual' }
+    const ndjson = [
+      JSON.stringify({ id: 'flags', ...body }),
+      JSON.stringify({ id: 'own', ...body, climate: { period: '1991_2020' } }),
+    ].join('\n')
+    const lines = (await scored('climate.ndjson', ndjson, flags, 'ndjson')).text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(Object.keys(lines[0] ?? {}).slice(-3)).toEqual(['error_code', 'period', 'scenario'])
+    expect(lines.map((line) => [line.id, line.period, line.scenario])).toEqual([
+      ['flags', '2071-2100', 'ssp585'],
+      ['own', '1991_2020', null],
+    ])
+    expect(String(lines[0]?.survival_5y)).toBe(withFlags[0]?.survival_5y)
+    expect(String(lines[1]?.survival_5y)).toBe(rows[0]?.survival_5y)
   })
 
   it('auto: a file over the threshold goes through a job and matches the batch path byte for byte', async () => {

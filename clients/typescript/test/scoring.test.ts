@@ -4,31 +4,64 @@ import { join } from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { afterAll, describe, expect, it } from 'vitest'
 import { csvLayout, csvRow, ndjsonRow } from '../../../src/domain/jobs/job-rows.ts'
+import { outputHeader, outputLine, resultsAt } from '../src/scoring/output.ts'
 import { duration, progressLine } from '../src/scoring/progress.ts'
-import { countRows, type InputRow, readRows } from '../src/scoring/rows.ts'
+import {
+  type ClimateDefaults,
+  countRows,
+  type InputRow,
+  NDJSON_COLUMNS,
+  readColumns,
+  readRows,
+  uploadText,
+} from '../src/scoring/rows.ts'
+import { inputIdentity, loadState, type ScoreState, saveState } from '../src/scoring/state.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'scoring-rows-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-async function rowsOf(name: string, text: string, format: 'csv' | 'ndjson') {
+async function rowsOf(name: string, text: string, format: 'csv' | 'ndjson', climate?: ClimateDefaults) {
   const file = join(dir, name)
   writeFileSync(file, text)
   const rows: InputRow[] = []
-  for await (const row of readRows(file, format)) rows.push(row)
-  return { rows, count: await countRows(file, format) }
+  for await (const row of readRows(file, format, { climate })) rows.push(row)
+  return { file, rows, count: await countRows(file, format) }
 }
 
 /** What the server's upload check makes of a row: failed with a code, or to be scored with this body. */
-const serverView = (row: { c: unknown[]; q?: unknown; e?: { code: string } }) => ({
+const serverView = (row: { c: unknown[]; q?: { climate?: unknown }; e?: { code: string } }) => ({
   cells: row.c,
   error: row.e?.code ?? null,
   scored: Boolean(row.q),
+  climate: row.q?.climate ?? null,
 })
 const clientView = (row: InputRow) => ({
   cells: row.cells,
   error: row.error?.code ?? null,
   scored: Boolean(row.request),
+  climate: row.request?.climate ?? null,
 })
+
+/** The server's reading of a CSV text, row by row. */
+function serverCsv(text: string) {
+  const records = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][]
+  const layout = csvLayout(records[0] as string[])
+  return records.slice(1).map((cells, index) => serverView(csvRow(layout, index + 1, cells)))
+}
+
+/** The server's reading of an NDJSON text, row by row (blank lines skipped). */
+function serverNdjson(text: string) {
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line, index) => serverView(ndjsonRow(index + 1, line)))
+}
+
+async function uploaded(file: string, format: 'csv' | 'ndjson', climate: ClimateDefaults): Promise<string> {
+  let text = ''
+  for await (const part of uploadText(file, format, { climate })) text += part
+  return text
+}
 
 describe("the scorer's row checks are the jobs API's", () => {
   it('CSV rows', async () => {
@@ -57,9 +90,7 @@ describe("the scorer's row checks are the jobs API's", () => {
       '44.6,-123.6,NOPE,sideways,,r,',
     ].join('\r\n')
     const { rows, count } = await rowsOf('rows.csv', text, 'csv')
-    const records = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: true }) as string[][]
-    const layout = csvLayout(records[0] as string[])
-    const server = records.slice(1).map((cells, index) => serverView(csvRow(layout, index + 1, cells)))
+    const server = serverCsv(text)
     expect(rows.map(clientView)).toEqual(server)
     expect(rows.map((row) => row.row)).toEqual(server.map((_, index) => index + 1))
     expect(count).toBe(server.length)
@@ -86,6 +117,75 @@ describe("the scorer's row checks are the jobs API's", () => {
       { latitude: 44.6, longitude: -123.6, species_code: 'PSME', planting_method: 'manual', horizons: '1|5' },
       { latitude: 44.6, longitude: -123.6, species_code: 'PSME', planting_method: 'manual', colour: 'red' },
       { latitude: 44.6, longitude: -123.6, species_code: '', planting_method: 'manual' },
+      {
+        latitude: 44.6,
+        longitude: -123.6,
+        species_code: 'PSME',
+        planting_method: 'manual',
+        period: '2041-2070',
+        scenario: 'ssp245',
+      },
+      {
+        latitude: 44.6,
+        longitude: -123.6,
+        species_code: 'PSME',
+        planting_method: 'manual',
+        period: '1991_2020',
+        scenario: null,
+      },
+      {
+        latitude: 44.6,
+        longitude: -123.6,
+        species_code: 'PSME',
+        planting_method: 'manual',
+        climate: { period: '2071-2100', scenario: 'ssp585' },
+      },
+      { latitude: 44.6, longitude: -123.6, species_code: 'PSME', planting_method: 'manual', climate: null },
+      {
+        latitude: 44.6,
+        longitude: -123.6,
+        species_code: 'PSME',
+        planting_method: 'manual',
+        scenario: 'rcp85',
+      },
+      { latitude: 44.6, longitude: -123.6, species_code: 'PSME', planting_method: 'manual', period: 2041 },
+      {
+        latitude: 44.6,
+        longitude: -123.6,
+        species_code: 'PSME',
+        planting_method: 'manual',
+        period: 'x'.repeat(41),
+      },
+      {
+        latitude: 44.6,
+        longitude: -123.6,
+        species_code: 'PSME',
+        planting_method: 'manual',
+        climate: '2041-2070',
+      },
+      {
+        latitude: 44.6,
+        longitude: -123.6,
+        species_code: 'PSME',
+        planting_method: 'manual',
+        climate: { period: '2041-2070', rcp: 8.5 },
+      },
+      {
+        latitude: 44.6,
+        longitude: -123.6,
+        species_code: 'PSME',
+        planting_method: 'manual',
+        climate: { period: 7 },
+      },
+      {
+        latitude: 44.6,
+        longitude: -123.6,
+        species_code: 'PSME',
+        planting_method: 'manual',
+        period: '2041-2070',
+        climate: { scenario: 'ssp245' },
+      },
+      { latitude: 44.6, species_code: 'PSME', planting_method: 'manual', period: { deep: true } },
     ]
       .map((line) => JSON.stringify(line))
       .concat(['{"latitude": 44.6,', '[1, 2]', '"text"', '   ', 'null'])
@@ -95,7 +195,183 @@ describe("the scorer's row checks are the jobs API's", () => {
       .map((line, index) => serverView(ndjsonRow(index + 1, line)))
     expect(rows.map(clientView)).toEqual(server)
     expect(count).toBe(server.length)
-    expect(server.filter((row) => row.scored)).toHaveLength(2)
+    expect(server.filter((row) => row.scored)).toHaveLength(7)
+    expect(server.filter((row) => row.climate !== null)).toHaveLength(4)
+  })
+
+  it('CSV climate columns, as the server reads them', async () => {
+    const text = [
+      'id,latitude,longitude,species_code,planting_method,Period,SCENARIO,note',
+      'a,44.6,-123.6,PSME,manual,,,',
+      'b,44.6,-123.6,PSME,manual,1991_2020,,',
+      'c,44.6,-123.6,PSME,manual, 2041-2070 ,ssp245,',
+      'd,44.6,-123.6,PSME,manual,,ssp585,',
+      `e,44.6,-123.6,PSME,manual,${'x'.repeat(41)},ssp585,`,
+      'f,44.6,-123.6,PSME,manual,2050s',
+    ].join('\n')
+    const { rows } = await rowsOf('climate.csv', text, 'csv')
+    const server = serverCsv(text)
+    expect(rows.map(clientView)).toEqual(server)
+    expect(server.map((row) => row.climate)).toEqual([
+      null,
+      { period: '1991_2020', scenario: null },
+      { period: '2041-2070', scenario: 'ssp245' },
+      { period: null, scenario: 'ssp585' },
+      null,
+      null,
+    ])
+    expect(server.map((row) => row.error)).toEqual([
+      null,
+      null,
+      null,
+      null,
+      'invalid_request',
+      'invalid_request',
+    ])
+  })
+})
+
+describe('--period and --scenario: the climate of the rows that name none', () => {
+  const FUTURE = { period: '2041-2070', scenario: 'ssp245' }
+
+  it('a CSV without climate columns gains them at the end; the upload reads on the server as the rows do', async () => {
+    const text = [
+      'id,latitude,longitude,species_code,planting_method,note',
+      'a,44.6,-123.6,PSME,manual,"x, y"',
+      'b,north,-123.6,PSME,manual,',
+      'c,44.6,-123.6,PSME',
+      'd,44.6,-123.6,PSME,manual,,extra,more',
+    ].join('\n')
+    const { file, rows } = await rowsOf('defaults.csv', text, 'csv', FUTURE)
+    expect(await readColumns(file, 'csv', FUTURE)).toEqual([
+      'id',
+      'latitude',
+      'longitude',
+      'species_code',
+      'planting_method',
+      'note',
+      'period',
+      'scenario',
+    ])
+    expect(rows.map((row) => [row.cells.slice(6), row.error?.code ?? null])).toEqual([
+      [['2041-2070', 'ssp245'], null],
+      [['2041-2070', 'ssp245'], 'invalid_request'],
+      [[], 'invalid_request'],
+      [['extra', 'more', '', ''], 'invalid_request'],
+    ])
+    expect(rows[0]?.request?.climate).toEqual(FUTURE)
+    const upload = await uploaded(file, 'csv', FUTURE)
+    expect(upload.split('\r\n')[0]).toBe(
+      'id,latitude,longitude,species_code,planting_method,note,period,scenario',
+    )
+    expect(serverCsv(upload)).toEqual(rows.map(clientView))
+    // Without the flags, the file is read as it is.
+    const { rows: plain } = await rowsOf('defaults.csv', text, 'csv')
+    expect(plain[0]?.cells).toHaveLength(6)
+    expect(plain[0]?.request).not.toHaveProperty('climate')
+  })
+
+  it('a row’s own climate wins, whole: only rows naming neither period nor scenario take the flags', async () => {
+    const text = [
+      'latitude,longitude,species_code,planting_method,period,scenario',
+      '44.6,-123.6,PSME,manual,,',
+      '44.6,-123.6,PSME,manual,1991_2020,',
+      '44.6,-123.6,PSME,manual,,ssp585',
+      '44.6,-123.6,PSME,manual,2071-2100,ssp370',
+    ].join('\n')
+    const { file, rows } = await rowsOf('own.csv', text, 'csv', { period: '2011-2040' })
+    expect(rows.map((row) => row.request?.climate)).toEqual([
+      { period: '2011-2040', scenario: null },
+      { period: '1991_2020', scenario: null },
+      { period: null, scenario: 'ssp585' },
+      { period: '2071-2100', scenario: 'ssp370' },
+    ])
+    expect(serverCsv(await uploaded(file, 'csv', { period: '2011-2040' }))).toEqual(rows.map(clientView))
+  })
+
+  it('NDJSON lines that name no climate take the flags; others, and lines that fail, go up as they are', async () => {
+    const body = { latitude: 44.6, longitude: -123.6, species_code: 'PSME', planting_method: 'manual' }
+    const lines = [
+      JSON.stringify(body),
+      JSON.stringify({ ...body, period: null }),
+      JSON.stringify({ ...body, period: '1991_2020' }),
+      JSON.stringify({ ...body, climate: { period: '2071-2100', scenario: 'ssp585' } }),
+      '{not json',
+      '[1]',
+    ]
+    const { file, rows } = await rowsOf('defaults.ndjson', `${lines.join('\n')}\n`, 'ndjson', FUTURE)
+    expect(rows.map((row) => row.request?.climate ?? row.error?.code)).toEqual([
+      FUTURE,
+      FUTURE,
+      { period: '1991_2020', scenario: null },
+      { period: '2071-2100', scenario: 'ssp585' },
+      'invalid_json',
+      'invalid_request',
+    ])
+    const upload = await uploaded(file, 'ndjson', FUTURE)
+    expect(upload.split('\n').slice(2, 6)).toEqual(lines.slice(2, 6))
+    expect(serverNdjson(upload)).toEqual(rows.map(clientView))
+  })
+})
+
+describe('the output layout is the jobs API’s', () => {
+  it('an NDJSON input: period and scenario after error_code; a CSV input: its columns, then the results', () => {
+    expect(resultsAt('ndjson', NDJSON_COLUMNS)).toBe(6)
+    expect(outputHeader('csv', NDJSON_COLUMNS, resultsAt('ndjson', NDJSON_COLUMNS))).toBe(
+      'id,latitude,longitude,species_code,planting_method,horizons,survival_1y,survival_3y,survival_5y,top_factor_1y,top_factor_3y,top_factor_5y,error_code,period,scenario\r\n',
+    )
+    const csvColumns = ['latitude', 'longitude', 'species_code', 'planting_method', 'period', 'scenario']
+    expect(resultsAt('csv', csvColumns)).toBe(6)
+    const row: InputRow = {
+      row: 3,
+      cells: ['a', 44.6, -123.6, 'PSME', 'manual', null, '2041-2070', 'ssp245'],
+    }
+    const results = [0.9, null, null, 'Competing vegetation', null, null, null]
+    expect(outputLine('ndjson', NDJSON_COLUMNS, row, results, 6)).toBe(
+      '{"row":3,"id":"a","latitude":44.6,"longitude":-123.6,"species_code":"PSME","planting_method":"manual","horizons":null,"survival_1y":0.9,"survival_3y":null,"survival_5y":null,"top_factor_1y":"Competing vegetation","top_factor_3y":null,"top_factor_5y":null,"error_code":null,"period":"2041-2070","scenario":"ssp245"}\n',
+    )
+  })
+
+  it('a row with too few or too many cells fills exactly the header’s columns, as the server pads it', () => {
+    const columns = ['latitude', 'longitude', 'species_code', 'planting_method']
+    const empty = [null, null, null, null, null, null, 'invalid_request']
+    expect(outputLine('csv', columns, { row: 1, cells: ['44.6'] }, empty)).toBe(
+      '44.6,,,,,,,,,,invalid_request\r\n',
+    )
+    expect(outputLine('csv', columns, { row: 2, cells: ['1', '2', '3', '4', '5'] }, empty)).toBe(
+      '1,2,3,4,,,,,,,invalid_request\r\n',
+    )
+  })
+})
+
+describe('the resume state', () => {
+  it('is the run’s only for the same --period and --scenario: a rerun with others starts over', () => {
+    const input = join(dir, 'state-input.csv')
+    writeFileSync(input, 'latitude,longitude,species_code,planting_method\n44.6,-123.6,PSME,manual\n')
+    const out = join(dir, 'state-out.csv')
+    const identity = inputIdentity(input)
+    const state = (climate?: ClimateDefaults): ScoreState => ({
+      version: 1,
+      input: identity,
+      out_format: 'csv',
+      base_url: 'http://localhost:8080',
+      via: 'batch',
+      bytes_written: 10,
+      rows_written: 1,
+      errors_by_code: {},
+      ...(climate ? { climate } : {}),
+    })
+    saveState(out, state({ period: '2041-2070', scenario: 'ssp245' }))
+    expect(loadState(out, identity, 'csv', { period: '2041-2070', scenario: 'ssp245' })).toMatchObject({
+      rows_written: 1,
+    })
+    expect(loadState(out, identity, 'csv', { scenario: 'ssp245', period: '2041-2070' })).not.toBeNull()
+    expect(loadState(out, identity, 'csv', { period: '2071-2100', scenario: 'ssp245' })).toBeNull()
+    expect(loadState(out, identity, 'csv')).toBeNull()
+    // A state saved before the flags existed is a run without them.
+    saveState(out, state())
+    expect(loadState(out, identity, 'csv')).not.toBeNull()
+    expect(loadState(out, identity, 'csv', { period: '2041-2070' })).toBeNull()
   })
 })
 

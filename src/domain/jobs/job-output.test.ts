@@ -6,7 +6,7 @@ import { loadSurvivalModel } from '../../model/index.ts'
 import { PredictionService } from '../prediction-service.ts'
 import type { BatchItemResult } from '../prediction-types.ts'
 import { SPECIES } from '../species.ts'
-import { csvHeader, RESULT_COLUMNS, renderChunk } from './job-output.ts'
+import { csvHeader, RESULT_COLUMNS, renderChunk, resultsAt } from './job-output.ts'
 import { csvLayout, csvRow, type InputRow, NDJSON_COLUMNS, ndjsonRow } from './job-rows.ts'
 
 const predictions = new PredictionService(
@@ -239,3 +239,155 @@ describe('renderChunk', () => {
     )
   })
 })
+
+describe('the climate in a job’s results', () => {
+  const CLIMATE_CSV = [
+    'plot',
+    'latitude',
+    'longitude',
+    'species_code',
+    'planting_method',
+    'period',
+    'scenario',
+    'note',
+  ]
+  const climateLayout = csvLayout(CLIMATE_CSV)
+  const site = [`${coastRange.latitude}`, `${coastRange.longitude}`, 'TSHE', 'manual']
+  /** One site under no climate, the baseline period, a future, and climates naming no known future. */
+  const CLIMATE_ROWS: InputRow[] = [
+    csvRow(climateLayout, 1, ['today', ...site, '', '', 'no climate']),
+    csvRow(climateLayout, 2, ['baseline', ...site, '1991_2020', '', 'the baseline alone']),
+    csvRow(climateLayout, 3, ['future', ...site, '2071-2100', 'ssp585', '']),
+    csvRow(climateLayout, 4, ['no scenario', ...site, '2041-2070', '', '']),
+    csvRow(climateLayout, 5, ['baseline+scenario', ...site, '1991_2020', 'ssp245', '']),
+    csvRow(climateLayout, 6, ['unknown', ...site, '2050s', 'ssp245', '']),
+    csvRow(climateLayout, 7, ['after', ...site, '', '', '']),
+  ]
+
+  it('fails only the rows naming no known future, with invalid_climate; the baseline is today’s, value for value', async () => {
+    const { rendered } = await render(CLIMATE_CSV, CLIMATE_ROWS)
+    const rows = parse(csvHeader(CLIMATE_CSV) + rendered.csv, { columns: true }) as Record<string, string>[]
+    expect(rows.map((row) => [row.plot, row.error_code])).toEqual([
+      ['today', ''],
+      ['baseline', ''],
+      ['future', ''],
+      ['no scenario', 'invalid_climate'],
+      ['baseline+scenario', 'invalid_climate'],
+      ['unknown', 'invalid_climate'],
+      ['after', ''],
+    ])
+    expect(rendered).toMatchObject({ rowsDone: 7, rowsFailed: 3, errors: { invalid_climate: 3 } })
+    const [today, baseline, future, , , , after] = rows as Record<string, string>[]
+    const results = (row: Record<string, string> | undefined) => RESULT_COLUMNS.map((name) => row?.[name])
+    expect(results(baseline)).toEqual(results(today))
+    expect(results(after)).toEqual(results(today))
+    expect(Number(future?.survival_5y)).toBeGreaterThan(0)
+    expect(future?.survival_5y).not.toBe(today?.survival_5y)
+    // The CSV upload's own period and scenario columns are echoed where it put them.
+    expect(rows.map((row) => [row.period, row.scenario])).toEqual([
+      ['', ''],
+      ['1991_2020', ''],
+      ['2071-2100', 'ssp585'],
+      ['2041-2070', ''],
+      ['1991_2020', 'ssp245'],
+      ['2050s', 'ssp245'],
+      ['', ''],
+    ])
+  })
+
+  it('a CSV job echoes its columns as uploaded, then the results, whatever columns it has', () => {
+    expect(resultsAt('csv', CLIMATE_CSV)).toBe(CLIMATE_CSV.length)
+    expect(parsedCsv(csvHeader(CLIMATE_CSV, resultsAt('csv', CLIMATE_CSV)))[0]).toEqual([
+      ...CLIMATE_CSV,
+      ...RESULT_COLUMNS,
+    ])
+  })
+
+  it('an NDJSON job puts period and scenario after error_code, in both formats', async () => {
+    const body = { ...coastRange, species_code: 'TSHE', planting_method: 'manual' }
+    const rows = [
+      ndjsonRow(1, JSON.stringify({ id: 'today', ...body })),
+      ndjsonRow(2, JSON.stringify({ id: 'future', ...body, period: '2071-2100', scenario: 'ssp585' })),
+      ndjsonRow(
+        3,
+        JSON.stringify({ id: 'nested', ...body, climate: { period: '2071-2100', scenario: 'ssp585' } }),
+      ),
+      ndjsonRow(4, JSON.stringify({ id: 'baseline', ...body, period: '1991_2020' })),
+      ndjsonRow(5, JSON.stringify({ id: 'bad', ...body, period: '2071-2100' })),
+    ]
+    const at = resultsAt('ndjson', NDJSON_COLUMNS)
+    expect(at).toBe(6)
+    const laidOut = renderChunk(NDJSON_COLUMNS, rows, (await scoredFor(rows))[Symbol.iterator](), at)
+
+    const header = parsedCsv(csvHeader(NDJSON_COLUMNS, at))[0]
+    expect(header).toEqual([
+      'id',
+      'latitude',
+      'longitude',
+      'species_code',
+      'planting_method',
+      'horizons',
+      ...RESULT_COLUMNS,
+      'period',
+      'scenario',
+    ])
+    const csvRows = parse(csvHeader(NDJSON_COLUMNS, at) + laidOut.csv, { columns: true }) as Record<
+      string,
+      string
+    >[]
+    expect(csvRows.map((row) => [row.id, row.period, row.scenario, row.error_code])).toEqual([
+      ['today', '', '', ''],
+      ['future', '2071-2100', 'ssp585', ''],
+      ['nested', '2071-2100', 'ssp585', ''],
+      ['baseline', '1991_2020', '', ''],
+      ['bad', '2071-2100', '', 'invalid_climate'],
+    ])
+    expect(csvRows[2]?.survival_1y).toBe(csvRows[1]?.survival_1y)
+    expect(csvRows[3]?.survival_1y).toBe(csvRows[0]?.survival_1y)
+    expect(csvRows[1]?.survival_1y).not.toBe(csvRows[0]?.survival_1y)
+
+    const lines = laidOut.ndjson
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(Object.keys(lines[0] ?? {})).toEqual(['row', ...(header as string[])])
+    expect(lines[0]).toMatchObject({ id: 'today', period: null, scenario: null, error_code: null })
+    expect(lines[1]).toMatchObject({ id: 'future', period: '2071-2100', scenario: 'ssp585' })
+    for (const [index, line] of lines.entries())
+      expect((header as string[]).map((name) => asCell(line[name]))).toEqual(parsedCsv(laidOut.csv)[index])
+  })
+
+  it('an NDJSON job stored before climate input (six columns) reads exactly as it did', async () => {
+    const SIX = NDJSON_COLUMNS.slice(0, 6)
+    expect(resultsAt('ndjson', SIX)).toBe(6)
+    expect(csvHeader(SIX, resultsAt('ndjson', SIX))).toBe(
+      'id,latitude,longitude,species_code,planting_method,horizons,survival_1y,survival_3y,survival_5y,top_factor_1y,top_factor_3y,top_factor_5y,error_code\r\n',
+    )
+    // A chunk stored then: six cells a row, no climate in its request.
+    const stored: InputRow[] = [
+      {
+        r: 1,
+        c: ['a', coastRange.latitude, coastRange.longitude, 'PSME', 'manual', [5]],
+        q: { ...coastRange, speciesCode: 'PSME', plantingMethod: 'manual', horizons: [5] },
+      },
+      { r: 2, c: [], e: { code: 'invalid_json', message: 'the line is not valid JSON' } },
+    ]
+    const scored = await scoredFor(stored)
+    const { csv, ndjson } = renderChunk(SIX, stored, scored[Symbol.iterator](), resultsAt('ndjson', SIX))
+    const [first, second] = parsedCsv(csv)
+    expect(first?.slice(0, 6)).toEqual(['a', '44.6', '-123.6', 'PSME', 'manual', '5'])
+    expect(first).toHaveLength(13)
+    expect(second).toEqual(['', '', '', '', '', '', '', '', '', '', '', '', 'invalid_json'])
+    expect(Object.keys(JSON.parse(ndjson.split('\n')[0] ?? '') as object)).toEqual([
+      'row',
+      ...SIX,
+      ...RESULT_COLUMNS,
+    ])
+  })
+})
+
+/** The scored results of the rows that passed their check, as a job's chunk gets them. */
+async function scoredFor(rows: readonly InputRow[]): Promise<BatchItemResult[]> {
+  const requests = rows.flatMap((row) => (row.q ? [row.q] : []))
+  return requests.length > 0 ? [...(await predictions.scoreRows(requests))] : []
+}

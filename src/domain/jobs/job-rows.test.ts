@@ -208,13 +208,71 @@ describe('csvRow', () => {
   })
 })
 
+describe('csvRow: the climate columns', () => {
+  const climateLayout = csvLayout(['id', ...HEADER, 'Period', 'SCENARIO', 'notes'])
+  const climateRow = (period: string, scenario: string) =>
+    csvRow(climateLayout, 1, ['a', '44.6', '-123.6', 'PSME', 'manual', period, scenario, 'x'])
+
+  it('places period and scenario (any letter case) as optional columns, echoing them where they are', () => {
+    expect(climateLayout.at).toMatchObject({ period: 5, scenario: 6 })
+    expect(climateLayout.columns).toEqual(['id', ...HEADER, 'Period', 'SCENARIO', 'notes'])
+    expect(climateRow(' 2041-2070 ', 'ssp245').c).toEqual([
+      'a',
+      '44.6',
+      '-123.6',
+      'PSME',
+      'manual',
+      ' 2041-2070 ',
+      'ssp245',
+      'x',
+    ])
+  })
+
+  it('asks for the climate a row names, trimmed, leaving whether it is known to the scoring', () => {
+    expect(climateRow(' 2041-2070 ', 'ssp245 ').q?.climate).toEqual({
+      period: '2041-2070',
+      scenario: 'ssp245',
+    })
+    expect(climateRow('1991_2020', '').q?.climate).toEqual({ period: '1991_2020', scenario: null })
+    expect(climateRow('', 'ssp585').q?.climate).toEqual({ period: null, scenario: 'ssp585' })
+    // Unknown identifiers pass the row check: scoring fails the row with invalid_climate.
+    expect(climateRow('2050s', 'rcp85').q?.climate).toEqual({ period: '2050s', scenario: 'rcp85' })
+  })
+
+  it('reads empty climate cells as no climate: the request is exactly one without the columns', () => {
+    const plain = csvRow(layout, 1, ['44.6', '-123.6', 'PSME', 'manual'])
+    expect(climateRow('', '').q).toEqual(plain.q)
+    expect(climateRow('  ', '\t').q).toEqual(plain.q)
+    expect(climateRow('', '').q).not.toHaveProperty('climate')
+  })
+
+  it('refuses a climate cell over 40 characters, like a predict body', () => {
+    expect(climateRow('x'.repeat(41), 'ssp245').e).toEqual({
+      code: 'invalid_request',
+      message: 'period is too long',
+    })
+  })
+
+  it('a header with only one of the two still reads', () => {
+    const periodOnly = csvLayout([...HEADER, 'period'])
+    expect(csvRow(periodOnly, 1, ['44.6', '-123.6', 'PSME', 'manual', '1991_2020']).q?.climate).toEqual({
+      period: '1991_2020',
+      scenario: null,
+    })
+  })
+
+  it('refuses a repeated climate column, like any other', () => {
+    expect(headerError([...HEADER, 'period', 'Period']).message).toBe('header repeats the column "period"')
+  })
+})
+
 describe('ndjsonRow', () => {
   const body = { latitude: 44.6, longitude: -123.6, species_code: 'PSME', planting_method: 'manual' }
 
   it('turns a predict body into a request, echoing the NDJSON columns (null when absent)', () => {
     expect(ndjsonRow(3, JSON.stringify(body))).toEqual({
       r: 3,
-      c: [null, 44.6, -123.6, 'PSME', 'manual', null],
+      c: [null, 44.6, -123.6, 'PSME', 'manual', null, null, null],
       q: { latitude: 44.6, longitude: -123.6, speciesCode: 'PSME', plantingMethod: 'manual', horizons: null },
     })
     expect(NDJSON_COLUMNS).toEqual([
@@ -224,6 +282,8 @@ describe('ndjsonRow', () => {
       'species_code',
       'planting_method',
       'horizons',
+      'period',
+      'scenario',
     ])
   })
 
@@ -269,6 +329,57 @@ describe('ndjsonRow', () => {
         e: { code: 'invalid_request', message: 'the line must be a JSON object' },
       })
     }
+  })
+
+  it('takes the climate as period and scenario fields, or as a predict body’s climate, and echoes it flat', () => {
+    const flat = ndjsonRow(1, JSON.stringify({ ...body, period: '2041-2070', scenario: 'ssp245' }))
+    const nested = ndjsonRow(
+      1,
+      JSON.stringify({ ...body, climate: { period: '2041-2070', scenario: 'ssp245' } }),
+    )
+    for (const line of [flat, nested]) {
+      expect(line.q?.climate).toEqual({ period: '2041-2070', scenario: 'ssp245' })
+      expect(line.c).toEqual([null, 44.6, -123.6, 'PSME', 'manual', null, '2041-2070', 'ssp245'])
+    }
+    expect(ndjsonRow(1, JSON.stringify({ ...body, period: '1991_2020' })).q?.climate).toEqual({
+      period: '1991_2020',
+      scenario: null,
+    })
+    // Unknown identifiers pass the row check: scoring fails the row with invalid_climate.
+    expect(ndjsonRow(1, JSON.stringify({ ...body, scenario: 'rcp85' })).q?.climate).toEqual({
+      period: null,
+      scenario: 'rcp85',
+    })
+  })
+
+  it('reads absent or null climate fields as no climate: the request is exactly one without them', () => {
+    const plain = ndjsonRow(1, JSON.stringify(body)).q
+    expect(plain).not.toHaveProperty('climate')
+    expect(ndjsonRow(1, JSON.stringify({ ...body, period: null, scenario: null })).q).toEqual(plain)
+    expect(ndjsonRow(1, JSON.stringify({ ...body, climate: null })).q).toEqual(plain)
+    expect(ndjsonRow(1, JSON.stringify({ ...body, climate: {} })).q).toEqual(plain)
+  })
+
+  it('refuses a mistyped climate, and a climate given both ways', () => {
+    expect(ndjsonRow(1, JSON.stringify({ ...body, period: 2041 })).e).toEqual({
+      code: 'invalid_request',
+      message: 'period must be a string',
+    })
+    expect(ndjsonRow(1, JSON.stringify({ ...body, climate: '2041-2070' })).e?.message).toBe(
+      'climate must be an object {period, scenario}',
+    )
+    expect(
+      ndjsonRow(1, JSON.stringify({ ...body, climate: { period: '2041-2070', rcp: 8.5 } })).e?.message,
+    ).toBe('climate.rcp is not a recognized field')
+    const twice = ndjsonRow(
+      4,
+      JSON.stringify({ ...body, period: '2011-2040', climate: { period: '2041-2070', scenario: 'ssp245' } }),
+    )
+    expect(twice.e).toEqual({
+      code: 'invalid_request',
+      message: 'climate cannot be given with period or scenario',
+    })
+    expect(twice.c.slice(6)).toEqual(['2011-2040', 'ssp245'])
   })
 
   it('refuses an unknown field, naming it, and missing or mistyped fields', () => {
@@ -355,6 +466,33 @@ describe('rows, for any input', () => {
           plantingMethod: input.method,
           horizons: input.horizons.length > 0 ? input.horizons : null,
         })
+      }),
+    )
+  })
+
+  it('asks any row for the climate it names, CSV cells and NDJSON fields alike, and for none when it names none', () => {
+    const name = fc.option(
+      fc.string({ minLength: 1, maxLength: 40 }).filter((text) => text.trim() === text && text !== ''),
+    )
+    const climateHeader = [...HEADER, 'period', 'scenario']
+    fc.assert(
+      fc.property(name, name, (period, scenario) => {
+        const body = { latitude: 44.6, longitude: -123.6, species_code: 'PSME', planting_method: 'manual' }
+        const fromCsv = csvRow(csvLayout(climateHeader), 1, [
+          '44.6',
+          '-123.6',
+          'PSME',
+          'manual',
+          period ?? '',
+          scenario ?? '',
+        ])
+        const fromNdjson = ndjsonRow(1, JSON.stringify({ ...body, period, scenario }))
+        const expected = period === null && scenario === null ? undefined : { period, scenario }
+        for (const result of [fromCsv, fromNdjson]) {
+          expect(result.e).toBeUndefined()
+          expect(result.q?.climate).toEqual(expected)
+        }
+        expect(fromNdjson.c.slice(6)).toEqual([period, scenario])
       }),
     )
   })

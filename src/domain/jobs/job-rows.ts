@@ -1,18 +1,32 @@
 import { z } from 'zod'
 import { invalidField } from '../errors.ts'
-import { catalogueCode, fieldPath, horizons, latitude, longitude } from '../input-rules.ts'
+import { catalogueCode, climate, fieldPath, horizons, latitude, longitude } from '../input-rules.ts'
 import type { PredictionRequest } from '../prediction-types.ts'
 
 /**
  * The rows of a job upload, checked one by one: a row that breaks a rule fails alone, with its row
- * number; only a header that cannot be read fails the whole upload. Species and method are judged
- * later, when the row is scored (invalid_species, invalid_method), like a batch item.
+ * number; only a header that cannot be read fails the whole upload. Species, method and climate are
+ * judged later, when the row is scored (invalid_species, invalid_method, invalid_climate), like a
+ * batch item.
  */
 
 export const REQUIRED_COLUMNS = ['latitude', 'longitude', 'species_code', 'planting_method'] as const
-export const OPTIONAL_COLUMNS = ['horizons', 'id'] as const
-/** The columns of an NDJSON job, in the order its results echo them. */
-export const NDJSON_COLUMNS = ['id', 'latitude', 'longitude', 'species_code', 'planting_method', 'horizons']
+export const OPTIONAL_COLUMNS = ['horizons', 'id', 'period', 'scenario'] as const
+/** The climate a row names, flat: CSV columns, NDJSON fields (or a predict body's `climate`). */
+export const CLIMATE_COLUMNS = ['period', 'scenario'] as const
+/**
+ * The columns of an NDJSON job, as its results echo them; `period` and `scenario` come after the
+ * result columns (job-output.ts, `resultsAt`). Jobs uploaded before climate input have the first six.
+ */
+export const NDJSON_COLUMNS = [
+  'id',
+  'latitude',
+  'longitude',
+  'species_code',
+  'planting_method',
+  'horizons',
+  ...CLIMATE_COLUMNS,
+]
 const MAX_COLUMNS = 100
 const MAX_ID_LENGTH = 200
 
@@ -30,14 +44,26 @@ const id = z.union([
   z.number().int('must be a whole number or a string'),
 ])
 
-const JobRow = z.strictObject({
-  id: id.optional(),
-  latitude,
-  longitude,
-  species_code: catalogueCode.min(1, 'is required'),
-  planting_method: catalogueCode.min(1, 'is required'),
-  horizons: horizons.optional(),
-})
+/**
+ * A row: a predict body plus an optional id. Its climate comes flat (`period`, `scenario`: CSV
+ * columns, NDJSON fields) or, in NDJSON, as a predict body's `climate` object; not both.
+ */
+const JobRow = z
+  .strictObject({
+    id: id.optional(),
+    latitude,
+    longitude,
+    species_code: catalogueCode.min(1, 'is required'),
+    planting_method: catalogueCode.min(1, 'is required'),
+    horizons: horizons.optional(),
+    period: climate.shape.period,
+    scenario: climate.shape.scenario,
+    climate: climate.nullish(),
+  })
+  .refine((row) => !row.climate || (row.period == null && row.scenario == null), {
+    path: ['climate'],
+    message: 'cannot be given with period or scenario',
+  })
 
 type JobRowInput = z.infer<typeof JobRow>
 
@@ -88,7 +114,9 @@ function horizonsCell(cell: string | undefined): unknown[] | undefined {
 function rowError(error: z.ZodError): InputRow['e'] {
   const issue = error.issues[0]
   if (!issue) return { code: 'invalid_request', message: 'the row is invalid' }
-  const field = issue.code === 'unrecognized_keys' ? (issue.keys[0] ?? '') : fieldPath(issue.path) || '(row)'
+  const field =
+    fieldPath(issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0] ?? ''] : issue.path) ||
+    '(row)'
   const reason =
     issue.code === 'unrecognized_keys'
       ? 'is not a recognized field'
@@ -104,14 +132,20 @@ function checked(row: number, cells: unknown[], input: unknown): InputRow {
   return { r: row, c: cells, q: request(parsed.data) }
 }
 
+/** The request of a row; a row naming no climate asks for none, exactly as before climate input. */
 function request(row: JobRowInput): PredictionRequest {
-  return {
+  const asked: PredictionRequest = {
     latitude: row.latitude,
     longitude: row.longitude,
     speciesCode: row.species_code,
     plantingMethod: row.planting_method,
     horizons: row.horizons ?? null,
   }
+  const period = row.climate?.period ?? row.period ?? null
+  const scenario = row.climate?.scenario ?? row.scenario ?? null
+  // Whether it names a known future is the climate catalogue's question, asked when the row is scored.
+  if (period !== null || scenario !== null) asked.climate = { period, scenario }
+  return asked
 }
 
 export function csvRow(layout: CsvLayout, row: number, cells: string[]): InputRow {
@@ -128,14 +162,17 @@ export function csvRow(layout: CsvLayout, row: number, cells: string[]): InputRo
     const index = layout.at[name]
     return index === undefined ? undefined : cells[index]
   }
-  const idCell = cell('id')?.trim()
+  /** A text cell trimmed; empty (or no such column) as absent. */
+  const text = (name: keyof CsvLayout['at']) => cell(name)?.trim() || undefined
   return checked(row, cells, {
     latitude: numberCell(cell('latitude')),
     longitude: numberCell(cell('longitude')),
     species_code: cell('species_code')?.trim() ?? '',
     planting_method: cell('planting_method')?.trim() ?? '',
     horizons: horizonsCell(cell('horizons')),
-    ...(idCell ? { id: idCell } : {}),
+    id: text('id'),
+    period: text('period'),
+    scenario: text('scenario'),
   })
 }
 
@@ -147,12 +184,22 @@ export function ndjsonRow(row: number, line: string): InputRow {
   } catch {
     return { r: row, c: [], e: { code: 'invalid_json', message: 'the line is not valid JSON' } }
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
+  if (!isObject(value))
     return { r: row, c: [], e: { code: 'invalid_request', message: 'the line must be a JSON object' } }
-  const object = value as Record<string, unknown>
+  // A predict body's climate object is echoed flat, like period and scenario fields.
+  const nested = isObject(value.climate) ? value.climate : {}
+  const echoed: Record<string, unknown> = {
+    ...value,
+    period: value.period ?? nested.period,
+    scenario: value.scenario ?? nested.scenario,
+  }
   return checked(
     row,
-    NDJSON_COLUMNS.map((name) => object[name] ?? null),
-    object,
+    NDJSON_COLUMNS.map((name) => echoed[name] ?? null),
+    value,
   )
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -130,8 +130,32 @@ describe('JobService.create', () => {
     expect(job).toMatchObject({
       format: 'ndjson',
       rowsTotal: 3,
-      columns: ['id', 'latitude', 'longitude', 'species_code', 'planting_method', 'horizons'],
+      columns: [
+        'id',
+        'latitude',
+        'longitude',
+        'species_code',
+        'planting_method',
+        'horizons',
+        'period',
+        'scenario',
+      ],
     })
+  })
+
+  it('charges a row under a future climate as a row of today: ⌈rows ÷ batch size⌉', async () => {
+    const { jobs, charges, charge } = setup({ chunkRows: 100 })
+    const rows = forestGrid(101).map((point) => [
+      String(point.latitude),
+      String(point.longitude),
+      'PSME',
+      'manual',
+      '2071-2100',
+      'ssp585',
+    ])
+    const header = ['latitude', 'longitude', 'species_code', 'planting_method', 'period', 'scenario']
+    await jobs.create(owner('mycel'), { format: 'csv', records: stream([header, ...rows]) }, charge)
+    expect(charges).toEqual([2])
   })
 
   it.each([
@@ -483,6 +507,78 @@ describe('JobService.results', () => {
       expect(tail).toEqual(texts.slice(17))
     },
   )
+})
+
+describe('JobService.results: where the climate goes', () => {
+  const body = { ...FOREST_POINTS.coastRange, species_code: 'TSHE', planting_method: 'manual' }
+
+  async function csvResults(jobs: JobService, id: string): Promise<string> {
+    const plan = await jobs.results(owner(), id, 'csv')
+    let text = plan.header
+    for await (const chunk of jobs.resultChunks(plan, 0)) text += chunk
+    return text
+  }
+
+  it('an NDJSON job: the columns of before, the results, then period and scenario', async () => {
+    const { jobs, queue, charge } = setup()
+    const lines = [
+      JSON.stringify({ id: 'a', ...body }),
+      JSON.stringify({ id: 'b', ...body, period: '2041-2070', scenario: 'ssp370' }),
+      JSON.stringify({ id: 'c', ...body, period: 'soon' }),
+    ]
+    const { id } = await jobs.create(owner(), ndjsonUpload(lines), charge)
+    await runAll(jobs, queue)
+    const [header, ...rows] = parse(await csvResults(jobs, id)) as string[][]
+    expect(header).toEqual([
+      'id',
+      'latitude',
+      'longitude',
+      'species_code',
+      'planting_method',
+      'horizons',
+      ...RESULT_COLUMNS,
+      'period',
+      'scenario',
+    ])
+    expect(rows.map((cells) => [cells[0], ...cells.slice(-3)])).toEqual([
+      ['a', '', '', ''],
+      ['b', '', '2041-2070', 'ssp370'],
+      ['c', 'invalid_climate', 'soon', ''],
+    ])
+    expect(await jobs.status(owner(), id)).toMatchObject({
+      rowsFailed: 1,
+      errorsByCode: { invalid_climate: 1 },
+    })
+  })
+
+  it('a job stored before climate input (NDJSON, six columns) is scored and read as it was', async () => {
+    const { jobs, store, queue } = setup()
+    const id = 'job_444444444444444444444444'
+    const six = ['id', 'latitude', 'longitude', 'species_code', 'planting_method', 'horizons']
+    await store.create({
+      id,
+      accountId: 'acct_a',
+      keyId: 'key_a',
+      tier: 'mycel',
+      format: 'ndjson',
+      columns: six,
+      chunkRows: 2,
+      expiresAt: new Date(T0.getTime() + 3_600_000),
+    })
+    const row = {
+      r: 1,
+      c: ['a', body.latitude, body.longitude, 'TSHE', 'manual', null],
+      q: { ...FOREST_POINTS.coastRange, speciesCode: 'TSHE', plantingMethod: 'manual', horizons: null },
+    }
+    await store.addInputChunk(id, 0, 1, JSON.stringify([row]))
+    await store.accept(id, 1, 1)
+    await jobs.runChunk({ jobId: id, chunkIndex: 0 })
+    expect(queue.added).toEqual([])
+    const [header, first] = parse(await csvResults(jobs, id)) as string[][]
+    expect(header).toEqual([...six, ...RESULT_COLUMNS])
+    expect(first).toHaveLength(13)
+    expect(first?.at(-1)).toBe('')
+  })
 })
 
 describe('eta', () => {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { ChunkQueue, ChunkTask, JobFormat, JobRecord, JobStore, Tier, TierName } from '../../types.ts'
 import { apiError, invalidField } from '../errors.ts'
 import type { PredictionService } from '../prediction-service.ts'
-import { csvHeader, renderChunk } from './job-output.ts'
+import { csvHeader, renderChunk, resultsAt } from './job-output.ts'
 import { type CsvLayout, csvLayout, csvRow, type InputRow, NDJSON_COLUMNS, ndjsonRow } from './job-rows.ts'
 
 /** The tiers that may run jobs: portfolio work is mycel's and hypha's. */
@@ -185,7 +185,7 @@ export class JobService {
   async results(owner: JobOwner, jobId: string, format: JobFormat): Promise<ResultsPlan> {
     const job = this.view(await this.owned(owner, jobId))
     if (job.status !== 'succeeded') throw apiError('job_not_finished', { job: jobId, status: job.status })
-    const header = format === 'csv' ? csvHeader(job.columns) : ''
+    const header = format === 'csv' ? csvHeader(job.columns, resultsAt(job.format, job.columns)) : ''
     const chunkBytes = await this.store.resultSizes(jobId, format)
     const totalBytes = chunkBytes.reduce((sum, bytes) => sum + bytes, Buffer.byteLength(header))
     return { job, format, header, chunkBytes, totalBytes }
@@ -212,7 +212,8 @@ export class JobService {
     const rows = JSON.parse(text) as InputRow[]
     const requests = rows.flatMap((row) => (row.q ? [row.q] : []))
     const scored = requests.length > 0 ? await this.predictions.scoreRows(requests) : []
-    const rendered = renderChunk(job.columns, rows, scored[Symbol.iterator]())
+    const at = resultsAt(job.format, job.columns)
+    const rendered = renderChunk(job.columns, rows, scored[Symbol.iterator](), at)
     if (await this.store.writeResultChunk(task.jobId, task.chunkIndex, rendered))
       this.onChunkScored(rendered.rowsDone, rendered.rowsFailed)
     await this.store.finishIfComplete(task.jobId, this.now())

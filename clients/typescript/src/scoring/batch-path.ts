@@ -8,7 +8,7 @@
 import { open } from 'node:fs/promises'
 import type { BatchResponse } from '../client.ts'
 import { SurvivalApiError } from '../errors.ts'
-import { outputHeader, outputLine, resultCells } from './output.ts'
+import { outputHeader, outputLine, resultCells, resultsAt } from './output.ts'
 import { type InputRow, readColumns, readRows } from './rows.ts'
 import { addCounts, type RunContext, type RunOutcome } from './run.ts'
 import { saveState } from './state.ts'
@@ -57,7 +57,8 @@ function rejectedItem(error: unknown): number | null {
 
 export async function scoreByBatches(run: RunContext, options: BatchOptions): Promise<RunOutcome> {
   const { client, state, signal } = run
-  const columns = await readColumns(run.input, run.inputFormat)
+  const columns = await readColumns(run.input, run.inputFormat, run.climate)
+  const at = resultsAt(run.inputFormat, columns)
 
   /** Scores one group (a row the server refuses alone is marked invalid_request and the rest resent). */
   async function score(group: InputRow[]): Promise<Scored> {
@@ -86,7 +87,7 @@ export async function scoreByBatches(run: RunContext, options: BatchOptions): Pr
       const results = resultCells(row, items.get(row))
       const code = results[results.length - 1] as string | null
       if (code) errors[code] = (errors[code] ?? 0) + 1
-      text += outputLine(run.outFormat, columns, row, results)
+      text += outputLine(run.outFormat, columns, row, results, at)
     }
     return { text, rows: group.length, errors }
   }
@@ -103,7 +104,7 @@ export async function scoreByBatches(run: RunContext, options: BatchOptions): Pr
       offset += bytes.length
     }
     if (offset === 0) {
-      await append(outputHeader(run.outFormat, columns))
+      await append(outputHeader(run.outFormat, columns, at))
       state.bytes_written = offset
       saveState(run.out, state)
     } else if (state.rows_written > 0) {
@@ -124,7 +125,7 @@ export async function scoreByBatches(run: RunContext, options: BatchOptions): Pr
     const concurrency = Math.max(1, options.concurrency ?? 4)
     try {
       for await (const group of groups(
-        readRows(run.input, run.inputFormat),
+        readRows(run.input, run.inputFormat, { climate: run.climate }),
         state.rows_written,
         options.batchSize,
       )) {

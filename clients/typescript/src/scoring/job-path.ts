@@ -2,11 +2,14 @@
  * Scoring through a job: the file is streamed up (`POST /v1/jobs`), the job polled until it is final,
  * and its results streamed into the output. The job id goes into the state file as soon as the server
  * accepts the upload; a rerun re-attaches to that job and continues the download from the bytes
- * already in the output (`Range`), as long as the results' ETag is the one it started with.
+ * already in the output (`Range`), as long as the results' ETag is the one it started with. With
+ * `--period`/`--scenario`, the rows are streamed up as `readRows` reads them, the climate filled in.
  */
 import { open, stat } from 'node:fs/promises'
+import { Readable } from 'node:stream'
 import type { Job, JobAccepted } from '../client.ts'
 import { SurvivalApiError } from '../errors.ts'
+import { uploadText } from './rows.ts'
 import type { RunContext, RunOutcome } from './run.ts'
 import { saveState } from './state.ts'
 
@@ -46,10 +49,21 @@ export async function scoreByJob(run: RunContext, options: JobOptions = {}): Pro
       progress.start('uploading', 'bytes', (await stat(run.input)).size)
       let created: JobAccepted
       try {
-        created = await client.uploadJob(run.input, {
+        // The file as it is (retried on 429/503: it is reopened), or its rows with the climate filled in
+        // (sent once), the progress then counting the bytes of the file read.
+        const body = run.climate
+          ? Readable.from(
+              uploadText(run.input, run.inputFormat, {
+                climate: run.climate,
+                onBytesRead: (bytes) => progress.update(bytes),
+              }),
+              { objectMode: false },
+            )
+          : run.input
+        created = await client.uploadJob(body, {
           format: run.inputFormat,
           signal,
-          onProgress: (bytes) => progress.update(bytes),
+          onProgress: run.climate ? undefined : (bytes) => progress.update(bytes),
         })
       } finally {
         progress.stop()

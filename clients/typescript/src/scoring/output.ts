@@ -1,11 +1,12 @@
 /**
  * The scorer's output, byte for byte what `GET /v1/jobs/{id}/results` serves, so the batch path and
  * the job path write the same file: the input columns, then survival and the top factor at each
- * horizon (empty where not asked for, or when the row failed), then error_code. CSV (RFC 4180, CRLF)
- * or NDJSON (`{"row": n, ...}` per line, null where empty).
+ * horizon (empty where not asked for, or when the row failed), then error_code — an NDJSON input's
+ * period and scenario after those (see `resultsAt`). CSV (RFC 4180, CRLF) or NDJSON
+ * (`{"row": n, ...}` per line, null where empty).
  */
 import type { BatchResponse } from '../client.ts'
-import type { InputRow } from './rows.ts'
+import { CLIMATE_COLUMNS, type InputFormat, type InputRow } from './rows.ts'
 
 export type OutputFormat = 'csv' | 'ndjson'
 
@@ -24,13 +25,30 @@ const HORIZONS = [1, 3, 5]
 
 function csvCell(value: unknown): string {
   if (value === null || value === undefined) return ''
-  const text = Array.isArray(value) ? value.join('|') : String(value)
+  const text = Array.isArray(value)
+    ? value.join('|')
+    : typeof value === 'object'
+      ? JSON.stringify(value)
+      : String(value)
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
 }
 
+/**
+ * Where the result columns go among the input columns, as the jobs API places them: after a CSV's
+ * columns (its own period and scenario among them); before an NDJSON input's period and scenario.
+ */
+export function resultsAt(format: InputFormat, columns: readonly string[]): number {
+  const climateAt = columns.indexOf(CLIMATE_COLUMNS[0])
+  return format === 'ndjson' && climateAt !== -1 ? climateAt : columns.length
+}
+
+function ordered<T>(inputs: readonly T[], results: readonly T[], at: number): T[] {
+  return [...inputs.slice(0, at), ...results, ...inputs.slice(at)]
+}
+
 /** The first line of the output (CSV only; NDJSON has none). */
-export function outputHeader(format: OutputFormat, columns: readonly string[]): string {
-  return format === 'csv' ? `${[...columns, ...RESULT_COLUMNS].map(csvCell).join(',')}\r\n` : ''
+export function outputHeader(format: OutputFormat, columns: readonly string[], at = columns.length): string {
+  return format === 'csv' ? `${ordered(columns, RESULT_COLUMNS, at).map(csvCell).join(',')}\r\n` : ''
 }
 
 /** A row's result cells: from its batch item, or from the check it failed before being sent. */
@@ -50,20 +68,24 @@ export function resultCells(row: InputRow, item?: BatchItem): unknown[] {
   return [...survival, ...top, errorCode]
 }
 
-/** One output line for `row` with its result cells. */
+/** One output line for `row` with its result cells, placed at `at` among the input columns. */
 export function outputLine(
   format: OutputFormat,
   columns: readonly string[],
   row: InputRow,
   results: readonly unknown[],
+  at = columns.length,
 ): string {
-  if (format === 'csv') return `${[...row.cells, ...results].map(csvCell).join(',')}\r\n`
+  // A row with more or fewer cells than the header (it failed for that) still fills every column.
+  const values = ordered(
+    columns.map((_, index) => row.cells[index]),
+    results,
+    at,
+  )
+  if (format === 'csv') return `${values.map(csvCell).join(',')}\r\n`
   const line: Record<string, unknown> = { row: row.row }
-  columns.forEach((name, index) => {
-    line[name] = row.cells[index] ?? null
-  })
-  RESULT_COLUMNS.forEach((name, index) => {
-    line[name] = results[index] ?? null
+  ordered(columns, RESULT_COLUMNS, at).forEach((name, index) => {
+    line[name] = values[index] ?? null
   })
   return `${JSON.stringify(line)}\n`
 }

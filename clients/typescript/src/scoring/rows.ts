@@ -1,11 +1,16 @@
 /**
  * The scorer's input: a CSV (header with latitude, longitude, species_code, planting_method; optional
- * horizons `1|3|5` and id; other columns echoed) or NDJSON (one predict body per line, optional id),
- * read as a stream, row by row. Each row is checked by the rules the jobs API applies to an upload
- * row, so a row that breaks one fails alone with `invalid_request` (or `invalid_json`) exactly as it
- * would in a job; species and method are judged by the server.
+ * horizons `1|3|5`, id, period and scenario; other columns echoed) or NDJSON (one predict body per
+ * line, optional id, the climate as `period`/`scenario` or `climate`), read as a stream, row by row.
+ * Each row is checked by the rules the jobs API applies to an upload row, so a row that breaks one
+ * fails alone with `invalid_request` (or `invalid_json`) exactly as it would in a job; species,
+ * method and climate are judged by the server.
+ *
+ * `--period`/`--scenario` (`ClimateDefaults`) give a climate to the rows that name none: the rows are
+ * read as if the file had it (a CSV without the columns gains them at the end of its header), so the
+ * batch path sends it and the job path uploads it, and both echo it the same.
  */
-import { createReadStream } from 'node:fs'
+import { createReadStream, type ReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { parse } from 'csv-parse'
 import type { PredictRequest } from '../client.ts'
@@ -13,11 +18,37 @@ import type { PredictRequest } from '../client.ts'
 export type InputFormat = 'csv' | 'ndjson'
 
 export const REQUIRED_COLUMNS = ['latitude', 'longitude', 'species_code', 'planting_method'] as const
-/** The columns an NDJSON input echoes, in this order (as the jobs API does). */
-export const NDJSON_COLUMNS = ['id', 'latitude', 'longitude', 'species_code', 'planting_method', 'horizons']
-const NDJSON_FIELDS = new Set(NDJSON_COLUMNS)
+/** A row's climate, flat: CSV columns, NDJSON fields (or a predict body's `climate`). */
+export const CLIMATE_COLUMNS = ['period', 'scenario'] as const
+/** The columns an NDJSON input echoes, in this order (as the jobs API does; the climate after the results). */
+export const NDJSON_COLUMNS = [
+  'id',
+  'latitude',
+  'longitude',
+  'species_code',
+  'planting_method',
+  'horizons',
+  ...CLIMATE_COLUMNS,
+]
+const NDJSON_FIELDS = new Set([...NDJSON_COLUMNS, 'climate'])
 const MAX_ID_LENGTH = 200
 const MAX_CODE_LENGTH = 100
+const MAX_CLIMATE_LENGTH = 40
+
+/** The climate of the rows that name none (`--period`, `--scenario`); a row's own climate wins. */
+export interface ClimateDefaults {
+  period?: string
+  scenario?: string
+}
+
+export interface ReadOptions {
+  climate?: ClimateDefaults
+  /** Bytes of the file read so far, after each row (for progress). */
+  onBytesRead?: (bytes: number) => void
+}
+
+const hasDefaults = (climate: ClimateDefaults | undefined): climate is ClimateDefaults =>
+  Boolean(climate?.period || climate?.scenario)
 
 /** One input row: its number (1 = first data row), its cells to echo, and what to score or why not. */
 export interface InputRow {
@@ -34,33 +65,79 @@ export function inputFormatOf(file: string): InputFormat {
 }
 
 /** The column names of the input, as its results echo them (reads only the first line of a CSV). */
-export async function readColumns(file: string, format: InputFormat): Promise<string[]> {
+export async function readColumns(
+  file: string,
+  format: InputFormat,
+  climate?: ClimateDefaults,
+): Promise<string[]> {
   if (format === 'ndjson') return NDJSON_COLUMNS
-  for await (const header of csvRecords(file)) return layoutOf(header).columns
+  for await (const header of csvRecords(createReadStream(file))) return layoutOf(header, climate).columns
   throw new InputError(`${file} is empty: it needs a header row with ${REQUIRED_COLUMNS.join(', ')}`)
 }
 
-/** The data rows of the input, in order, checked. */
-export async function* readRows(file: string, format: InputFormat): AsyncGenerator<InputRow> {
-  if (format === 'ndjson') {
+/** A row as read, and its text as a job upload carries it (the climate defaults applied). */
+interface SourceRow {
+  row: InputRow
+  text: string
+}
+
+async function* sourceRows(
+  file: string,
+  format: InputFormat,
+  options: ReadOptions,
+): AsyncGenerator<SourceRow | { header: string }> {
+  const stream = createReadStream(file)
+  const read = () => options.onBytesRead?.(stream.bytesRead)
+  try {
+    if (format === 'ndjson') {
+      let row = 0
+      for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
+        if (line.trim() === '') continue
+        row += 1
+        const text = hasDefaults(options.climate) ? ndjsonWithDefaults(line, options.climate) : line
+        yield { row: ndjsonRow(row, text), text: `${text}\n` }
+        read()
+      }
+      return
+    }
+    let layout: Layout | null = null
     let row = 0
-    for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {
-      if (line.trim() === '') continue
+    for await (const record of csvRecords(stream)) {
+      if (!layout) {
+        layout = layoutOf(record, options.climate)
+        yield { header: csvLine(layout.columns) }
+        continue
+      }
       row += 1
-      yield ndjsonRow(row, line)
+      const cells = hasDefaults(options.climate) ? csvWithDefaults(layout, record, options.climate) : record
+      yield { row: csvRow(layout, row, cells), text: csvLine(cells) }
+      read()
     }
-    return
+  } finally {
+    // Stopped early (Ctrl-C, a refused upload): the file is closed now, not when collected.
+    stream.destroy()
   }
-  let layout: Layout | null = null
-  let row = 0
-  for await (const record of csvRecords(file)) {
-    if (!layout) {
-      layout = layoutOf(record)
-      continue
-    }
-    row += 1
-    yield csvRow(layout, row, record)
-  }
+}
+
+/** The data rows of the input, in order, checked. */
+export async function* readRows(
+  file: string,
+  format: InputFormat,
+  options: ReadOptions = {},
+): AsyncGenerator<InputRow> {
+  for await (const item of sourceRows(file, format, options)) if ('row' in item) yield item.row
+}
+
+/**
+ * The input as a job upload of the same rows, with the climate defaults applied: what the server
+ * then reads row by row is what `readRows` reads.
+ */
+export async function* uploadText(
+  file: string,
+  format: InputFormat,
+  options: ReadOptions = {},
+): AsyncGenerator<string> {
+  for await (const item of sourceRows(file, format, options)) yield 'row' in item ? item.text : item.header
 }
 
 /** How many data rows the input has, counting no further than `limit` (a streamed count, nothing kept). */
@@ -73,26 +150,36 @@ export async function countRows(file: string, format: InputFormat, limit = Numbe
     }
     return count
   }
-  for await (const _ of csvRecords(file)) {
+  for await (const _ of csvRecords(createReadStream(file))) {
     count += 1
     if (count - 1 >= limit) break
   }
   return Math.max(0, count - 1)
 }
 
-function csvRecords(file: string): AsyncIterable<string[]> {
-  return createReadStream(file).pipe(
-    parse({ bom: true, relax_column_count: true, skip_empty_lines: true }),
-  ) as AsyncIterable<string[]>
+function csvRecords(stream: ReadStream): AsyncIterable<string[]> {
+  return stream.pipe(parse({ bom: true, relax_column_count: true, skip_empty_lines: true })) as AsyncIterable<
+    string[]
+  >
+}
+
+/** A CSV line (RFC 4180 quoting where needed). */
+function csvLine(cells: readonly string[]): string {
+  return `${cells.map((cell) => (/[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell)).join(',')}\r\n`
 }
 
 interface Layout {
   columns: string[]
   at: Record<string, number>
+  /** Columns the climate defaults added at the end of the header (none without defaults). */
+  added: number
 }
 
-/** The header: the four required columns in any order (any letter case), horizons and id optional. */
-function layoutOf(header: readonly string[]): Layout {
+/**
+ * The header: the four required columns in any order (any letter case), horizons, id, period and
+ * scenario optional. With climate defaults, a header without period or scenario gains them at its end.
+ */
+function layoutOf(header: readonly string[], climate?: ClimateDefaults): Layout {
   const names = header.map((name) => name.trim().toLowerCase())
   const at: Record<string, number> = {}
   for (const [index, name] of names.entries()) {
@@ -103,10 +190,49 @@ function layoutOf(header: readonly string[]): Layout {
   const missing = REQUIRED_COLUMNS.filter((name) => at[name] === undefined)
   if (missing.length > 0) {
     throw new InputError(
-      `the header lacks ${missing.join(', ')} (it needs ${REQUIRED_COLUMNS.join(', ')}; horizons and id are optional)`,
+      `the header lacks ${missing.join(', ')} (it needs ${REQUIRED_COLUMNS.join(', ')}; horizons, id, period and scenario are optional)`,
     )
   }
-  return { columns: header.map((name) => name.trim()), at }
+  const columns = header.map((name) => name.trim())
+  const added = hasDefaults(climate) ? CLIMATE_COLUMNS.filter((name) => at[name] === undefined) : []
+  for (const name of added) at[name] = columns.push(name) - 1
+  return { columns, at, added: added.length }
+}
+
+/**
+ * A CSV row with the climate defaults: the added columns' cells, and the defaults where the row names
+ * no climate. A row with the wrong number of cells gets empty cells, so that it still has the wrong
+ * number (it fails alone, as it would have).
+ */
+function csvWithDefaults(layout: Layout, cells: readonly string[], climate: ClimateDefaults): string[] {
+  const wide = [...cells, ...Array<string>(layout.added).fill('')]
+  if (wide.length !== layout.columns.length) return wide
+  const period = layout.at.period as number
+  const scenario = layout.at.scenario as number
+  if (wide[period]?.trim() || wide[scenario]?.trim()) return wide
+  wide[period] = climate.period ?? ''
+  wide[scenario] = climate.scenario ?? ''
+  return wide
+}
+
+/** An NDJSON line with the climate defaults, when it is an object that names no climate; else as it is. */
+function ndjsonWithDefaults(line: string, climate: ClimateDefaults): string {
+  let value: unknown
+  try {
+    value = JSON.parse(line)
+  } catch {
+    return line
+  }
+  if (!isObject(value) || value.period != null || value.scenario != null || value.climate != null) return line
+  return JSON.stringify({
+    ...value,
+    ...(climate.period ? { period: climate.period } : {}),
+    ...(climate.scenario ? { scenario: climate.scenario } : {}),
+  })
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
@@ -129,6 +255,8 @@ function csvRow(layout: Layout, row: number, cells: string[]): InputRow {
   }
   const horizons = cell('horizons')?.trim()
   const id = cell('id')?.trim()
+  const period = cell('period')?.trim()
+  const scenario = cell('scenario')?.trim()
   return checked(row, cells, {
     latitude: numberCell(cell('latitude')),
     longitude: numberCell(cell('longitude')),
@@ -136,6 +264,8 @@ function csvRow(layout: Layout, row: number, cells: string[]): InputRow {
     planting_method: cell('planting_method')?.trim() ?? '',
     ...(horizons ? { horizons: horizons.split(/[|;\s]+/).map((part) => numberCell(part)) } : {}),
     ...(id ? { id } : {}),
+    ...(period ? { period } : {}),
+    ...(scenario ? { scenario } : {}),
   })
 }
 
@@ -146,14 +276,20 @@ function ndjsonRow(row: number, line: string): InputRow {
   } catch {
     return { row, cells: [], error: { code: 'invalid_json', message: 'the line is not valid JSON' } }
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+  if (!isObject(value)) {
     return { row, cells: [], error: { code: 'invalid_request', message: 'the line must be a JSON object' } }
   }
-  const object = value as Record<string, unknown>
+  // A predict body's climate object is echoed flat, like period and scenario fields.
+  const nested = isObject(value.climate) ? value.climate : {}
+  const echoed: Record<string, unknown> = {
+    ...value,
+    period: value.period ?? nested.period,
+    scenario: value.scenario ?? nested.scenario,
+  }
   return checked(
     row,
-    NDJSON_COLUMNS.map((name) => object[name] ?? null),
-    object,
+    NDJSON_COLUMNS.map((name) => echoed[name] ?? null),
+    value,
   )
 }
 
@@ -168,7 +304,20 @@ function checked(row: number, cells: unknown[], input: Record<string, unknown>):
     planting_method: input.planting_method as string,
   }
   if (input.horizons !== undefined) request.horizons = input.horizons as PredictRequest['horizons']
+  const nested = isObject(input.climate) ? input.climate : {}
+  const period = (nested.period ?? input.period ?? null) as string | null
+  const scenario = (nested.scenario ?? input.scenario ?? null) as string | null
+  // Whether it names a known future is the server's question (invalid_climate).
+  if (period !== null || scenario !== null) request.climate = { period, scenario }
   return { row, cells, request }
+}
+
+/** A climate identifier's problem, if it has one (absent and null are fine). */
+function climateFieldProblem(name: string, value: unknown): string | null {
+  if (value === undefined || value === null) return null
+  if (typeof value !== 'string') return `${name} must be a string`
+  if (value.length > MAX_CLIMATE_LENGTH) return `${name} is too long`
+  return null
 }
 
 function firstProblem(input: Record<string, unknown>): string | null {
@@ -208,5 +357,22 @@ function firstProblem(input: Record<string, unknown>): string | null {
     if (!horizons.every((value) => value === 1 || value === 3 || value === 5))
       return 'horizons may only contain 1, 3 and 5'
   }
+  return climateProblem(input)
+}
+
+function climateProblem(input: Record<string, unknown>): string | null {
+  const { period, scenario, climate } = input
+  const flat = climateFieldProblem('period', period) ?? climateFieldProblem('scenario', scenario)
+  if (flat) return flat
+  if (climate === undefined || climate === null) return null
+  if (!isObject(climate)) return 'climate must be an object {period, scenario}'
+  const other = Object.keys(climate).find((key) => key !== 'period' && key !== 'scenario')
+  if (other !== undefined) return `climate.${other} is not a recognized field`
+  const nested =
+    climateFieldProblem('climate.period', climate.period) ??
+    climateFieldProblem('climate.scenario', climate.scenario)
+  if (nested) return nested
+  if ((period !== undefined && period !== null) || (scenario !== undefined && scenario !== null))
+    return 'climate cannot be given with period or scenario'
   return null
 }

@@ -2,13 +2,15 @@
 import type { SurvivalClient } from '../client.ts'
 import type { OutputFormat } from './output.ts'
 import type { Progress } from './progress.ts'
-import type { InputFormat } from './rows.ts'
+import type { ClimateDefaults, InputFormat } from './rows.ts'
 import type { ScoreState } from './state.ts'
 
 export interface RunContext {
   client: SurvivalClient
   input: string
   inputFormat: InputFormat
+  /** `--period`/`--scenario`: the climate of the rows that name none. */
+  climate?: ClimateDefaults
   out: string
   outFormat: OutputFormat
   /** The state to carry on from (a fresh one when starting); the path updates and saves it. */

@@ -6,6 +6,7 @@
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { OutputFormat } from './output.ts'
+import type { ClimateDefaults } from './rows.ts'
 
 export interface InputIdentity {
   path: string
@@ -19,6 +20,8 @@ export interface ScoreState {
   out_format: OutputFormat
   base_url: string
   via: 'batch' | 'job'
+  /** `--period`/`--scenario` of the run (absent: none); a rerun with others starts over. */
+  climate?: ClimateDefaults
   /** Output bytes known to be complete rows (the batch path truncates to this on resume). */
   bytes_written: number
   /** Batch path: input rows whose output lines are written. */
@@ -37,8 +40,18 @@ export function inputIdentity(file: string): InputIdentity {
   return { path: resolve(file), size: stats.size, mtime_ms: Math.trunc(stats.mtimeMs) }
 }
 
-/** The saved state for `out` when it belongs to this input and output format, else null. */
-export function loadState(out: string, input: InputIdentity, format: OutputFormat): ScoreState | null {
+/** `--period`/`--scenario` as the state compares them: only the ones given, in one order. */
+function climateKey(climate: ClimateDefaults | undefined): string {
+  return JSON.stringify({ period: climate?.period || null, scenario: climate?.scenario || null })
+}
+
+/** The saved state for `out` when it belongs to this input, output format and climate, else null. */
+export function loadState(
+  out: string,
+  input: InputIdentity,
+  format: OutputFormat,
+  climate?: ClimateDefaults,
+): ScoreState | null {
   let state: ScoreState
   try {
     state = JSON.parse(readFileSync(statePath(out), 'utf8')) as ScoreState
@@ -50,7 +63,8 @@ export function loadState(out: string, input: InputIdentity, format: OutputForma
     state.input?.path === input.path &&
     state.input.size === input.size &&
     state.input.mtime_ms === input.mtime_ms &&
-    state.out_format === format
+    state.out_format === format &&
+    climateKey(state.climate) === climateKey(climate)
   return same ? state : null
 }
 
