@@ -31,7 +31,7 @@ export function renderExplorerPage(assets: ExplorerAssets, data: ExplorerPageDat
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Survival Explorer — Survival Prediction API</title>
-<meta name="description" content="Tree survival at 1, 3 and 5 years for sites in Oregon and Washington: compare planting methods, rank species, map survival.">
+<meta name="description" content="Tree survival at 1, 3 and 5 years for sites in Oregon and Washington, today and in future climates: compare planting methods, rank species, map survival.">
 <link rel="stylesheet" href="/explorer/assets/${assets.style.name}">
 <script type="module" src="/explorer/assets/${assets.script.name}"></script>
 </head>
@@ -70,6 +70,10 @@ export function renderExplorerPage(assets: ExplorerAssets, data: ExplorerPageDat
         <input id="show-map" name="show-map" type="checkbox"><label for="show-map">Survival map</label>
         <label for="cell-km" class="visually-hidden">Cell size</label><select id="cell-km" name="cell-km"></select>
       </div>
+      <div class="field"><label for="period">Climate</label><select id="period" name="period"></select></div>
+      <div class="field"><label for="scenario">Emission scenario</label><select id="scenario" name="scenario"></select></div>
+      <div class="field"><label for="map-mode">Map shows</label><select id="map-mode" name="map-mode"></select></div>
+      <p id="climate-caveat" class="climate-caveat"></p>
     </form>
     <form id="point-form" class="point-form">
       <div class="field"><label for="latitude">Latitude</label><input id="latitude" name="latitude" inputmode="decimal" required></div>
@@ -85,12 +89,18 @@ export function renderExplorerPage(assets: ExplorerAssets, data: ExplorerPageDat
       <p id="site-summary" class="summary"></p>
       <h2>Survival by planting method</h2>
       <div id="survival-chart" class="chart chart-survival"></div>
+      <table id="climate-table" class="differential climate-table" hidden>
+        <caption>Survival today and in <span id="climate-table-label"></span>; change in percentage points</caption>
+        <thead><tr><th scope="col">Years</th><th scope="col">Method</th><th scope="col">Today</th><th scope="col" id="climate-table-future">Future</th><th scope="col">Change</th></tr></thead>
+        <tbody id="climate-body"></tbody>
+      </table>
+      <div id="climate-note" class="climate-note" hidden></div>
       <table class="differential">
-        <caption>Hand planting − drone seeding, in percentage points</caption>
+        <caption>Hand planting − drone seeding, in percentage points<span id="differential-climate"></span></caption>
         <thead><tr><th scope="col">Years</th><th scope="col">Hand</th><th scope="col">Drone</th><th scope="col">Difference</th></tr></thead>
         <tbody id="differential-body"></tbody>
       </table>
-      <h2>Why: every factor at <span id="factor-horizon"></span> years, <span id="factor-method"></span></h2>
+      <h2>Why: every factor at <span id="factor-horizon"></span> years, <span id="factor-method"></span><span id="factor-climate"></span></h2>
       <div id="factor-chart" class="chart chart-factors"></div>
       <p id="factor-sum" class="factor-sum"></p>
       <h2>The matched site</h2>
@@ -99,9 +109,10 @@ export function renderExplorerPage(assets: ExplorerAssets, data: ExplorerPageDat
     </section>
     <section id="panel-ranking" class="panel" role="tabpanel" aria-labelledby="tab-ranking" aria-busy="false" hidden>
       <div class="spinner" aria-hidden="true"></div>
-      <h2>Which species survives best here? <small>(<span id="ranking-method"></span>, <span id="ranking-horizon"></span> years)</small></h2>
+      <h2>Which species survives best here? <small>(<span id="ranking-method"></span>, <span id="ranking-horizon"></span> years<span id="ranking-climate"></span>)</small></h2>
       <div id="ranking-chart" class="chart chart-ranking"></div>
       <p id="ranking-note" class="summary"></p>
+      <p id="ranking-climate-note" class="climate-note" hidden></p>
       <p class="actions"><button type="button" id="download-ranking" disabled>Download CSV</button></p>
     </section>
   </aside>

@@ -37,7 +37,22 @@ async function clickMapAt(page: Page, point: Point): Promise<void> {
 }
 
 const isOperation = (name: string) => (response: Response) =>
-  response.url().endsWith('/graphql') && (response.request().postData() ?? '').includes(`query ${name}`)
+  response.url().endsWith('/graphql') &&
+  new RegExp(`query ${name}\\b`).test(response.request().postData() ?? '')
+
+/** The variables a GraphQL answer was asked with. */
+const variablesOf = (response: Response) =>
+  (response.request().postDataJSON() as { variables: Record<string, unknown> }).variables
+
+type MapCell = { meanSurvival: number; changeFromToday: number | null }
+type SurvivalAnswer = { horizonYears: number; survivalProbability: number }
+
+/** "rgb(r, g, b)" as Leaflet writes a cell's fill. */
+function rgb(colour: string | null): [number, number, number] {
+  const [r, g, b] = (/rgb\((\d+), ?(\d+), ?(\d+)\)/.exec(colour ?? '') ?? []).slice(1).map(Number)
+  if (r === undefined || g === undefined || b === undefined) throw new Error(`not a colour: ${colour}`)
+  return [r, g, b]
+}
 
 describe('the explorer page in a real browser (offline)', () => {
   let database: TestDatabase
@@ -53,6 +68,12 @@ describe('the explorer page in a real browser (offline)', () => {
 
   const shoot = (name: string, target: Page = page) =>
     target.screenshot({ path: join(ARTEFACTS, `${name}.png`), fullPage: false })
+  /** One region of the page, whole, however far it reaches below the screen. */
+  const shootRegion = (name: string, selector: string, target: Page = page) =>
+    target.locator(selector).screenshot({ path: join(ARTEFACTS, `${name}.png`) })
+  /** The URL of today's view before a climate was chosen, and the last future survival map answered. */
+  let todaySearch = ''
+  let futureCells: MapCell[] = []
 
   function watch(target: Page): void {
     target.on('console', (message) => {
@@ -306,6 +327,239 @@ describe('the explorer page in a real browser (offline)', () => {
     await expect.poll(() => fresh.locator('#quota').textContent()).toMatch(/of 100$/)
     await shoot('8-spore-key', fresh)
     await fresh.close()
+  })
+
+  it('chooses a future climate: the URL keeps it, the panel shows today and the future side by side', async () => {
+    await page.getByRole('tab', { name: 'Compare methods' }).click()
+    todaySearch = new URL(page.url()).search
+    expect(todaySearch).not.toMatch(/period|scenario|mapMode/)
+    const period = page.getByLabel('Climate', { exact: true })
+    const scenario = page.getByLabel('Emission scenario', { exact: true })
+    const mapMode = page.getByLabel('Map shows', { exact: true })
+    // Today: no scenario to choose, no change to map.
+    expect(await period.inputValue()).toBe('1991_2020')
+    expect(await scenario.isDisabled()).toBe(true)
+    expect(await mapMode.isDisabled()).toBe(true)
+    expect(await page.locator('#climate-table').isVisible()).toBe(false)
+
+    let answers = Promise.all([
+      page.waitForResponse(isOperation('ExplorerClimateCompare')),
+      page.waitForResponse(isOperation('ExplorerSurvivalMap')),
+    ])
+    await period.selectOption('2041-2070')
+    let [compare, survivalMap] = await answers
+    // A future period never goes without a scenario: SSP2-4.5 until another is chosen.
+    expect(await scenario.isEnabled()).toBe(true)
+    expect(await scenario.inputValue()).toBe('ssp245')
+    expect(await mapMode.isEnabled()).toBe(true)
+    let url = new URL(page.url())
+    expect([url.searchParams.get('period'), url.searchParams.get('scenario')]).toEqual([
+      '2041-2070',
+      'ssp245',
+    ])
+    expect(variablesOf(compare)).toMatchObject({
+      input: { climate: { period: '2041-2070', scenario: 'ssp245' } },
+      today: { speciesCode: 'PSME' },
+    })
+    expect((variablesOf(compare).today as Record<string, unknown>).climate).toBeUndefined()
+    expect(variablesOf(survivalMap).climate).toEqual({ period: '2041-2070', scenario: 'ssp245' })
+
+    answers = Promise.all([
+      page.waitForResponse(isOperation('ExplorerClimateCompare')),
+      page.waitForResponse(isOperation('ExplorerSurvivalMap')),
+    ])
+    await scenario.selectOption('ssp585')
+    ;[compare, survivalMap] = await answers
+    url = new URL(page.url())
+    expect([url.searchParams.get('period'), url.searchParams.get('scenario')]).toEqual([
+      '2041-2070',
+      'ssp585',
+    ])
+    expect(compare.status()).toBe(200)
+    const body = (await compare.json()) as {
+      data: {
+        compareMethods: { manual: SurvivalAnswer[]; droneSeeded: SurvivalAnswer[]; climate: { note: string } }
+        today: { manual: SurvivalAnswer[]; droneSeeded: SurvivalAnswer[] }
+      }
+    }
+    const { compareMethods: future, today } = body.data
+    futureCells = ((await survivalMap.json()) as { data: { survivalMap: { cells: MapCell[] } } }).data
+      .survivalMap.cells
+
+    // Two columns, today and 2041–2070 under SSP5-8.5: six dots each, on two lines each.
+    const survival = page.locator('#survival-chart')
+    await expect.poll(() => survival.locator('g[aria-label="dot"] circle').count()).toBe(12)
+    expect(await survival.locator('g[aria-label="line"] path').count()).toBe(4)
+    expect(await survival.locator('g[aria-label="fx-axis tick label"] text').allTextContents()).toEqual([
+      'Today (1991–2020)',
+      '2041–2070, SSP5-8.5',
+    ])
+    // The same values in the table: today, the future and the change, for both methods at 1, 3, 5 years.
+    const rows = await page
+      .locator('#climate-body tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')))
+    expect(rows).toHaveLength(6)
+    const pct = (p: number) => `${(p * 100).toFixed(1)}%`
+    expect(rows[0]).toEqual([
+      '1',
+      'Hand',
+      pct(today.manual[0]?.survivalProbability ?? Number.NaN),
+      pct(future.manual[0]?.survivalProbability ?? Number.NaN),
+      expect.stringMatching(/^[+−]\d+\.\d pp$/),
+    ])
+    expect(rows[5]?.slice(0, 4)).toEqual([
+      '5',
+      'Drone',
+      pct(today.droneSeeded[2]?.survivalProbability ?? Number.NaN),
+      pct(future.droneSeeded[2]?.survivalProbability ?? Number.NaN),
+    ])
+    // The climate data's own note where its values surface, and the page's caveat by the selector.
+    expect(future.climate.note).toContain('not for real planting decisions')
+    const note = page.locator('#climate-note')
+    expect(await note.isVisible()).toBe(true)
+    expect(await note.textContent()).toContain(future.climate.note)
+    expect(await note.textContent()).toMatch(/At this site: mean annual temperature \+\d/)
+    expect(await page.locator('#climate-caveat').textContent()).toContain('not for real planting decisions')
+    expect(await page.locator('#differential-body tr').count()).toBe(3)
+    expect(await page.locator('#site-attributes').textContent()).toContain('→')
+    await shoot('9-climate-compare')
+    // The rest of the panel, as the side pane scrolls to it.
+    await page.locator('#side').evaluate((side) => side.scrollTo(0, 560))
+    await shoot('9-climate-compare-scrolled')
+    await page.locator('#side').evaluate((side) => side.scrollTo(0, 0))
+  })
+
+  it('ranks the species under the chosen future climate, with its note', async () => {
+    const ranking = page.waitForResponse(isOperation('ExplorerRanking'))
+    await page.getByRole('tab', { name: 'Rank species' }).click()
+    const response = await ranking
+    expect(variablesOf(response).climate).toEqual({ period: '2041-2070', scenario: 'ssp585' })
+    await expect.poll(() => page.locator('#ranking-chart g[aria-label="bar"] rect').count()).toBe(20)
+    expect(await page.locator('#ranking-note').textContent()).toContain('in 2041–2070, SSP5-8.5')
+    expect(await page.locator('#ranking-climate-note').textContent()).toContain(
+      'not for real planting decisions',
+    )
+    expect(await page.locator('h2', { hasText: 'Which species' }).textContent()).toContain(
+      '2041–2070, SSP5-8.5',
+    )
+    await shoot('10-climate-ranking')
+    await page.getByRole('tab', { name: 'Compare methods' }).click()
+  })
+
+  it('maps the change from today on a diverging scale centred on 0, without asking again', async () => {
+    const mapMode = page.getByLabel('Map shows', { exact: true })
+    let asked = 0
+    const count = (response: Response) => {
+      if (isOperation('ExplorerSurvivalMap')(response)) asked += 1
+    }
+    page.on('response', count)
+    await mapMode.selectOption('change')
+    expect(new URL(page.url()).searchParams.get('mapMode')).toBe('change')
+    const legend = page.locator('#map-legend')
+    await expect.poll(() => legend.getAttribute('data-scale')).toBe('diverging')
+    expect(await legend.textContent()).toContain('change from today to 2041–2070, SSP5-8.5')
+    expect(await legend.textContent()).toContain('not for real planting decisions')
+    // Symmetric around 0, reaching at least the largest change.
+    const [low, high] = ((await legend.getAttribute('data-domain')) ?? '').split(',').map(Number)
+    const changes = futureCells.map((cell) => cell.changeFromToday ?? Number.NaN)
+    expect(changes.every(Number.isFinite)).toBe(true)
+    expect(low).toBe(-(high ?? 0))
+    expect(high).toBeGreaterThanOrEqual(Math.max(...changes.map(Math.abs)))
+    // Every cell drawn, losses in red and gains in blue.
+    await expect.poll(() => page.locator('path.survival-cell').count()).toBe(futureCells.length)
+    const losses = changes.filter((change) => change <= -0.0005).length
+    const gains = changes.filter((change) => change >= 0.0005).length
+    expect(await page.locator('path.change-loss').count()).toBe(losses)
+    expect(await page.locator('path.change-gain').count()).toBe(gains)
+    expect(losses + gains).toBeGreaterThan(0)
+    // Red for losses, blue for gains: the strongest of each clearly so, none leaning the other way
+    // (the scale's white at 0 is a little warm, hence the few units of slack).
+    const redness = async (selector: string) =>
+      (await page.locator(selector).evaluateAll((paths) => paths.map((p) => p.getAttribute('fill')))).map(
+        (fill) => {
+          const [r, , b] = rgb(fill)
+          return r - b
+        },
+      )
+    const lossRedness = await redness('path.change-loss')
+    expect(Math.max(...lossRedness)).toBeGreaterThan(60)
+    expect(Math.min(...lossRedness)).toBeGreaterThan(-5)
+    if (gains > 0) {
+      const gainRedness = await redness('path.change-gain')
+      expect(Math.min(...gainRedness)).toBeLessThan(-20)
+      expect(Math.max(...gainRedness)).toBeLessThan(5)
+    }
+    expect(asked).toBe(0)
+    page.off('response', count)
+    await shoot('11-change-map')
+  })
+
+  it('reopens a shared climate link as the same view', async () => {
+    const before = new URL(page.url())
+    const answers = Promise.all([
+      page.waitForResponse(isOperation('ExplorerClimateCompare')),
+      page.waitForResponse(isOperation('ExplorerSurvivalMap')),
+    ])
+    await page.reload({ waitUntil: 'load' })
+    await answers
+    expect(new URL(page.url()).search).toBe(before.search)
+    expect(await page.getByLabel('Climate', { exact: true }).inputValue()).toBe('2041-2070')
+    expect(await page.getByLabel('Emission scenario', { exact: true }).inputValue()).toBe('ssp585')
+    expect(await page.getByLabel('Map shows', { exact: true }).inputValue()).toBe('change')
+    await expect.poll(() => page.locator('#survival-chart g[aria-label="dot"] circle').count()).toBe(12)
+    expect(await page.locator('#climate-note').isVisible()).toBe(true)
+    await expect.poll(() => page.locator('#map-legend').getAttribute('data-scale')).toBe('diverging')
+    await expect.poll(() => page.locator('path.survival-cell').count()).toBe(futureCells.length)
+    await shoot('12-climate-reloaded')
+  })
+
+  it('shows a future climate on a 390×844 phone: both columns, nothing wider than the screen', async () => {
+    const phone = await context.newPage()
+    watch(phone)
+    await phone.setViewportSize({ width: 390, height: 844 })
+    await phone.goto(page.url(), { waitUntil: 'load' })
+    await phone.getByLabel('API key', { exact: true }).fill(apiKey)
+    await phone.getByRole('button', { name: 'Use key' }).click()
+    await expect.poll(() => phone.locator('#survival-chart g[aria-label="dot"] circle').count()).toBe(12)
+    await expect.poll(() => phone.locator('path.survival-cell').count()).toBe(futureCells.length)
+    expect(await phone.locator('#climate-body tr').count()).toBe(6)
+    await shoot('13-climate-phone', phone)
+    await shootRegion('13-climate-phone-panel', '#panel-compare', phone)
+    const tooWide = await phone.evaluate(() =>
+      [...document.querySelectorAll('body *')]
+        .filter((node) => !node.closest('#map') && node.getBoundingClientRect().right > 390.5)
+        .map((node) => `${node.tagName.toLowerCase()}#${node.id}.${node.className}`),
+    )
+    expect(tooWide).toEqual([])
+    expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    await phone.close()
+  })
+
+  it("goes back to today's climate: today's URL, requests and panel, as before", async () => {
+    const answers = Promise.all([
+      page.waitForResponse(isOperation('ExplorerCompare')),
+      page.waitForResponse(isOperation('ExplorerSurvivalMap')),
+    ])
+    await page.getByLabel('Climate', { exact: true }).selectOption('1991_2020')
+    const [compare, survivalMap] = await answers
+    expect(new URL(page.url()).search).toBe(todaySearch)
+    expect((variablesOf(compare).input as Record<string, unknown>).climate).toBeUndefined()
+    expect(variablesOf(survivalMap).climate).toBeNull()
+    const scenario = page.getByLabel('Emission scenario', { exact: true })
+    expect(await scenario.isDisabled()).toBe(true)
+    expect(await scenario.inputValue()).toBe('')
+    const mapMode = page.getByLabel('Map shows', { exact: true })
+    expect(await mapMode.isDisabled()).toBe(true)
+    expect(await mapMode.inputValue()).toBe('survival')
+    await expect.poll(() => page.locator('#survival-chart g[aria-label="dot"] circle').count()).toBe(6)
+    expect(await page.locator('#survival-chart g[aria-label="fx-axis tick label"]').count()).toBe(0)
+    expect(await page.locator('#climate-table').isVisible()).toBe(false)
+    expect(await page.locator('#climate-note').isVisible()).toBe(false)
+    expect(await page.locator('#site-attributes').textContent()).not.toContain('→')
+    await expect.poll(() => page.locator('#map-legend').getAttribute('data-scale')).toBe('sequential')
+    expect(await page.locator('#map-legend').textContent()).not.toContain('planting decisions')
+    expect(await page.locator('path.change-loss').count()).toBe(0)
+    await shoot('14-today-again')
   })
 
   it('made no request that left the machine, logged no console error and had no failed request', () => {

@@ -1,6 +1,6 @@
 import * as Plot from '@observablehq/plot'
-import type { ExplorerCompareQuery, ExplorerHorizonFragment } from './generated/operations.ts'
-import type { Horizon, Method } from './state.ts'
+import type { ExplorerComparisonFragment, ExplorerHorizonFragment } from './generated/operations.ts'
+import type { Climate, FuturePeriod, Horizon, Method, Scenario } from './state.ts'
 
 /** The charts of the page, drawn with Observable Plot as SVG (titles on every mark, for tooltips and readers). */
 
@@ -9,12 +9,38 @@ export const METHOD_LABELS: Record<Method, string> = {
   drone_seeded: 'Drone seeding',
 }
 const METHOD_COLOURS = ['#1b6e3a', '#c46a00']
+
+export const TODAY_LABEL = 'Today (1991–2020)'
+const PERIOD_LABELS: Record<FuturePeriod, string> = {
+  '2011-2040': '2011–2040',
+  '2041-2070': '2041–2070',
+  '2071-2100': '2071–2100',
+}
+/** The scenarios' usual names, as the API's climateScenarios gives them. */
+export const SCENARIO_LABELS: Record<Scenario, string> = {
+  ssp245: 'SSP2-4.5',
+  ssp370: 'SSP3-7.0',
+  ssp585: 'SSP5-8.5',
+}
+
+export function periodLabel(period: FuturePeriod): string {
+  return PERIOD_LABELS[period]
+}
+
+/** "2041–2070, SSP2-4.5"; today's climate when there is no future. */
+export function climateLabel(climate: Climate | null): string {
+  return climate ? `${PERIOD_LABELS[climate.period]}, ${SCENARIO_LABELS[climate.scenario]}` : TODAY_LABEL
+}
+
 const RAISES = 'raises survival'
 const LOWERS = 'lowers survival'
 
-export type Comparison = NonNullable<ExplorerCompareQuery['compareMethods']>
+export type Comparison = ExplorerComparisonFragment
 
 export const percent = (p: number, digits = 1): string => `${(p * 100).toFixed(digits)}%`
+/** A change of survival in percentage points, signed with a real minus: "−4.2 pp". */
+export const points = (change: number, digits = 1): string =>
+  `${change >= 0 ? '+' : '−'}${Math.abs(change * 100).toFixed(digits)} pp`
 const signed = (x: number, digits = 2): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(digits)}`
 
 function framed(svg: SVGSVGElement | HTMLElement, label: string): SVGSVGElement | HTMLElement {
@@ -23,12 +49,46 @@ function framed(svg: SVGSVGElement | HTMLElement, label: string): SVGSVGElement 
   return svg
 }
 
-/** Survival at 1, 3 and 5 years, one line per planting method; the chosen horizon is marked. */
-export function survivalChart(comparison: Comparison, horizon: Horizon, width: number, height: number) {
-  const rows = [
-    ...comparison.manual.map((h) => ({ method: METHOD_LABELS.manual, ...h })),
-    ...comparison.droneSeeded.map((h) => ({ method: METHOD_LABELS.drone_seeded, ...h })),
+/** Survival at one horizon: what a chart row needs. */
+interface HorizonSurvival {
+  horizonYears: number
+  survivalProbability: number
+}
+
+/** Today's survival at the same site, drawn beside a future climate's. */
+export interface TodayBeside {
+  manual: readonly HorizonSurvival[]
+  droneSeeded: readonly HorizonSurvival[]
+}
+
+function survivalRows(
+  methods: { manual: readonly HorizonSurvival[]; droneSeeded: readonly HorizonSurvival[] },
+  climate: string,
+) {
+  return [
+    ...methods.manual.map((h) => ({ method: METHOD_LABELS.manual, climate, ...h })),
+    ...methods.droneSeeded.map((h) => ({ method: METHOD_LABELS.drone_seeded, climate, ...h })),
   ]
+}
+
+/**
+ * Survival at 1, 3 and 5 years, one line per planting method; the chosen horizon is marked. Under a
+ * future climate, today's survival and the future's side by side: two panels on one survival axis.
+ */
+export function survivalChart(
+  comparison: Comparison,
+  horizon: Horizon,
+  width: number,
+  height: number,
+  future: { climate: Climate; today: TodayBeside } | null = null,
+) {
+  const futureLabel = future ? climateLabel(future.climate) : TODAY_LABEL
+  const rows = [
+    ...(future ? survivalRows(future.today, TODAY_LABEL) : []),
+    ...survivalRows(comparison, futureLabel),
+  ]
+  type Row = (typeof rows)[number]
+  const fx = future ? 'climate' : undefined
   return framed(
     Plot.plot({
       width,
@@ -36,6 +96,9 @@ export function survivalChart(comparison: Comparison, horizon: Horizon, width: n
       marginLeft: 48,
       marginRight: 24,
       style: { fontSize: '12px' },
+      ...(future
+        ? { fx: { domain: [TODAY_LABEL, futureLabel], label: null, axis: 'top', padding: 0.12 } }
+        : {}),
       x: { label: 'Years after planting', domain: [0.5, 5.5], ticks: [1, 3, 5], tickFormat: 'd' },
       y: { label: 'Survival', domain: [0, 100], percent: true, grid: true },
       color: {
@@ -45,25 +108,35 @@ export function survivalChart(comparison: Comparison, horizon: Horizon, width: n
       },
       marks: [
         Plot.ruleX([horizon], { stroke: '#999', strokeDasharray: '3,3' }),
-        Plot.line(rows, { x: 'horizonYears', y: 'survivalProbability', stroke: 'method', strokeWidth: 2 }),
+        Plot.line(rows, {
+          x: 'horizonYears',
+          y: 'survivalProbability',
+          stroke: 'method',
+          fx,
+          strokeWidth: 2,
+        }),
         Plot.dot(rows, {
           x: 'horizonYears',
           y: 'survivalProbability',
           fill: 'method',
+          fx,
           r: 4,
-          title: (d: (typeof rows)[number]) =>
-            `${d.method}, ${d.horizonYears} years: ${percent(d.survivalProbability)}`,
+          title: (d: Row) =>
+            `${d.method}, ${d.horizonYears} years${future ? `, ${d.climate}` : ''}: ${percent(d.survivalProbability)}`,
         }),
         Plot.text(rows, {
           x: 'horizonYears',
           y: 'survivalProbability',
-          text: (d: (typeof rows)[number]) => percent(d.survivalProbability, 0),
+          text: (d: Row) => percent(d.survivalProbability, 0),
           fill: 'method',
+          fx,
           dy: -10,
         }),
       ],
     }),
-    `Survival of ${comparison.species.commonName} at 1, 3 and 5 years by planting method`,
+    future
+      ? `Survival of ${comparison.species.commonName} at 1, 3 and 5 years by planting method, today and in ${futureLabel}`
+      : `Survival of ${comparison.species.commonName} at 1, 3 and 5 years by planting method`,
   )
 }
 
@@ -179,9 +252,38 @@ export function survivalColour(): (value: number) => string {
   return (value) => String(scale.apply(value))
 }
 
-export function survivalLegend(label: string) {
+/**
+ * The ramps of the map's legends, without a title: the page writes it above in HTML, where a long
+ * one (species, method, horizon, climate) wraps on a phone instead of running off the screen.
+ */
+const LEGEND_RAMP = { width: 240, marginTop: 4, height: 36 } as const
+
+export function survivalLegend() {
+  return Plot.legend({ color: { ...SURVIVAL_COLOURS, tickFormat: '.0%' }, ...LEGEND_RAMP })
+}
+
+/**
+ * The colours of a change of survival (future − today): diverging around 0, red where survival falls,
+ * blue where it rises; the domain is symmetric, to the largest change rounded up to 5 percentage
+ * points, so the two sides read alike.
+ */
+export function changeColours(changes: readonly number[]) {
+  const largest = Math.max(0, ...changes.map(Math.abs))
+  const reach = Math.max(0.05, Math.ceil(largest * 20 - 1e-9) / 20)
+  return { type: 'diverging', scheme: 'RdBu', domain: [-reach, reach], pivot: 0 } as const
+}
+
+export function changeColour(colours: ReturnType<typeof changeColours>): (value: number) => string {
+  const scale = Plot.scale({ color: colours })
+  return (value) => String(scale.apply(value))
+}
+
+export function changeLegend(colours: ReturnType<typeof changeColours>) {
   return Plot.legend({
-    color: { ...SURVIVAL_COLOURS, label, tickFormat: '.0%' },
-    width: 240,
+    color: {
+      ...colours,
+      tickFormat: (change: number) => (change === 0 ? '0' : points(change, 0).replace(' pp', '')),
+    },
+    ...LEGEND_RAMP,
   })
 }

@@ -1,35 +1,52 @@
 import { ExplorerApi, ExplorerApiError, type Quota } from './api.ts'
 import {
   type Comparison,
+  climateLabel,
   factorChart,
   METHOD_LABELS,
   percent,
+  periodLabel,
+  points,
   type RankedRow,
   rankingChart,
+  SCENARIO_LABELS,
   survivalChart,
+  TODAY_LABEL,
+  type TodayBeside,
 } from './charts.ts'
 import { type CsvCell, toCsv } from './csv.ts'
 import {
+  ExplorerClimateCompareDocument,
+  type ExplorerClimateFragment,
   ExplorerCompareDocument,
   ExplorerCoverageDocument,
   ExplorerRankingDocument,
   ExplorerSurvivalMapDocument,
+  type ExplorerSurvivalMapQuery,
   type PlantingMethod,
 } from './generated/operations.ts'
 import { ExplorerMap } from './map.ts'
 import {
   CELL_SIZES_KM,
   type CellKm,
+  type Climate,
+  climateOf,
+  FUTURE_PERIODS,
   HORIZONS,
   type Horizon,
+  MAP_MODES,
+  type MapMode,
   METHODS,
   type Method,
+  mapModeUnder,
   PANELS,
   type Panel,
   type Point,
   parseViewState,
   roundCoordinate,
+  SCENARIOS,
   serializeViewState,
+  TODAY_PERIOD,
   type ViewState,
 } from './state.ts'
 
@@ -60,6 +77,53 @@ const SITE_ATTRIBUTES: [keyof Comparison['site'], string, (value: never) => stri
   ['vegetationCoverPct', 'Competing vegetation cover', (v: number) => `${v.toFixed(0)} %`],
   ['browsePressureIndex', 'Browse pressure index', (v: number) => v.toFixed(2)],
 ]
+
+/** Where a future climate's values surface, the page says what they are not for. */
+const FUTURE_CAVEAT = 'A rounded synthesis of projections: not for real planting decisions.'
+const TODAY_CAVEAT = 'Today: the climate of the site data (1991–2020).'
+const MAP_FUTURE_NOTE = 'A rounded synthesis on synthetic sites: not for real planting decisions.'
+
+const MAP_MODE_LABELS: Record<MapMode, string> = { survival: 'Survival', change: 'Change from today' }
+
+/** The site attributes a future climate changes, as the model evaluated them there. */
+const PROJECTED: Partial<
+  Record<keyof Comparison['site'], (p: ExplorerClimateFragment['projected']) => string>
+> = {
+  annualPrecipMm: (p) => `${Math.round(p.annualPrecipMm)} mm`,
+  summerWaterDeficitMm: (p) => `${Math.round(p.summerWaterDeficitMm)} mm`,
+  growingSeasonFrostDays: (p) => p.growingSeasonFrostDays.toFixed(1),
+}
+
+/** A comparison as it was answered: for the climate it was asked for, with today's survival beside a future. */
+interface ComparisonAnswer {
+  comparison: Comparison
+  climate: Climate | null
+  projection: ExplorerClimateFragment | null
+  today: TodayBeside | null
+}
+
+type SurvivalMapAnswer = NonNullable<ExplorerSurvivalMapQuery['survivalMap']>
+
+/** A signed value as written ("+2.3 °C", "−8.0 %"); a value that rounds to zero has no sign. */
+function signedNumber(value: number, digits: number, unit: string): string {
+  const rounded = Number(value.toFixed(digits))
+  const sign = rounded > 0 ? '+' : rounded < 0 ? '−' : ''
+  return `${sign}${Math.abs(rounded).toFixed(digits)}${unit}`
+}
+
+/** The deltas a future climate applied at the matched site, in one sentence. */
+function deltasSentence(deltas: ExplorerClimateFragment['deltas']): string {
+  return `At this site: mean annual temperature ${signedNumber(deltas.meanAnnualTemperatureC, 1, ' °C')}, summer maximum ${signedNumber(deltas.summerMaxTemperatureC, 1, ' °C')}, annual precipitation ${signedNumber(deltas.annualPrecipitationPct, 1, ' %')}, summer precipitation ${signedNumber(deltas.summerPrecipitationPct, 1, ' %')}, water deficit ${signedNumber(deltas.waterDeficitMm, 0, ' mm')}.`
+}
+
+/** "2041–2070, SSP2-4.5 (climate-synthesis-…): <the data's note>." */
+function climateNote(climate: Climate, dataVersion: string, note: string): string {
+  return `${climateLabel(climate)} (${dataVersion}): ${note}.`
+}
+
+function sameClimate(a: Climate | null, b: Climate | null): boolean {
+  return a?.period === b?.period && a?.scenario === b?.scenario
+}
 
 function element<T extends HTMLElement>(id: string): T {
   const found = document.getElementById(id)
@@ -116,8 +180,12 @@ function chartHeight(container: HTMLElement): number {
 
 class Explorer {
   private state: ViewState
-  private comparison: Comparison | null = null
+  private answer: ComparisonAnswer | null = null
   private ranking: RankedRow[] | null = null
+  /** The climate the ranking shown was asked for. */
+  private rankingClimate: Climate | null = null
+  /** The survival map shown, kept so that switching between survival and change needs no request. */
+  private survivalMap: SurvivalMapAnswer | null = null
   private readonly api: ExplorerApi
   private readonly map: ExplorerMap
   /** Each load's sequence number: an answer that arrives after a newer question is dropped. */
@@ -174,6 +242,15 @@ class Explorer {
       horizon.append(new Option(`${value} year${value === 1 ? '' : 's'}`, String(value)))
     const cell = element<HTMLSelectElement>('cell-km')
     for (const value of CELL_SIZES_KM) cell.append(new Option(`${value} km`, String(value)))
+    const period = element<HTMLSelectElement>('period')
+    period.append(new Option(TODAY_LABEL, TODAY_PERIOD))
+    for (const value of FUTURE_PERIODS) period.append(new Option(periodLabel(value), value))
+    // Today's climate has no scenario: the empty choice, shown (disabled) only then.
+    const scenario = element<HTMLSelectElement>('scenario')
+    scenario.append(new Option('None (today)', ''))
+    for (const value of SCENARIOS) scenario.append(new Option(`${SCENARIO_LABELS[value]} (${value})`, value))
+    const mapMode = element<HTMLSelectElement>('map-mode')
+    for (const value of MAP_MODES) mapMode.append(new Option(MAP_MODE_LABELS[value], value))
     const stored = sessionStorage.getItem(KEY_STORAGE)
     if (stored) element<HTMLInputElement>('api-key').value = stored
   }
@@ -186,6 +263,24 @@ class Explorer {
     element<HTMLInputElement>('show-map').checked = this.state.mapCellKm !== null
     element<HTMLSelectElement>('cell-km').value = String(this.state.mapCellKm ?? 25)
     element<HTMLSelectElement>('cell-km').disabled = this.state.mapCellKm === null
+    const climate = this.state.climate
+    element<HTMLSelectElement>('period').value = climate?.period ?? TODAY_PERIOD
+    const scenario = element<HTMLSelectElement>('scenario')
+    scenario.value = climate?.scenario ?? ''
+    scenario.disabled = climate === null
+    const none = scenario.options[0] as HTMLOptionElement
+    none.disabled = none.hidden = climate !== null
+    const mapMode = element<HTMLSelectElement>('map-mode')
+    mapMode.value = this.state.mapMode
+    mapMode.disabled = climate === null || this.state.mapCellKm === null
+    const change = mapMode.options[1] as HTMLOptionElement
+    change.disabled = climate === null
+    element('climate-caveat').textContent = climate ? FUTURE_CAVEAT : TODAY_CAVEAT
+    element('climate-caveat').dataset.kind = climate ? 'future' : 'today'
+    const under = climate ? `, ${climateLabel(climate)}` : ''
+    element('factor-climate').textContent = under
+    element('ranking-climate').textContent = under
+    element('differential-climate').textContent = climate ? ` (${climateLabel(climate)})` : ''
     const point = this.state.point
     element<HTMLInputElement>('latitude').value = point ? String(roundCoordinate(point.latitude)) : ''
     element<HTMLInputElement>('longitude').value = point ? String(roundCoordinate(point.longitude)) : ''
@@ -239,6 +334,20 @@ class Explorer {
       this.renderComparison()
       this.refreshRankingAndMap()
     })
+    element<HTMLSelectElement>('period').addEventListener('change', (event) => {
+      // A future period keeps the scenario chosen before, or opens with the default one.
+      const period = (event.target as HTMLSelectElement).value
+      this.chooseClimate(climateOf(period, this.state.climate?.scenario ?? null))
+    })
+    element<HTMLSelectElement>('scenario').addEventListener('change', (event) => {
+      const period = this.state.climate?.period ?? null
+      this.chooseClimate(climateOf(period, (event.target as HTMLSelectElement).value))
+    })
+    element<HTMLSelectElement>('map-mode').addEventListener('change', (event) => {
+      const mode = (event.target as HTMLSelectElement).value as MapMode
+      this.update({ mapMode: mapModeUnder(this.state.climate, mode) })
+      this.drawSurvivalMap()
+    })
     element<HTMLInputElement>('show-map').addEventListener('change', (event) => {
       const on = (event.target as HTMLInputElement).checked
       this.update({ mapCellKm: on ? (Number(element<HTMLSelectElement>('cell-km').value) as CellKm) : null })
@@ -276,6 +385,16 @@ class Explorer {
         this.renderRanking()
       })
     }).observe(element('side'))
+  }
+
+  /** A new climate: the comparison, the ranking and the map are asked for again under it. */
+  private chooseClimate(climate: Climate | null): void {
+    if (sameClimate(climate, this.state.climate)) return
+    this.update({ climate, mapMode: mapModeUnder(climate, this.state.mapMode) })
+    this.renderComparison()
+    this.renderRanking()
+    if (this.state.point && this.hasKey) void this.loadComparison()
+    this.refreshRankingAndMap()
   }
 
   private refreshRankingAndMap(): void {
@@ -355,25 +474,23 @@ class Explorer {
     if (!point) return
     const asked = ++this.asked.compare
     const panel = element('panel-compare')
+    const climate = this.state.climate
     this.map.showPoint(point)
     this.map.say(null)
     busy(panel, true)
     try {
-      const { data, errors } = await this.api.query(ExplorerCompareDocument, {
-        input: { latitude: point.latitude, longitude: point.longitude, speciesCode: this.state.species },
-      })
+      const { answer, errors, model } = await this.askComparison(point, climate)
       if (asked !== this.asked.compare) return
-      this.comparison = data.compareMethods ?? null
-      if (!this.comparison) {
+      this.answer = answer
+      if (!this.answer) {
         const error = errors[0]
         this.map.say(
           error ? messageFor(error, this.data.searchRadiusKm) : 'No answer for this point.',
           'warning',
         )
       } else {
-        this.map.showMatch(this.comparison.site)
-        element('model-version').textContent =
-          `Model ${data.model.series} ${data.model.version} (${data.model.codename})`
+        this.map.showMatch(this.answer.comparison.site)
+        element('model-version').textContent = `Model ${model.series} ${model.version} (${model.codename})`
       }
       this.renderComparison()
     } catch (error) {
@@ -383,11 +500,35 @@ class Explorer {
     }
   }
 
+  /** Today's climate asks as it always has; a future one asks for today's survival beside it, in one request. */
+  private async askComparison(point: Point, climate: Climate | null) {
+    const today = { latitude: point.latitude, longitude: point.longitude, speciesCode: this.state.species }
+    if (!climate) {
+      const { data, errors } = await this.api.query(ExplorerCompareDocument, { input: today })
+      const comparison = data.compareMethods
+      const answer: ComparisonAnswer | null = comparison
+        ? { comparison, climate, projection: null, today: null }
+        : null
+      return { answer, errors, model: data.model }
+    }
+    const { data, errors } = await this.api.query(ExplorerClimateCompareDocument, {
+      input: { ...today, climate },
+      today,
+    })
+    const comparison = data.compareMethods
+    const answer: ComparisonAnswer | null =
+      comparison && data.today
+        ? { comparison, climate, projection: comparison.climate ?? null, today: data.today }
+        : null
+    return { answer, errors, model: data.model }
+  }
+
   private async loadRanking(): Promise<void> {
     const point = this.state.point
     if (!point) return
     const asked = ++this.asked.ranking
     const panel = element('panel-ranking')
+    const climate = this.state.climate
     busy(panel, true)
     try {
       const { data, errors } = await this.api.query(ExplorerRankingDocument, {
@@ -395,9 +536,17 @@ class Explorer {
         longitude: point.longitude,
         plantingMethod: GRAPHQL_METHOD[this.state.method],
         horizon: this.state.horizon,
+        climate,
       })
       if (asked !== this.asked.ranking) return
       const ranking = data.speciesRanking
+      this.rankingClimate = climate
+      const note = element('ranking-climate-note')
+      note.hidden = !(climate && ranking?.climate)
+      note.textContent =
+        climate && ranking?.climate
+          ? climateNote(climate, ranking.climate.dataVersion, ranking.climate.note)
+          : ''
       this.ranking =
         ranking?.ranking.map((entry) => ({
           rank: entry.rank,
@@ -434,10 +583,11 @@ class Explorer {
         plantingMethod: GRAPHQL_METHOD[this.state.method],
         horizon: this.state.horizon,
         cellKm,
+        climate: this.state.climate,
       })
       if (asked !== this.asked.survivalMap) return
-      const survival = data.survivalMap
-      if (!survival) {
+      this.survivalMap = data.survivalMap ?? null
+      if (!this.survivalMap) {
         const error = errors[0]
         this.map.hideCells()
         this.map.say(
@@ -446,15 +596,26 @@ class Explorer {
         )
         return
       }
-      this.map.showCells(
-        survival.cells,
-        `${survival.species.commonName}, ${METHOD_LABELS[this.state.method].toLowerCase()}: mean survival at ${survival.horizonYears} years`,
-      )
+      this.drawSurvivalMap()
     } catch (error) {
       if (asked === this.asked.survivalMap) this.reportFailure(error)
     } finally {
       if (asked === this.asked.survivalMap) busy(region, false)
     }
+  }
+
+  /** The last survival map answered, as survival or (under its future climate) as change from today. */
+  private drawSurvivalMap(): void {
+    const survival = this.survivalMap
+    if (!survival || this.state.mapCellKm === null) return
+    const mapped = survival.climate ? climateOf(survival.climate.period, survival.climate.scenario) : null
+    const mode = mapModeUnder(mapped, this.state.mapMode)
+    const what = `${survival.species.commonName}, ${METHOD_LABELS[this.state.method].toLowerCase()}`
+    const label =
+      mode === 'change'
+        ? `${what}, ${survival.horizonYears} years: change from today to ${climateLabel(mapped)}, percentage points`
+        : `${what}: mean survival at ${survival.horizonYears} years${mapped ? `, ${climateLabel(mapped)}` : ''}`
+    this.map.showCells(survival.cells, { mode, label, note: mapped ? MAP_FUTURE_NOTE : null })
   }
 
   private reportFailure(error: unknown): void {
@@ -474,9 +635,10 @@ class Explorer {
     const attributes = element('site-attributes')
     const sum = element('factor-sum')
     const downloadButton = element<HTMLButtonElement>('download-compare')
-    const comparison = this.comparison
-    downloadButton.disabled = !comparison
-    if (!comparison) {
+    const answer = this.answer
+    downloadButton.disabled = !answer
+    this.renderClimate()
+    if (!answer) {
       survival.replaceChildren(placeholder('Choose a forested point on the map to compare planting methods.'))
       factors.replaceChildren()
       differential.replaceChildren(...HORIZONS.map((years) => tableRow([String(years), '—', '—', '—'])))
@@ -485,11 +647,18 @@ class Explorer {
       element('site-summary').textContent = ''
       return
     }
+    const { comparison, climate, projection, today } = answer
     const { site } = comparison
     element('site-summary').textContent =
       `${comparison.species.commonName} at ${site.latitude.toFixed(4)}, ${site.longitude.toFixed(4)}: matched site ${site.siteId}, ${site.matchDistanceKm.toFixed(2)} km away`
     survival.replaceChildren(
-      survivalChart(comparison, this.state.horizon, chartWidth(survival), chartHeight(survival)),
+      survivalChart(
+        comparison,
+        this.state.horizon,
+        chartWidth(survival),
+        chartHeight(survival),
+        climate && today ? { climate, today } : null,
+      ),
     )
     differential.replaceChildren(
       ...comparison.methodDifferential.map((row) =>
@@ -509,14 +678,68 @@ class Explorer {
       const total = prediction.allFactors.reduce((s, f) => s + f.contribution, 0)
       sum.textContent = `Baseline ${prediction.baselineLogOdds.toFixed(2)} + contributions ${total >= 0 ? '+' : '−'}${Math.abs(total).toFixed(2)} = log-odds ${prediction.logOdds.toFixed(2)} → survival ${percent(prediction.survivalProbability)}`
     }
+    // Under a future climate, the attributes it changes read "today → future".
+    const future =
+      climate && projection ? { label: periodLabel(climate.period), ...projection.projected } : null
+    const attributeRows = SITE_ATTRIBUTES.map(([key, label, format]): [string, string] => {
+      const now = format(site[key] as never)
+      const then = future && PROJECTED[key]?.(future)
+      return [label, then ? `${now} → ${then} (${future.label})` : now]
+    })
+    if (future)
+      attributeRows.push([
+        `Climate-equivalent elevation, ${future.label}`,
+        `${Math.round(future.thermalElevationM)} m`,
+      ])
     attributes.replaceChildren(
-      ...SITE_ATTRIBUTES.flatMap(([key, label, format]) => {
+      ...attributeRows.flatMap(([label, value]) => {
         const dt = document.createElement('dt')
         dt.textContent = label
         const dd = document.createElement('dd')
-        dd.textContent = format(site[key] as never)
+        dd.textContent = value
         return [dt, dd]
       }),
+    )
+  }
+
+  /**
+   * Under a future climate: survival today and in the future for both methods at each horizon, with
+   * the change, then the climate data's note and what the climate does at the site. Both show as soon
+   * as a future is chosen (with dashes, and an empty note of reserved height), so the answer moves little.
+   */
+  private renderClimate(): void {
+    const table = element('climate-table')
+    const note = element('climate-note')
+    const climate = this.state.climate
+    table.hidden = note.hidden = climate === null
+    if (!climate) return
+    element('climate-table-label').textContent = climateLabel(climate)
+    element('climate-table-future').textContent = periodLabel(climate.period)
+    const answer = this.answer
+    const current = answer && sameClimate(answer.climate, climate) ? answer : null
+    const projection = current?.projection
+    note.replaceChildren(
+      ...(projection
+        ? [
+            paragraph(climateNote(climate, projection.dataVersion, projection.note)),
+            paragraph(deltasSentence(projection.deltas)),
+          ]
+        : [paragraph(`${climateLabel(climate)}: ${FUTURE_CAVEAT}`)]),
+    )
+    element('climate-body').replaceChildren(
+      ...HORIZONS.flatMap((years) =>
+        METHODS.map((method) => {
+          const label = method === 'manual' ? 'Hand' : 'Drone'
+          const futureRows =
+            method === 'manual' ? current?.comparison.manual : current?.comparison.droneSeeded
+          const todayRows = method === 'manual' ? current?.today?.manual : current?.today?.droneSeeded
+          const future = futureRows?.find((row) => row.horizonYears === years)?.survivalProbability
+          const today = todayRows?.find((row) => row.horizonYears === years)?.survivalProbability
+          if (future === undefined || today === undefined)
+            return tableRow([String(years), label, '—', '—', '—'])
+          return tableRow([String(years), label, percent(today), percent(future), points(future - today)])
+        }),
+      ),
     )
   }
 
@@ -530,8 +753,9 @@ class Explorer {
     }
     chart.replaceChildren(rankingChart(this.ranking, chartWidth(chart), chartHeight(chart)))
     const chosen = this.ranking.find((row) => row.code === this.state.species)
+    const climate = this.rankingClimate
     element('ranking-note').textContent = chosen
-      ? `${chosen.name} ranks ${chosen.rank} of ${this.ranking.length} here. † marks species outside their native range.`
+      ? `${chosen.name} ranks ${chosen.rank} of ${this.ranking.length} here${climate ? ` in ${climateLabel(climate)}` : ''}. † marks species outside their native range.`
       : '† marks species outside their native range.'
   }
 
@@ -542,9 +766,13 @@ class Explorer {
     return point ? `${point.latitude.toFixed(5)}_${point.longitude.toFixed(5)}` : 'no-point'
   }
 
+  /** Under a future climate, the CSV adds the climate and today's survival as its last columns. */
   private downloadComparison(): void {
-    const c = this.comparison
-    if (!c) return
+    const answer = this.answer
+    if (!answer) return
+    const { comparison: c, climate, today } = answer
+    const todayAt = (rows: TodayBeside['manual'] | undefined, years: number) =>
+      rows?.find((row) => row.horizonYears === years)?.survivalProbability
     const rows: CsvCell[][] = c.methodDifferential.map((row) => [
       c.site.latitude,
       c.site.longitude,
@@ -556,9 +784,18 @@ class Explorer {
       row.manual,
       row.droneSeeded,
       row.difference,
+      ...(climate
+        ? [
+            climate.period,
+            climate.scenario,
+            todayAt(today?.manual, row.horizonYears),
+            todayAt(today?.droneSeeded, row.horizonYears),
+          ]
+        : []),
     ])
+    const climateName = climate ? `-${climate.period}-${climate.scenario}` : ''
     download(
-      `survival-comparison-${c.species.code}-${this.pointLabel()}.csv`,
+      `survival-comparison-${c.species.code}${climateName}-${this.pointLabel()}.csv`,
       toCsv(
         [
           'latitude',
@@ -571,6 +808,9 @@ class Explorer {
           'manual_survival',
           'drone_seeded_survival',
           'difference',
+          ...(climate
+            ? ['climate_period', 'climate_scenario', 'manual_survival_today', 'drone_seeded_survival_today']
+            : []),
         ],
         rows,
       ),
@@ -580,9 +820,11 @@ class Explorer {
   private downloadRanking(): void {
     const ranking = this.ranking
     const point = this.state.point
+    const climate = this.rankingClimate
     if (!ranking || !point) return
+    const climateName = climate ? `-${climate.period}-${climate.scenario}` : ''
     download(
-      `species-ranking-${this.state.method}-${this.state.horizon}y-${this.pointLabel()}.csv`,
+      `species-ranking-${this.state.method}-${this.state.horizon}y${climateName}-${this.pointLabel()}.csv`,
       toCsv(
         [
           'rank',
@@ -595,6 +837,7 @@ class Explorer {
           'longitude',
           'planting_method',
           'horizon_years',
+          ...(climate ? ['climate_period', 'climate_scenario'] : []),
         ],
         ranking.map((row) => [
           row.rank,
@@ -607,6 +850,7 @@ class Explorer {
           point.longitude,
           this.state.method,
           this.state.horizon,
+          ...(climate ? [climate.period, climate.scenario] : []),
         ]),
       ),
     )
@@ -621,6 +865,12 @@ function tableRow(cells: readonly string[]): HTMLTableRowElement {
     tr.append(td)
   }
   return tr
+}
+
+function paragraph(text: string): HTMLParagraphElement {
+  const p = document.createElement('p')
+  p.textContent = text
+  return p
 }
 
 function placeholder(text: string): HTMLElement {

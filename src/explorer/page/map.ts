@@ -1,7 +1,15 @@
 import L from 'leaflet'
 import { stateOutlines } from './basemap.ts'
-import { percent, survivalColour, survivalLegend } from './charts.ts'
-import type { Point } from './state.ts'
+import {
+  changeColour,
+  changeColours,
+  changeLegend,
+  percent,
+  points,
+  survivalColour,
+  survivalLegend,
+} from './charts.ts'
+import type { MapMode, Point } from './state.ts'
 
 /** Oregon and Washington, with a margin. */
 const REGION = L.latLngBounds([41.6, -125.0], [49.3, -116.2])
@@ -13,6 +21,15 @@ export interface SurvivalCell {
   minSurvival: number
   maxSurvival: number
   sites: number
+  /** Future mean − today's mean; null on today's map. */
+  changeFromToday: number | null
+}
+
+/** How to draw a survival map: what it colours, the legend's title, and a caveat under the legend. */
+export interface CellView {
+  mode: MapMode
+  label: string
+  note: string | null
 }
 
 export interface MatchedSite {
@@ -141,8 +158,17 @@ export class ExplorerMap {
     this.message.dataset.kind = kind
   }
 
-  showCells(cells: readonly SurvivalCell[], legendLabel: string): void {
+  /**
+   * The survival-map layer: each hexagon coloured by its mean survival or, in change mode, by its
+   * change from today on a diverging scale centred on 0 (red where survival falls, blue where it rises).
+   */
+  showCells(cells: readonly SurvivalCell[], view: CellView): void {
     this.cells?.remove()
+    const change = view.mode === 'change'
+    const colours = changeColours(cells.map((cell) => cell.changeFromToday ?? 0))
+    const changeFill = changeColour(colours)
+    const fill = (cell: SurvivalCell) =>
+      change ? changeFill(cell.changeFromToday ?? 0) : this.colour(cell.meanSurvival)
     this.cells = L.geoJSON(
       {
         type: 'FeatureCollection',
@@ -154,23 +180,34 @@ export class ExplorerMap {
       } as GeoJSON.FeatureCollection<GeoJSON.Polygon, SurvivalCell>,
       {
         pane: 'cells',
-        style: (feature) => ({
-          color: '#ffffff',
-          weight: 0.4,
-          fillColor: this.colour(feature?.properties.meanSurvival ?? 0),
-          fillOpacity: 0.72,
-          className: 'survival-cell',
-        }),
+        style: (feature) => {
+          const cell = feature?.properties as SurvivalCell
+          return {
+            color: '#ffffff',
+            weight: 0.4,
+            fillColor: fill(cell),
+            fillOpacity: change ? 0.85 : 0.72,
+            className: change ? `survival-cell ${changeClass(cell.changeFromToday ?? 0)}` : 'survival-cell',
+          }
+        },
         onEachFeature: (feature, layer) => {
-          const cell = feature.properties as SurvivalCell
-          layer.bindTooltip(
-            `Mean ${percent(cell.meanSurvival)} (min ${percent(cell.minSurvival)}, max ${percent(cell.maxSurvival)}) over ${cell.sites} sites`,
-            { sticky: true },
-          )
+          layer.bindTooltip(cellTooltip(feature.properties as SurvivalCell, change), { sticky: true })
         },
       },
     ).addTo(this.map)
-    this.legend.replaceChildren(survivalLegend(legendLabel))
+    const title = document.createElement('p')
+    title.className = 'legend-title'
+    title.textContent = view.label
+    const parts: Node[] = [title, change ? changeLegend(colours) : survivalLegend()]
+    if (view.note) {
+      const note = document.createElement('p')
+      note.className = 'legend-note'
+      note.textContent = view.note
+      parts.push(note)
+    }
+    this.legend.replaceChildren(...parts)
+    this.legend.dataset.scale = change ? 'diverging' : 'sequential'
+    this.legend.dataset.domain = (change ? colours.domain : [0, 1]).join(',')
     this.legend.hidden = false
   }
 
@@ -179,11 +216,27 @@ export class ExplorerMap {
     this.cells = undefined
     this.legend.hidden = true
     this.legend.replaceChildren()
+    delete this.legend.dataset.scale
+    delete this.legend.dataset.domain
   }
 
   get container(): HTMLElement {
     return this.element
   }
+}
+
+/** Cells that lose, gain or hold survival: classes for styling and for scripts that read the map. */
+function changeClass(change: number): string {
+  if (Math.abs(change) < 0.0005) return 'change-none'
+  return change < 0 ? 'change-loss' : 'change-gain'
+}
+
+function cellTooltip(cell: SurvivalCell, change: boolean): string {
+  const spread = `min ${percent(cell.minSurvival)}, max ${percent(cell.maxSurvival)}`
+  if (!change || cell.changeFromToday === null)
+    return `Mean ${percent(cell.meanSurvival)} (${spread}) over ${cell.sites} sites`
+  const today = cell.meanSurvival - cell.changeFromToday
+  return `Change ${points(cell.changeFromToday)}: mean ${percent(today)} today → ${percent(cell.meanSurvival)} (${spread}) over ${cell.sites} sites`
 }
 
 function closedRing(ring: number[][]): number[][] {

@@ -3,28 +3,39 @@ import { describe, expect, it } from 'vitest'
 import {
   CELL_SIZES_KM,
   DEFAULT_STATE,
+  FUTURE_PERIODS,
   HORIZONS,
+  MAP_MODES,
   METHODS,
+  mapModeUnder,
   PANELS,
   parseViewState,
   roundCoordinate,
+  SCENARIOS,
   serializeViewState,
   type ViewState,
 } from './state.ts'
 
-const viewState: fc.Arbitrary<ViewState> = fc.record({
-  species: fc.stringMatching(/^[A-Z]{4}$/),
-  method: fc.constantFrom(...METHODS),
-  horizon: fc.constantFrom(...HORIZONS),
-  point: fc.option(
-    fc.record({
-      latitude: fc.double({ min: -90, max: 90, noNaN: true }).map(roundCoordinate),
-      longitude: fc.double({ min: -180, max: 180, noNaN: true }).map(roundCoordinate),
-    }),
-  ),
-  panel: fc.constantFrom(...PANELS),
-  mapCellKm: fc.option(fc.constantFrom(...CELL_SIZES_KM)),
-})
+const viewState: fc.Arbitrary<ViewState> = fc
+  .record({
+    species: fc.stringMatching(/^[A-Z]{4}$/),
+    method: fc.constantFrom(...METHODS),
+    horizon: fc.constantFrom(...HORIZONS),
+    climate: fc.option(
+      fc.record({ period: fc.constantFrom(...FUTURE_PERIODS), scenario: fc.constantFrom(...SCENARIOS) }),
+    ),
+    point: fc.option(
+      fc.record({
+        latitude: fc.double({ min: -90, max: 90, noNaN: true }).map(roundCoordinate),
+        longitude: fc.double({ min: -180, max: 180, noNaN: true }).map(roundCoordinate),
+      }),
+    ),
+    panel: fc.constantFrom(...PANELS),
+    mapCellKm: fc.option(fc.constantFrom(...CELL_SIZES_KM)),
+    mapMode: fc.constantFrom(...MAP_MODES),
+  })
+  // The change map exists only under a future climate.
+  .map((state) => ({ ...state, mapMode: mapModeUnder(state.climate, state.mapMode) }))
 
 describe('view state in the URL', () => {
   it('reads back every view it writes', () => {
@@ -68,5 +79,36 @@ describe('view state in the URL', () => {
     expect(parseViewState('?map=10').mapCellKm).toBe(10)
     expect(parseViewState('?map=7').mapCellKm).toBe(25)
     expect(parseViewState('?panel=ranking').mapCellKm).toBeNull()
+  })
+
+  it('keeps a future climate with its scenario, and writes nothing for today', () => {
+    expect(parseViewState('?period=2041-2070&scenario=ssp585').climate).toEqual({
+      period: '2041-2070',
+      scenario: 'ssp585',
+    })
+    // A future period never goes without a scenario: a missing or unknown one is ssp245.
+    expect(parseViewState('?period=2071-2100').climate).toEqual({ period: '2071-2100', scenario: 'ssp245' })
+    expect(parseViewState('?period=2011-2040&scenario=rcp85').climate?.scenario).toBe('ssp245')
+    // Today's period, a scenario alone, or an unknown period: today.
+    for (const search of [
+      '?period=1991_2020',
+      '?period=1991_2020&scenario=ssp585',
+      '?scenario=ssp370',
+      '?period=2100',
+    ])
+      expect(parseViewState(search).climate).toBeNull()
+    expect(serializeViewState(DEFAULT_STATE)).toBe('?species=PSME&method=manual&horizon=5&panel=compare')
+    expect(
+      serializeViewState({ ...DEFAULT_STATE, climate: { period: '2041-2070', scenario: 'ssp370' } }),
+    ).toBe('?species=PSME&method=manual&horizon=5&period=2041-2070&scenario=ssp370&panel=compare')
+  })
+
+  it('maps the change from today only under a future climate', () => {
+    expect(parseViewState('?period=2041-2070&map=25&mapMode=change').mapMode).toBe('change')
+    expect(parseViewState('?map=25&mapMode=change').mapMode).toBe('survival')
+    expect(parseViewState('?period=2041-2070&mapMode=sideways').mapMode).toBe('survival')
+    expect(serializeViewState({ ...DEFAULT_STATE, mapCellKm: 25, mapMode: 'change' })).toBe(
+      '?species=PSME&method=manual&horizon=5&panel=compare&map=25',
+    )
   })
 })

@@ -1,6 +1,6 @@
 /**
- * The view a URL describes: species, planting method, horizon, the clicked point and the open panel.
- * Reloading a URL shows the same view; the API key is never part of it.
+ * The view a URL describes: species, planting method, horizon, climate, the clicked point, the open
+ * panel and the map layer. Reloading a URL shows the same view; the API key is never part of it.
  */
 
 export const METHODS = ['manual', 'drone_seeded'] as const
@@ -11,29 +11,52 @@ export const PANELS = ['compare', 'ranking'] as const
 export type Panel = (typeof PANELS)[number]
 export const CELL_SIZES_KM = [10, 25, 50] as const
 export type CellKm = (typeof CELL_SIZES_KM)[number]
+/** The climate identifiers of the API (the Seedlot Selection Tool's): today's period, then the futures. */
+export const TODAY_PERIOD = '1991_2020'
+export const FUTURE_PERIODS = ['2011-2040', '2041-2070', '2071-2100'] as const
+export type FuturePeriod = (typeof FUTURE_PERIODS)[number]
+export const SCENARIOS = ['ssp245', 'ssp370', 'ssp585'] as const
+export type Scenario = (typeof SCENARIOS)[number]
+/** The scenario a future period opens with: the middle of the road. */
+export const DEFAULT_SCENARIO: Scenario = 'ssp245'
+export const MAP_MODES = ['survival', 'change'] as const
+/** What the survival-map layer colours: survival, or (under a future climate) its change from today. */
+export type MapMode = (typeof MAP_MODES)[number]
 
 export interface Point {
   latitude: number
   longitude: number
 }
 
+/** A future climate: a period with its emission scenario (a future period never goes without one). */
+export interface Climate {
+  period: FuturePeriod
+  scenario: Scenario
+}
+
 export interface ViewState {
   species: string
   method: Method
   horizon: Horizon
+  /** The future climate the comparison, the ranking and the map are for; null is today's. */
+  climate: Climate | null
   point: Point | null
   panel: Panel
   /** The survival-map layer is shown, at this cell size; null when it is off. */
   mapCellKm: CellKm | null
+  /** 'change' only under a future climate. */
+  mapMode: MapMode
 }
 
 export const DEFAULT_STATE: ViewState = {
   species: 'PSME',
   method: 'manual',
   horizon: 5,
+  climate: null,
   point: null,
   panel: 'compare',
   mapCellKm: null,
+  mapMode: 'survival',
 }
 
 /** Coordinates are kept to 5 decimals (about a metre): enough for a site, short in a URL. */
@@ -55,33 +78,58 @@ export function roundCoordinate(value: number): number {
   return Number(value.toFixed(COORDINATE_DECIMALS))
 }
 
+/**
+ * The climate of a period and a scenario as a URL or a control gives them: today's period (or none,
+ * or an unknown one) is today; a future period keeps its scenario, or takes the default one.
+ */
+export function climateOf(period: string | null, scenario: string | null): Climate | null {
+  const future = FUTURE_PERIODS.find((value) => value === period)
+  return future ? { period: future, scenario: oneOf(SCENARIOS, scenario, DEFAULT_SCENARIO) } : null
+}
+
+/** The change map needs a future to compare with today: without one the map shows survival. */
+export function mapModeUnder(climate: Climate | null, mode: MapMode): MapMode {
+  return climate ? mode : 'survival'
+}
+
 /** Reads a view from a query string; anything missing or malformed falls back to the default. */
 export function parseViewState(search: string): ViewState {
   const params = new URLSearchParams(search)
   const species = params.get('species')?.trim().toUpperCase() ?? ''
   const latitude = coordinate(params.get('lat'), 90)
   const longitude = coordinate(params.get('lng'), 180)
+  const climate = climateOf(params.get('period'), params.get('scenario'))
   return {
     species: /^[A-Z]{2,8}$/.test(species) ? species : DEFAULT_STATE.species,
     method: oneOf(METHODS, params.get('method'), DEFAULT_STATE.method),
     horizon: oneOf(HORIZONS, params.get('horizon'), DEFAULT_STATE.horizon),
+    climate,
     point: latitude !== null && longitude !== null ? { latitude, longitude } : null,
     panel: oneOf(PANELS, params.get('panel'), DEFAULT_STATE.panel),
     mapCellKm: params.has('map') ? oneOf(CELL_SIZES_KM, params.get('map'), 25) : null,
+    mapMode: mapModeUnder(climate, oneOf(MAP_MODES, params.get('mapMode'), DEFAULT_STATE.mapMode)),
   }
 }
 
-/** The query string of a view (with its leading '?'), in a fixed parameter order. */
+/**
+ * The query string of a view (with its leading '?'), in a fixed parameter order. Today's climate and
+ * the survival map mode are the defaults and write nothing, so today's links read as they always have.
+ */
 export function serializeViewState(state: ViewState): string {
   const params = new URLSearchParams()
   params.set('species', state.species)
   params.set('method', state.method)
   params.set('horizon', String(state.horizon))
+  if (state.climate) {
+    params.set('period', state.climate.period)
+    params.set('scenario', state.climate.scenario)
+  }
   if (state.point) {
     params.set('lat', String(roundCoordinate(state.point.latitude)))
     params.set('lng', String(roundCoordinate(state.point.longitude)))
   }
   params.set('panel', state.panel)
   if (state.mapCellKm !== null) params.set('map', String(state.mapCellKm))
+  if (mapModeUnder(state.climate, state.mapMode) === 'change') params.set('mapMode', 'change')
   return `?${params.toString()}`
 }

@@ -51,6 +51,10 @@ export type ExplorerCoverageQueryVariables = Exact<{ [key: string]: never; }>;
 
 export type ExplorerCoverageQuery = { coverage: { geojson: unknown, searchRadiusKm: number }, model: { series: string, version: string, codename: string } };
 
+export type ExplorerComparisonFragment = { site: { latitude: number, longitude: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, siteId: number, region: string, forestRegion: string, zone: string, elevationM: number, slopeDeg: number, aspectDeg: number, annualPrecipMm: number, summerWaterDeficitMm: number, growingSeasonFrostDays: number, heatLoadIndex: number, soilDepthCm: number, rockFractionPct: number, vegetationCoverPct: number, browsePressureIndex: number }, species: { code: string, commonName: string }, manual: Array<{ horizonYears: number, survivalProbability: number, baselineLogOdds: number, logOdds: number, allFactors: Array<{ key: string, factor: string, contribution: number, impact: Impact }> }>, droneSeeded: Array<{ horizonYears: number, survivalProbability: number, baselineLogOdds: number, logOdds: number, allFactors: Array<{ key: string, factor: string, contribution: number, impact: Impact }> }>, methodDifferential: Array<{ horizonYears: number, manual: number, droneSeeded: number, difference: number }> };
+
+export type ExplorerClimateFragment = { period: string, scenario: string, dataVersion: string, note: string, deltas: { meanAnnualTemperatureC: number, summerMaxTemperatureC: number, annualPrecipitationPct: number, summerPrecipitationPct: number, waterDeficitMm: number }, projected: { annualPrecipMm: number, summerWaterDeficitMm: number, growingSeasonFrostDays: number, thermalElevationM: number } };
+
 export type ExplorerCompareQueryVariables = Exact<{
   input: ComparisonInput;
 }>;
@@ -58,25 +62,35 @@ export type ExplorerCompareQueryVariables = Exact<{
 
 export type ExplorerCompareQuery = { compareMethods: { site: { latitude: number, longitude: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, siteId: number, region: string, forestRegion: string, zone: string, elevationM: number, slopeDeg: number, aspectDeg: number, annualPrecipMm: number, summerWaterDeficitMm: number, growingSeasonFrostDays: number, heatLoadIndex: number, soilDepthCm: number, rockFractionPct: number, vegetationCoverPct: number, browsePressureIndex: number }, species: { code: string, commonName: string }, manual: Array<{ horizonYears: number, survivalProbability: number, baselineLogOdds: number, logOdds: number, allFactors: Array<{ key: string, factor: string, contribution: number, impact: Impact }> }>, droneSeeded: Array<{ horizonYears: number, survivalProbability: number, baselineLogOdds: number, logOdds: number, allFactors: Array<{ key: string, factor: string, contribution: number, impact: Impact }> }>, methodDifferential: Array<{ horizonYears: number, manual: number, droneSeeded: number, difference: number }> } | null, model: { series: string, version: string, codename: string } };
 
+export type ExplorerClimateCompareQueryVariables = Exact<{
+  input: ComparisonInput;
+  today: ComparisonInput;
+}>;
+
+
+export type ExplorerClimateCompareQuery = { compareMethods: { climate: { period: string, scenario: string, dataVersion: string, note: string, deltas: { meanAnnualTemperatureC: number, summerMaxTemperatureC: number, annualPrecipitationPct: number, summerPrecipitationPct: number, waterDeficitMm: number }, projected: { annualPrecipMm: number, summerWaterDeficitMm: number, growingSeasonFrostDays: number, thermalElevationM: number } } | null, site: { latitude: number, longitude: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, siteId: number, region: string, forestRegion: string, zone: string, elevationM: number, slopeDeg: number, aspectDeg: number, annualPrecipMm: number, summerWaterDeficitMm: number, growingSeasonFrostDays: number, heatLoadIndex: number, soilDepthCm: number, rockFractionPct: number, vegetationCoverPct: number, browsePressureIndex: number }, species: { code: string, commonName: string }, manual: Array<{ horizonYears: number, survivalProbability: number, baselineLogOdds: number, logOdds: number, allFactors: Array<{ key: string, factor: string, contribution: number, impact: Impact }> }>, droneSeeded: Array<{ horizonYears: number, survivalProbability: number, baselineLogOdds: number, logOdds: number, allFactors: Array<{ key: string, factor: string, contribution: number, impact: Impact }> }>, methodDifferential: Array<{ horizonYears: number, manual: number, droneSeeded: number, difference: number }> } | null, today: { manual: Array<{ horizonYears: number, survivalProbability: number }>, droneSeeded: Array<{ horizonYears: number, survivalProbability: number }> } | null, model: { series: string, version: string, codename: string } };
+
 export type ExplorerRankingQueryVariables = Exact<{
   latitude: number;
   longitude: number;
   plantingMethod: PlantingMethod;
   horizon: number;
+  climate?: ClimateInput | null | undefined;
 }>;
 
 
-export type ExplorerRankingQuery = { speciesRanking: { horizonYears: number, site: { latitude: number, longitude: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number }, ranking: Array<{ rank: number, survivalProbability: number, nativeRange: boolean, species: { code: string, commonName: string }, topFactor: { factor: string, contribution: number } }> } | null, model: { series: string, version: string, codename: string } };
+export type ExplorerRankingQuery = { speciesRanking: { horizonYears: number, site: { latitude: number, longitude: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number }, climate: { period: string, scenario: string, dataVersion: string, note: string } | null, ranking: Array<{ rank: number, survivalProbability: number, nativeRange: boolean, species: { code: string, commonName: string }, topFactor: { factor: string, contribution: number } }> } | null, model: { series: string, version: string, codename: string } };
 
 export type ExplorerSurvivalMapQueryVariables = Exact<{
   speciesCode: string;
   plantingMethod: PlantingMethod;
   horizon: number;
   cellKm: number;
+  climate?: ClimateInput | null | undefined;
 }>;
 
 
-export type ExplorerSurvivalMapQuery = { survivalMap: { horizonYears: number, cellKm: number, siteCount: number, species: { code: string, commonName: string }, cells: Array<{ h3Index: string, boundary: Array<Array<number>>, meanSurvival: number, minSurvival: number, maxSurvival: number, sites: number }> } | null, model: { series: string, version: string, codename: string } };
+export type ExplorerSurvivalMapQuery = { survivalMap: { horizonYears: number, cellKm: number, siteCount: number, species: { code: string, commonName: string }, climate: { period: string, scenario: string, dataVersion: string } | null, cells: Array<{ h3Index: string, boundary: Array<Array<number>>, meanSurvival: number, minSurvival: number, maxSurvival: number, sites: number, changeFromToday: number | null }> } | null, model: { series: string, version: string, codename: string } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -141,6 +155,83 @@ export const ExplorerHorizonFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"ExplorerHorizon"}) as unknown as TypedDocumentString<ExplorerHorizonFragment, unknown>;
+export const ExplorerComparisonFragmentDoc = new TypedDocumentString(`
+    fragment ExplorerComparison on MethodComparison {
+  site {
+    ...ExplorerSite
+  }
+  species {
+    code
+    commonName
+  }
+  manual {
+    ...ExplorerHorizon
+  }
+  droneSeeded {
+    ...ExplorerHorizon
+  }
+  methodDifferential {
+    horizonYears
+    manual
+    droneSeeded
+    difference
+  }
+}
+    fragment ExplorerSite on Site {
+  latitude
+  longitude
+  matchedLatitude
+  matchedLongitude
+  matchDistanceKm
+  siteId
+  region
+  forestRegion
+  zone
+  elevationM
+  slopeDeg
+  aspectDeg
+  annualPrecipMm
+  summerWaterDeficitMm
+  growingSeasonFrostDays
+  heatLoadIndex
+  soilDepthCm
+  rockFractionPct
+  vegetationCoverPct
+  browsePressureIndex
+}
+fragment ExplorerHorizon on HorizonPrediction {
+  horizonYears
+  survivalProbability
+  baselineLogOdds
+  logOdds
+  allFactors {
+    key
+    factor
+    contribution
+    impact
+  }
+}`, {"fragmentName":"ExplorerComparison"}) as unknown as TypedDocumentString<ExplorerComparisonFragment, unknown>;
+export const ExplorerClimateFragmentDoc = new TypedDocumentString(`
+    fragment ExplorerClimate on ClimateProjection {
+  period
+  scenario
+  dataVersion
+  note
+  deltas {
+    meanAnnualTemperatureC
+    summerMaxTemperatureC
+    annualPrecipitationPct
+    summerPrecipitationPct
+    waterDeficitMm
+  }
+  projected {
+    annualPrecipMm
+    summerWaterDeficitMm
+    growingSeasonFrostDays
+    thermalElevationM
+  }
+}
+    `, {"fragmentName":"ExplorerClimate"}) as unknown as TypedDocumentString<ExplorerClimateFragment, unknown>;
 export const ExplorerCoverageDocument = new TypedDocumentString(`
     query ExplorerCoverage {
   coverage {
@@ -159,24 +250,88 @@ export const ExplorerCoverageDocument = new TypedDocumentString(`
 export const ExplorerCompareDocument = new TypedDocumentString(`
     query ExplorerCompare($input: ComparisonInput!) {
   compareMethods(input: $input) {
-    site {
-      ...ExplorerSite
+    ...ExplorerComparison
+  }
+  model {
+    ...ExplorerModel
+  }
+}
+    fragment ExplorerModel on Model {
+  series
+  version
+  codename
+}
+fragment ExplorerSite on Site {
+  latitude
+  longitude
+  matchedLatitude
+  matchedLongitude
+  matchDistanceKm
+  siteId
+  region
+  forestRegion
+  zone
+  elevationM
+  slopeDeg
+  aspectDeg
+  annualPrecipMm
+  summerWaterDeficitMm
+  growingSeasonFrostDays
+  heatLoadIndex
+  soilDepthCm
+  rockFractionPct
+  vegetationCoverPct
+  browsePressureIndex
+}
+fragment ExplorerHorizon on HorizonPrediction {
+  horizonYears
+  survivalProbability
+  baselineLogOdds
+  logOdds
+  allFactors {
+    key
+    factor
+    contribution
+    impact
+  }
+}
+fragment ExplorerComparison on MethodComparison {
+  site {
+    ...ExplorerSite
+  }
+  species {
+    code
+    commonName
+  }
+  manual {
+    ...ExplorerHorizon
+  }
+  droneSeeded {
+    ...ExplorerHorizon
+  }
+  methodDifferential {
+    horizonYears
+    manual
+    droneSeeded
+    difference
+  }
+}`) as unknown as TypedDocumentString<ExplorerCompareQuery, ExplorerCompareQueryVariables>;
+export const ExplorerClimateCompareDocument = new TypedDocumentString(`
+    query ExplorerClimateCompare($input: ComparisonInput!, $today: ComparisonInput!) {
+  compareMethods(input: $input) {
+    ...ExplorerComparison
+    climate {
+      ...ExplorerClimate
     }
-    species {
-      code
-      commonName
-    }
+  }
+  today: compareMethods(input: $today) {
     manual {
-      ...ExplorerHorizon
+      horizonYears
+      survivalProbability
     }
     droneSeeded {
-      ...ExplorerHorizon
-    }
-    methodDifferential {
       horizonYears
-      manual
-      droneSeeded
-      difference
+      survivalProbability
     }
   }
   model {
@@ -221,14 +376,55 @@ fragment ExplorerHorizon on HorizonPrediction {
     contribution
     impact
   }
-}`) as unknown as TypedDocumentString<ExplorerCompareQuery, ExplorerCompareQueryVariables>;
+}
+fragment ExplorerComparison on MethodComparison {
+  site {
+    ...ExplorerSite
+  }
+  species {
+    code
+    commonName
+  }
+  manual {
+    ...ExplorerHorizon
+  }
+  droneSeeded {
+    ...ExplorerHorizon
+  }
+  methodDifferential {
+    horizonYears
+    manual
+    droneSeeded
+    difference
+  }
+}
+fragment ExplorerClimate on ClimateProjection {
+  period
+  scenario
+  dataVersion
+  note
+  deltas {
+    meanAnnualTemperatureC
+    summerMaxTemperatureC
+    annualPrecipitationPct
+    summerPrecipitationPct
+    waterDeficitMm
+  }
+  projected {
+    annualPrecipMm
+    summerWaterDeficitMm
+    growingSeasonFrostDays
+    thermalElevationM
+  }
+}`) as unknown as TypedDocumentString<ExplorerClimateCompareQuery, ExplorerClimateCompareQueryVariables>;
 export const ExplorerRankingDocument = new TypedDocumentString(`
-    query ExplorerRanking($latitude: Float!, $longitude: Float!, $plantingMethod: PlantingMethod!, $horizon: Int!) {
+    query ExplorerRanking($latitude: Float!, $longitude: Float!, $plantingMethod: PlantingMethod!, $horizon: Int!, $climate: ClimateInput) {
   speciesRanking(
     latitude: $latitude
     longitude: $longitude
     plantingMethod: $plantingMethod
     horizon: $horizon
+    climate: $climate
   ) {
     site {
       latitude
@@ -238,6 +434,12 @@ export const ExplorerRankingDocument = new TypedDocumentString(`
       matchDistanceKm
     }
     horizonYears
+    climate {
+      period
+      scenario
+      dataVersion
+      note
+    }
     ranking {
       rank
       species {
@@ -262,12 +464,13 @@ export const ExplorerRankingDocument = new TypedDocumentString(`
   codename
 }`) as unknown as TypedDocumentString<ExplorerRankingQuery, ExplorerRankingQueryVariables>;
 export const ExplorerSurvivalMapDocument = new TypedDocumentString(`
-    query ExplorerSurvivalMap($speciesCode: String!, $plantingMethod: PlantingMethod!, $horizon: Int!, $cellKm: Float!) {
+    query ExplorerSurvivalMap($speciesCode: String!, $plantingMethod: PlantingMethod!, $horizon: Int!, $cellKm: Float!, $climate: ClimateInput) {
   survivalMap(
     speciesCode: $speciesCode
     plantingMethod: $plantingMethod
     horizon: $horizon
     cellKm: $cellKm
+    climate: $climate
   ) {
     species {
       code
@@ -276,6 +479,11 @@ export const ExplorerSurvivalMapDocument = new TypedDocumentString(`
     horizonYears
     cellKm
     siteCount
+    climate {
+      period
+      scenario
+      dataVersion
+    }
     cells {
       h3Index
       boundary
@@ -283,6 +491,7 @@ export const ExplorerSurvivalMapDocument = new TypedDocumentString(`
       minSurvival
       maxSurvival
       sites
+      changeFromToday
     }
   }
   model {
