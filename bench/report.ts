@@ -2,8 +2,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import type { BatchStatements, RunFigures, SanityProblem } from './runner.ts'
-import { PROCESS_LABELS, type ProcessName, type Reference, type Scenario } from './scenarios.ts'
+import { type ArmKey, armKey, armLabel, type Reference, type Scenario } from './scenarios.ts'
 import { loadAverages, median, round } from './support.ts'
+import type { SurvivalMapOutcome } from './survival-map.ts'
 import { type TargetCheck, THRESHOLDS } from './targets.ts'
 
 export type ScenarioReport = ReturnType<typeof scenarioReport>
@@ -21,6 +22,8 @@ export interface BenchOutcome {
   sanity: SanityProblem[]
   /** Server log messages at warn or above, by process and message, with how often each came. */
   serverWarnings: Map<string, number>
+  /** null: not asked for in this run. */
+  survivalMap: SurvivalMapOutcome | null
   targets: TargetCheck[]
 }
 
@@ -93,19 +96,20 @@ function compare(of: Summary, to: Summary) {
   }
 }
 
-export function scenarioReport(scenario: Scenario, runs: Partial<Record<ProcessName, RunFigures[]>>) {
+export function scenarioReport(scenario: Scenario, runs: Partial<Record<ArmKey, RunFigures[]>>) {
   const arms = scenario.arms.map((arm) => ({
+    key: armKey(arm),
     process: arm.process,
-    label: PROCESS_LABELS[arm.process],
+    label: armLabel(arm),
     path: arm.load.path,
     distinct_bodies: arm.load.bodies.length,
-    median: summarize(runs[arm.process] ?? []),
-    runs: runs[arm.process] ?? [],
+    median: summarize(runs[armKey(arm)] ?? []),
+    runs: runs[armKey(arm)] ?? [],
   }))
-  const medianFor = (name: ProcessName) => {
-    const arm = arms.find((candidate) => candidate.process === name)
-    if (!arm) throw new Error(`${scenario.id} compares ${name}, which it does not run`)
-    return arm.median
+  const armOf = (key: ArmKey) => {
+    const arm = arms.find((candidate) => candidate.key === key)
+    if (!arm) throw new Error(`${scenario.id} compares ${key}, which it does not run`)
+    return arm
   }
   return {
     id: scenario.id,
@@ -113,11 +117,12 @@ export function scenarioReport(scenario: Scenario, runs: Partial<Record<ProcessN
     connections: scenario.connections,
     arms,
     comparisons: scenario.comparisons.map(({ of, to }) => {
-      const [a, b] = [medianFor(of), medianFor(to)]
+      const [armA, armB] = [armOf(of), armOf(to)]
+      const [a, b] = [armA.median, armB.median]
       return {
         of,
         to,
-        label: `${PROCESS_LABELS[of]} / ${PROCESS_LABELS[to]}`,
+        label: `${armA.label} / ${armB.label}`,
         ratios: compare(a, b),
         figures: {
           of: { rps: a.rps, p50: a.p50, p99: a.p99 },
@@ -218,21 +223,45 @@ function printTable(outcome: BenchOutcome): void {
     console.log('* a run sent more requests than the load has distinct bodies, so some were asked twice')
 }
 
-/** The table, RSS peaks, the batch statement count, warnings, problems and a verdict per target. */
-export function printReport(outcome: BenchOutcome): void {
-  printTable(outcome)
-  const { candidates, kept } = outcome.points
-  console.log(`\npoints: ${kept} distinct coordinates answered by every server (of ${candidates} candidates)`)
+function printSurvivalMap(map: SurvivalMapOutcome): void {
+  if (!map.measured) {
+    console.log(`\nsurvivalMap under a climate: not measured (${map.reason})`)
+    return
+  }
+  const { request: r, medianMs: m } = map
   console.log(
-    `RSS max over each whole process (with the pre-pass): ${Object.entries(outcome.rssMb)
-      .map(([label, mb]) => `${label} ${mb} MB`)
-      .join(', ')}`,
+    `\nsurvivalMap ${r.speciesCode} ${r.plantingMethod} ${r.horizon} y ${r.cellKm} km (${map.cells} cells), medians of ${map.repetitions} fresh processes each, primed by a ${r.primingSpecies} map:`,
   )
+  console.log(`  today:                  first ${m.todayFirstMs} ms, second ${m.todaySecondMs} ms`)
+  console.log(
+    `  ${`${r.climate.period} ${r.climate.scenario}:`.padEnd(23)} first ${m.climateFirstMs} ms, second ${m.climateSecondMs} ms`,
+  )
+  console.log(
+    `  under the climate after today's map (today's values cached): first ${m.climateAfterTodayMs} ms`,
+  )
+  console.log(`  a fresh process's very first map (the priming one): ${m.primingMs} ms`)
+}
+
+/** The table, RSS peaks, the batch statement count, warnings, problems, the survival map and a verdict per target. */
+export function printReport(outcome: BenchOutcome): void {
+  if (outcome.reports.length) {
+    printTable(outcome)
+    const { candidates, kept } = outcome.points
+    console.log(
+      `\npoints: ${kept} distinct coordinates answered by every server (of ${candidates} candidates)`,
+    )
+    console.log(
+      `RSS max over each whole process (with the pre-pass): ${Object.entries(outcome.rssMb)
+        .map(([label, mb]) => `${label} ${mb} MB`)
+        .join(', ')}`,
+    )
+  }
   if (outcome.statements) console.log(`batch statements: ${outcome.statements.note}`)
   for (const [message, count] of outcome.serverWarnings) console.log(`logged ${count}× at warn+: ${message}`)
   for (const { scenario, target, problem } of outcome.sanity)
     console.log(`sanity problem in ${scenario} on ${target}: ${problem}`)
-  console.log('\ntargets (issue 10):')
+  if (outcome.survivalMap) printSurvivalMap(outcome.survivalMap)
+  console.log('\ntargets (issue 10 and the climate feature):')
   for (const t of outcome.targets) {
     const verdict = t.pass === null ? 'N/A ' : t.pass ? 'PASS' : 'FAIL'
     console.log(`  ${verdict}  ${t.target}: ${t.detail}`)
@@ -264,6 +293,7 @@ export function writeResults(outcome: BenchOutcome): URL {
     batch_statements: outcome.statements,
     sanity_problems: outcome.sanity,
     server_warnings: Object.fromEntries(outcome.serverWarnings),
+    survival_map: outcome.survivalMap,
     targets: outcome.targets,
   }
   mkdirSync(new URL('results/', import.meta.url), { recursive: true })

@@ -5,18 +5,20 @@
  *
  * It creates and drops its own databases (the project's, with an unlimited hypha key, and the floor's),
  * starts the servers as child processes on 127.0.0.1, keeps the forest points every server answers, runs
- * the autocannon scenarios, prints a table and the targets of issue 10, and writes a JSON document to
+ * the autocannon scenarios, times survivalMap under a climate in fresh server processes, prints a table and
+ * the targets (issue 10's and the climate feature's), and writes a JSON document to
  * bench/results/latest.json. A missed target is reported, not an error: the exit code is non-zero only when
  * the run itself fails.
  *
  * Env: BENCH_DURATION (s per run, 8), BENCH_ROUNDS (3), BENCH_WARMUP (s, 3), BENCH_SCENARIOS (comma-separated
- * ids, default all), BENCH_CONNECTIONS (override every scenario's connection count), BENCH_BASELINE=1 (also
+ * ids of scenarios and of `survival_map_climate`, default all), BENCH_MAP_REPEATS (fresh processes per
+ * survival map, 3), BENCH_CONNECTIONS (override every scenario's connection count), BENCH_BASELINE=1 (also
  * run bench/baseline-server.ts beside the floor in the REST scenarios), BENCH_FLOOR_DIR, BENCH_ADMIN_DATABASE_URL,
  * BENCH_REDIS_URL, and the server's own (servers.ts).
  *
  * This file sets up and tears down; floor.ts installs, seeds and starts the floor, servers.ts starts every
- * process, scenarios.ts holds what is sent, runner.ts puts the load on and measures, cpu.ts reads the CPU,
- * report.ts prints and writes the results, targets.ts holds the thresholds.
+ * process, scenarios.ts holds what is sent, runner.ts puts the load on and measures, survival-map.ts times
+ * the maps, cpu.ts reads the CPU, report.ts prints and writes the results, targets.ts holds the thresholds.
  */
 import postgres from 'postgres'
 import { seedAll } from '../seed/seed-all.ts'
@@ -39,15 +41,25 @@ import {
   writeResults,
 } from './report.ts'
 import {
+  type BatchStatements,
   checkScenario,
   countBatchStatements,
   keepAnswered,
   runScenario,
   type SanityProblem,
 } from './runner.ts'
-import { buildScenarios, candidateBodies, type ProcessName, type Reference } from './scenarios.ts'
+import {
+  buildScenarios,
+  candidateBodies,
+  type PredictBody,
+  type ProcessName,
+  type Reference,
+  type Scenario,
+  type ScenarioOptions,
+} from './scenarios.ts'
 import {
   buildProject,
+  type MeasuredProcess,
   ProcessPool,
   type ProjectTarget,
   startBaseline,
@@ -66,6 +78,7 @@ import {
   randomSuffix,
   round,
 } from './support.ts'
+import { measureSurvivalMap, SURVIVAL_MAP_ID, type SurvivalMapOutcome } from './survival-map.ts'
 import { checkTargets } from './targets.ts'
 
 const TIMING = {
@@ -75,19 +88,30 @@ const TIMING = {
 }
 const CONNECTIONS = process.env.BENCH_CONNECTIONS ? Number(process.env.BENCH_CONNECTIONS) : undefined
 const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((id) => id.trim())
+const selected = (id: string) => !ONLY || ONLY.includes(id)
+const MAP_REPETITIONS = Math.max(1, Number(process.env.BENCH_MAP_REPEATS ?? 3))
 const WITH_BASELINE = process.env.BENCH_BASELINE === '1'
 const METRICS_TOKEN = `bench-${randomSuffix()}${randomSuffix()}`
 /** The issue asks for at least this many distinct coordinates in the load. */
 const MIN_POINTS = 20_000
-/**
- * Enough points that no process asks for one twice: a single-predict run at up to PEAK_RPS, for the
- * warm-up and every round, in each of the (at most 3) single-predict scenarios one process serves (the
- * floor answers REST predict, GraphQL predict's reference and Redis away's).
- */
+/** The most single predicts a second any process is expected to answer. */
 const PEAK_RPS = 7_000
-const SINGLE_SCENARIOS_PER_PROCESS = 3
-const POINTS_WANTED =
-  PEAK_RPS * (TIMING.warmupS + TIMING.rounds * TIMING.durationS) * SINGLE_SCENARIOS_PER_PROCESS
+
+const isProject = (name: ProcessName) => name === 'server' || name === 'server_redis_away'
+
+/**
+ * Seconds of load (warm-ups and rounds) the busiest process takes over the pool of points in these
+ * scenarios: at PEAK_RPS, enough points for that many seconds means no process asks for one twice.
+ */
+function pointSecondsOfBusiestProcess(scenarios: readonly Scenario[]): number {
+  const seconds = new Map<ProcessName, number>()
+  for (const arm of scenarios.flatMap((scenario) => scenario.arms)) {
+    if (arm.load.sequence !== 'points') continue
+    const armSeconds = TIMING.warmupS + TIMING.rounds * TIMING.durationS
+    seconds.set(arm.process, (seconds.get(arm.process) ?? 0) + armSeconds)
+  }
+  return Math.max(0, ...seconds.values())
+}
 
 type Log = (message: string) => void
 
@@ -138,17 +162,20 @@ interface ReferenceSetup {
   description: string
   /** The floor's database (absent for the fallback, which reads the project's). */
   databaseUrl?: string
+  /** Whether a scenario of this run loads it (else it is neither prepared nor started). */
+  used: boolean
 }
 
 /** The floor installed, seeded into a database of its own and its Redis keys tracked; or the fallback. */
-async function prepareReference(log: Log): Promise<ReferenceSetup> {
-  if (!floorPresent()) {
+async function prepareReference(kind: Reference, log: Log): Promise<ReferenceSetup> {
+  if (kind === 'baseline') {
     log(
       `${floorDirName()} not found: comparing with bench/baseline-server.ts instead (the issue's targets are set against the floor)`,
     )
     return {
       kind: 'baseline',
       description: `bench/baseline-server.ts (fallback: ${floorDirName()} not found)`,
+      used: true,
     }
   }
   await installFloor(log)
@@ -163,6 +190,7 @@ async function prepareReference(log: Log): Promise<ReferenceSetup> {
     kind: 'floor',
     description: `${floorDirName()} (server.mjs, KNN=stored, database ${database.name})`,
     databaseUrl: database.url,
+    used: true,
   }
 }
 
@@ -207,42 +235,37 @@ function warningCounter(counts: Map<string, number>) {
   }
 }
 
-async function main(): Promise<void> {
-  const started = performance.now()
-  const loadAtStart = loadAverages()
-  const log: Log = (message) =>
-    console.error(`[bench ${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s] ${message}`)
+interface Loaded {
+  reference: ReferenceSetup
+  candidates: number
+  points: PredictBody[]
+  reports: ScenarioReport[]
+  sanity: SanityProblem[]
+  statements: BatchStatements | null
+}
 
-  const admin = postgres(ADMIN_DATABASE_URL, { max: 1, onnotice: () => {} })
-  cleanups.push(() => admin.end())
-  const [database, reference] = await Promise.all([prepareDatabase(log), prepareReference(log)])
-  const quotaKeyPrefix = `bench:${randomSuffix()}:`
-  cleanups.push(async () => {
-    const deleted = await deleteRedisKeys(REDIS_URL, await listRedisKeys(REDIS_URL, `${quotaKeyPrefix}*`))
-    log(`deleted ${deleted} Redis key(s) under ${quotaKeyPrefix}`)
-  })
-  buildProject(log)
+/**
+ * The autocannon scenarios asked for: the project and the reference started, the points both answer
+ * kept, then each scenario checked and run.
+ */
+async function runScenarios(
+  reference: ReferenceSetup,
+  pool: ProcessPool,
+  options: ScenarioOptions,
+  wanted: readonly Scenario[],
+  admin: postgres.Sql,
+  log: Log,
+): Promise<Loaded> {
+  const server = await pool.get('server')
+  // The points every server answers; when only the project's processes are loaded (e.g.
+  // BENCH_SCENARIOS=rest_predict_climate), the points the project answers.
+  const answering = reference.used ? [server, await pool.get(reference.kind)] : [server]
 
-  const serverWarnings = new Map<string, number>()
-  const project = {
-    databaseUrl: database.url,
-    apiKey: database.apiKey,
-    quotaKeyPrefix,
-    metricsToken: METRICS_TOKEN,
-  }
-  const pool = processPool(project, reference, warningCounter(serverWarnings), log)
-  cleanups.push(() => pool.stopAll())
-  const [server, referenceServer] = await Promise.all([pool.get('server'), pool.get(reference.kind)])
-
-  const candidates = candidateBodies(POINTS_WANTED)
-  const points = await keepAnswered(candidates, [server, referenceServer], log)
+  const candidates = candidateBodies(PEAK_RPS * pointSecondsOfBusiestProcess(wanted))
+  const points = await keepAnswered(candidates, answering, log)
   if (points.length < MIN_POINTS)
     log(`WARNING only ${points.length} points answered by every server (the issue asks for ${MIN_POINTS})`)
-  const scenarios = buildScenarios(points, {
-    reference: reference.kind,
-    withBaseline: WITH_BASELINE,
-    durationS: TIMING.durationS,
-  }).filter((scenario) => !ONLY || ONLY.includes(scenario.id))
+  const scenarios = buildScenarios(points, options).filter((scenario) => selected(scenario.id))
   log(`built ${scenarios.length} scenarios over ${points.length} points`)
 
   const settings = { ...TIMING, connections: CONNECTIONS, admin }
@@ -258,11 +281,102 @@ async function main(): Promise<void> {
     .find((scenario) => scenario.id === 'rest_batch_500')
     ?.arms.find((arm) => arm.process === 'server')?.load
   const statements = batchLoad ? await countBatchStatements(server, batchLoad, METRICS_TOKEN) : null
-  const running = await pool.running()
+  return { reference, candidates: candidates.length, points, reports, sanity, statements }
+}
+
+/** survivalMap under a climate in fresh processes (each stopped at the end, or at cleanup if interrupted). */
+async function survivalMapOutcome(
+  startFresh: () => Promise<MeasuredProcess>,
+  log: Log,
+): Promise<SurvivalMapOutcome> {
+  const started = new Set<MeasuredProcess>()
+  cleanups.push(async () => {
+    await Promise.all([...started].map((process) => process.child.stop()))
+  })
+  try {
+    return await measureSurvivalMap(
+      async () => {
+        const process = await startFresh()
+        started.add(process)
+        return process
+      },
+      MAP_REPETITIONS,
+      log,
+    )
+  } catch (error) {
+    const reason = `failed: ${error instanceof Error ? error.message : String(error)}`
+    log(`WARNING ${SURVIVAL_MAP_ID} ${reason}`)
+    return { measured: false, reason }
+  }
+}
+
+async function main(): Promise<void> {
+  const started = performance.now()
+  const loadAtStart = loadAverages()
+  const log: Log = (message) =>
+    console.error(`[bench ${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s] ${message}`)
+
+  const referenceKind: Reference = floorPresent() ? 'floor' : 'baseline'
+  const options: ScenarioOptions = {
+    reference: referenceKind,
+    withBaseline: WITH_BASELINE,
+    durationS: TIMING.durationS,
+  }
+  // The scenarios asked for, built over a small pool (~2 s) to see which processes they load and how long.
+  const wanted = buildScenarios(candidateBodies(0), options).filter((scenario) => selected(scenario.id))
+  const measureMap = selected(SURVIVAL_MAP_ID)
+  if (wanted.length === 0 && !measureMap)
+    throw new Error(`BENCH_SCENARIOS=${ONLY?.join(',')} names no scenario nor ${SURVIVAL_MAP_ID}`)
+
+  const admin = postgres(ADMIN_DATABASE_URL, { max: 1, onnotice: () => {} })
+  cleanups.push(() => admin.end())
+  const referenceUsed = wanted.some((scenario) => scenario.arms.some((arm) => !isProject(arm.process)))
+  const [database, reference] = await Promise.all([
+    prepareDatabase(log),
+    referenceUsed
+      ? prepareReference(referenceKind, log)
+      : { kind: referenceKind, description: 'none: no scenario run loads it', used: false },
+  ])
+  const quotaKeyPrefix = `bench:${randomSuffix()}:`
+  cleanups.push(async () => {
+    const deleted = await deleteRedisKeys(REDIS_URL, await listRedisKeys(REDIS_URL, `${quotaKeyPrefix}*`))
+    log(`deleted ${deleted} Redis key(s) under ${quotaKeyPrefix}`)
+  })
+  buildProject(log)
+
+  const serverWarnings = new Map<string, number>()
+  const onServerLine = warningCounter(serverWarnings)
+  const project = {
+    databaseUrl: database.url,
+    apiKey: database.apiKey,
+    quotaKeyPrefix,
+    metricsToken: METRICS_TOKEN,
+  }
+  const pool = wanted.length ? processPool(project, reference, onServerLine, log) : null
+  if (pool) cleanups.push(() => pool.stopAll())
+  const loaded: Loaded = pool
+    ? await runScenarios(reference, pool, options, wanted, admin, log)
+    : {
+        reference,
+        candidates: 0,
+        points: [],
+        reports: [],
+        sanity: [],
+        statements: null,
+      }
+  const { reports, statements } = loaded
+
+  const survivalMap = measureMap
+    ? await survivalMapOutcome(
+        () => startProjectServer('server_fresh', project, REDIS_URL, onServerLine('project, fresh')),
+        log,
+      )
+    : null
+
+  const running = pool ? await pool.running() : []
   const rssMb = Object.fromEntries(running.map((p) => [p.label, round(p.rss.max(), 1)]))
   // The target is per scenario: the peak of the project's processes over every measured run (the
   // pre-pass, which pushes all the points through batches first, shows only in the whole-process line).
-  const isProject = (name: ProcessName) => name === 'server' || name === 'server_redis_away'
   const projectRssMb = round(
     Math.max(
       0,
@@ -277,14 +391,20 @@ async function main(): Promise<void> {
   const outcome: BenchOutcome = {
     config: TIMING,
     loadAtStart,
-    reference: { kind: reference.kind, description: reference.description },
-    points: { candidates: candidates.length, kept: points.length },
+    reference: { kind: loaded.reference.kind, description: loaded.reference.description },
+    points: { candidates: loaded.candidates, kept: loaded.points.length },
     reports,
     rssMb,
     statements,
-    sanity,
+    sanity: loaded.sanity,
     serverWarnings,
-    targets: checkTargets(reports, { reference: reference.kind, statements, projectRssMb }),
+    survivalMap,
+    targets: checkTargets(reports, {
+      reference: loaded.reference.kind,
+      statements,
+      projectRssMb,
+      survivalMap,
+    }),
   }
   printReport(outcome)
   const outFile = writeResults(outcome)

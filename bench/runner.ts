@@ -7,6 +7,8 @@ import type postgres from 'postgres'
 import { type CpuUse, openCpuWindow } from './cpu.ts'
 import {
   type Arm,
+  type ArmKey,
+  armKey,
   chunks,
   type Load,
   type PredictBody,
@@ -185,10 +187,10 @@ export async function runScenario(
   processes: Processes,
   settings: LoadSettings,
   log: Log,
-): Promise<Partial<Record<ProcessName, RunFigures[]>>> {
+): Promise<Partial<Record<ArmKey, RunFigures[]>>> {
   const connections = settings.connections ?? scenario.connections
-  const runs: Partial<Record<ProcessName, RunFigures[]>> = Object.fromEntries(
-    scenario.arms.map((arm) => [arm.process, []]),
+  const runs: Partial<Record<ArmKey, RunFigures[]>> = Object.fromEntries(
+    scenario.arms.map((arm) => [armKey(arm), []]),
   )
   if (settings.warmupS > 0) {
     for (const arm of scenario.arms) {
@@ -200,8 +202,8 @@ export async function runScenario(
   for (let roundIndex = 0; roundIndex < settings.rounds; roundIndex++) {
     for (const arm of scenario.arms) {
       const run = await measureArm(arm, processes, connections, settings)
-      runs[arm.process]?.push(run)
-      log(`${scenario.id} round ${roundIndex + 1} ${arm.process.padEnd(17)} ${describeRun(run)}`)
+      runs[armKey(arm)]?.push(run)
+      log(`${scenario.id} round ${roundIndex + 1} ${armKey(arm).padEnd(17)} ${describeRun(run)}`)
     }
   }
   return runs
@@ -209,11 +211,16 @@ export async function runScenario(
 
 // --- answers before load ---------------------------------------------------------------------------
 
-async function post(target: MeasuredProcess, path: string, body: string) {
-  const response = await fetch(target.url + path, {
-    method: 'POST',
-    headers: headersFor(target.apiKey),
-    body,
+/** The server closed the kept-alive connection fetch reused (its keep-alive timeout ran out while this process was busy). */
+const closedBeforeAnswer = (error: unknown) =>
+  error instanceof TypeError && (error.cause as { code?: string } | undefined)?.code === 'UND_ERR_SOCKET'
+
+/** One POST, sent again once if it went out on a connection the server had already closed. */
+export async function post(target: MeasuredProcess, path: string, body: string) {
+  const send = () => fetch(target.url + path, { method: 'POST', headers: headersFor(target.apiKey), body })
+  const response = await send().catch((error: unknown) => {
+    if (closedBeforeAnswer(error)) return send()
+    throw error
   })
   return { status: response.status, body: (await response.json().catch(() => null)) as unknown }
 }
@@ -307,14 +314,14 @@ export async function checkScenario(
     problems.push({ scenario: scenario.id, target, problem })
     log(`WARNING ${scenario.id} on ${target}: ${problem}`)
   }
-  const answers = new Map<ProcessName, unknown>()
+  const answers = new Map<ArmKey, unknown>()
   for (const arm of scenario.arms) {
     const target = processes.get(arm.process)
     if (!target) continue
     const { status, body } = await post(target, arm.load.path, arm.load.bodies[0] ?? '')
     const problem = arm.load.check(status, body)
-    if (problem) report(arm.process, problem)
-    else answers.set(arm.process, arm.load.restShape(body))
+    if (problem) report(armKey(arm), problem)
+    else answers.set(armKey(arm), arm.load.restShape(body))
   }
   for (const { of, to } of scenario.comparisons) {
     if (!answers.has(of) || !answers.has(to)) continue

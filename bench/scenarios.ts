@@ -1,18 +1,27 @@
 /** What `npm run bench` sends: the pool of forest points, the request bodies built from it, the scenarios and the check of each answer. */
 import { generateSites } from '../seed/generate-sites.ts'
+import { EMISSION_SCENARIOS, FUTURE_PERIODS } from '../src/domain/climate.ts'
 import { SPECIES } from '../src/domain/species.ts'
 import { round } from './support.ts'
 
 /**
- * The processes a scenario can put load on. `floor` is ../shared/bench-floor, or bench/baseline-server.ts
- * standing in for it when that folder is absent (then the reference is `baseline`).
+ * The processes the bench starts: those a scenario can put load on, and `server_fresh` (a project server
+ * started for one survival-map measurement, survival-map.ts). `floor` is ../shared/bench-floor, or
+ * bench/baseline-server.ts standing in for it when that folder is absent (then the reference is `baseline`).
  */
-export type ProcessName = 'server' | 'server_redis_away' | 'floor' | 'floor_no_redis' | 'baseline'
+export type ProcessName =
+  | 'server'
+  | 'server_redis_away'
+  | 'server_fresh'
+  | 'floor'
+  | 'floor_no_redis'
+  | 'baseline'
 export type Reference = 'floor' | 'baseline'
 
 export const PROCESS_LABELS: Record<ProcessName, string> = {
   server: 'project',
   server_redis_away: 'project, Redis away',
+  server_fresh: 'project, fresh process',
   floor: 'floor',
   floor_no_redis: 'floor, NO_REDIS=1',
   baseline: 'baseline',
@@ -23,7 +32,8 @@ export interface Load {
   bodies: string[]
   /**
    * Loads of the same sequence hold the same points in the same order (REST and GraphQL bodies of the
-   * pool, or of the batches): a process goes on where it stopped in a sequence, from scenario to scenario.
+   * pool, with or without a climate, or of the batches): a process goes on where it stopped in a
+   * sequence, from scenario to scenario and from arm to arm.
    */
   sequence: 'points' | 'batches'
   /** Checks one response of this load (status and shape); returns a problem or null. */
@@ -36,12 +46,23 @@ export interface Load {
 export interface Arm {
   process: ProcessName
   load: Load
+  /** Tells two arms on one process apart (e.g. `climate`): the arm is then `process:variant`. */
+  variant?: string
 }
+
+/** An arm within its scenario: its process, or `process:variant`. */
+export type ArmKey = ProcessName | `${ProcessName}:${string}`
+
+export const armKey = (arm: Pick<Arm, 'process' | 'variant'>): ArmKey =>
+  arm.variant ? `${arm.process}:${arm.variant}` : arm.process
+
+export const armLabel = (arm: Pick<Arm, 'process' | 'variant'>): string =>
+  arm.variant ? `${PROCESS_LABELS[arm.process]}, ${arm.variant}` : PROCESS_LABELS[arm.process]
 
 /** A ratio the report prints: `of` ÷ `to`. */
 export interface Comparison {
-  of: ProcessName
-  to: ProcessName
+  of: ArmKey
+  to: ArmKey
 }
 
 export interface Scenario {
@@ -60,6 +81,7 @@ export interface PredictBody {
   species_code: string
   planting_method: 'manual' | 'drone_seeded'
   horizons?: number[]
+  climate?: { period: string; scenario: string }
 }
 
 /** Deterministic PRNG (mulberry32), so every run sends the same points. */
@@ -223,6 +245,35 @@ function restPredict(bodies: readonly PredictBody[]): Load {
   }
 }
 
+/** Every future climate the API knows: each period under each emission scenario (9). */
+const FUTURES = FUTURE_PERIODS.flatMap((period) =>
+  EMISSION_SCENARIOS.map((scenario) => ({ period, scenario })),
+)
+
+/**
+ * The plain load's bodies (`bodies`, in its order), each with a future climate (the futures in turn).
+ * The answer must carry the projection; the fields compared with the plain answer are the others.
+ */
+function withClimate(plain: Load, bodies: readonly PredictBody[]): Load {
+  return {
+    ...plain,
+    bodies: bodies.map((body, index) =>
+      JSON.stringify({ ...body, climate: FUTURES[index % FUTURES.length] }),
+    ),
+    check: (status, body) => {
+      const problem = plain.check(status, body)
+      if (problem) return problem
+      return (body as { climate?: unknown } | null)?.climate
+        ? null
+        : `no climate in ${describe(status, body)}`
+    },
+    restShape: (body) => {
+      const { climate: _projection, ...rest } = (body ?? {}) as Record<string, unknown>
+      return rest
+    },
+  }
+}
+
 function restBatch(batches: readonly PredictBody[][], size: number): Load {
   return {
     path: '/v1/predict/batch',
@@ -275,7 +326,7 @@ export interface ScenarioOptions {
 
 const BATCH_SIZE = 500
 
-/** The five scenarios of the issue, over `pool` (points every server answered). */
+/** The five scenarios of issue 10 and the climate's REST one, over `pool` (points every server answered). */
 export function buildScenarios(pool: readonly PredictBody[], options: ScenarioOptions): Scenario[] {
   const { reference } = options
   const batches = distinctBatches(
@@ -347,6 +398,18 @@ export function buildScenarios(pool: readonly PredictBody[], options: ScenarioOp
           ? [{ of: 'server_redis_away', to: 'floor_no_redis' } satisfies Comparison]
           : []),
       ],
+    },
+    {
+      // The project only (the floor has no climate): its plain REST predict and the same bodies with a
+      // future climate, taking turns on one process, going on through the points from one to the other.
+      id: 'rest_predict_climate',
+      title: `REST POST /v1/predict with a future climate (the ${FUTURES.length} in turn) vs without (${points})`,
+      connections: 32,
+      arms: [
+        { process: 'server', load: singles },
+        { process: 'server', variant: 'climate', load: withClimate(singles, pool) },
+      ],
+      comparisons: [{ of: 'server:climate', to: 'server' }],
     },
   ]
 }

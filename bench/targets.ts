@@ -1,6 +1,8 @@
-/** Issue 10's targets, checked against a bench run; a miss is reported, never an error. */
+/** The targets (issue 10's and the climate feature's), checked against a bench run; a miss is reported, never an error. */
 import type { BatchStatements } from './runner.ts'
-import { PROCESS_LABELS, type ProcessName, type Reference } from './scenarios.ts'
+import type { ArmKey, Reference } from './scenarios.ts'
+import { round } from './support.ts'
+import type { SurvivalMapOutcome } from './survival-map.ts'
 
 /** Ratios of medians in the same run (rps: at least; latency: at most) and the server's RSS ceiling. */
 export const THRESHOLDS = {
@@ -11,6 +13,15 @@ export const THRESHOLDS = {
   restBatchP50: 1.15,
   graphqlBatchRps: 0.6,
   redisAwayRps: 0.9,
+  /** REST predict with a future climate against the same bodies without one, same process and run. */
+  climatePredictRps: 0.95,
+  /** survivalMap's first call under a climate against today's first call (same map, fresh processes). */
+  climateMapFirst: 1.5,
+  /**
+   * survivalMap's second call under a climate against today's second call: answered from the cache as
+   * today's is (what is left of either is writing ~1,100 cells as JSON).
+   */
+  climateMapCached: 1.25,
   /** bench/baseline-server.ts must be at least as lean as the floor to be worth keeping. */
   baselineRps: 0.95,
   rssMb: 200,
@@ -28,9 +39,10 @@ export interface TargetCheck {
 /** What the checks read of a scenario's report. */
 interface ComparedScenario {
   id: string
+  arms: readonly { key: ArmKey; label: string }[]
   comparisons: readonly {
-    of: ProcessName
-    to: ProcessName
+    of: ArmKey
+    to: ArmKey
     ratios: { rps: number; p50: number; p99: number }
     figures: { of: { rps: number; p50: number; p99: number }; to: { rps: number; p50: number; p99: number } }
   }[]
@@ -39,9 +51,11 @@ interface ComparedScenario {
 interface RatioTarget {
   id: string
   scenario: string
-  of: ProcessName
+  of: ArmKey
   /** 'reference': the floor, or baseline-server.ts when the floor is absent. */
-  to: ProcessName | 'reference'
+  to: ArmKey | 'reference'
+  /** What the target calls `to` (default: its arm's label). */
+  toLabel?: string
   metric: 'rps' | 'p50' | 'p99'
   bound: 'at least' | 'at most'
   threshold: number
@@ -118,6 +132,18 @@ const RATIO_TARGETS: readonly RatioTarget[] = [
     bound: 'at least',
     threshold: THRESHOLDS.redisAwayRps,
     what: 'REST /v1/predict rps with Redis away',
+    toLabel: 'Redis up',
+  },
+  {
+    id: 'climate_predict_rps',
+    scenario: 'rest_predict_climate',
+    of: 'server:climate',
+    to: 'server',
+    metric: 'rps',
+    bound: 'at least',
+    threshold: THRESHOLDS.climatePredictRps,
+    what: 'REST /v1/predict with a climate rps',
+    toLabel: 'without (same run)',
   },
   {
     id: 'baseline_predict_rps',
@@ -149,14 +175,13 @@ function ratioCheck(
   reference: Reference,
 ): TargetCheck | null {
   const to = spec.to === 'reference' ? reference : spec.to
-  const comparison = reports
-    .find((report) => report.id === spec.scenario)
-    ?.comparisons.find((c) => c.of === spec.of && c.to === to)
+  const report = reports.find((candidate) => candidate.id === spec.scenario)
+  const comparison = report?.comparisons.find((c) => c.of === spec.of && c.to === to)
   if (!comparison) return null
   const ratio = comparison.ratios[spec.metric]
   const unit = spec.metric === 'rps' ? '' : ' ms'
   const sign = spec.bound === 'at least' ? '≥' : '≤'
-  const toLabel = spec.to === 'server' ? 'Redis up' : PROCESS_LABELS[to]
+  const toLabel = spec.toLabel ?? report?.arms.find((arm) => arm.key === to)?.label ?? to
   return {
     id: spec.id,
     target: `${spec.what} ${sign} ${spec.threshold}× ${toLabel}`,
@@ -170,21 +195,71 @@ function ratioCheck(
   }
 }
 
-/** The targets of whichever scenarios ran. */
+/** A ratio of the survival map's timings against its bound (at most); not measured → N/A with the reason. */
+function mapCheck(
+  map: SurvivalMapOutcome,
+  spec: { id: string; target: string; threshold: number },
+  pick: (medianMs: Extract<SurvivalMapOutcome, { measured: true }>['medianMs']) => { of: number; to: number },
+): TargetCheck {
+  const { id, target } = spec
+  if (!map.measured) return { id, target, measured: null, detail: `not measured: ${map.reason}`, pass: null }
+  const { of, to } = pick(map.medianMs)
+  const ratio = round(of / to, 3)
+  return {
+    id,
+    target,
+    measured: ratio,
+    detail: `${times(ratio)} (${of} vs ${to} ms, medians of ${map.repetitions})`,
+    pass: Number.isFinite(ratio) ? ratio <= spec.threshold : null,
+  }
+}
+
+/** The survival map's two targets. */
+function mapTargets(map: SurvivalMapOutcome): TargetCheck[] {
+  return [
+    mapCheck(
+      map,
+      {
+        id: 'climate_map_first',
+        target: `survivalMap first call under a climate ≤ ${THRESHOLDS.climateMapFirst}× today's first call`,
+        threshold: THRESHOLDS.climateMapFirst,
+      },
+      (m) => ({ of: m.climateFirstMs, to: m.todayFirstMs }),
+    ),
+    mapCheck(
+      map,
+      {
+        id: 'climate_map_cached',
+        target: `survivalMap under a climate cached after: second call ≤ ${THRESHOLDS.climateMapCached}× today's second call`,
+        threshold: THRESHOLDS.climateMapCached,
+      },
+      (m) => ({ of: m.climateSecondMs, to: m.todaySecondMs }),
+    ),
+  ]
+}
+
+/** The targets of whichever scenarios and measurements ran. */
 export function checkTargets(
   reports: readonly ComparedScenario[],
-  options: { reference: Reference; statements: BatchStatements | null; projectRssMb: number },
+  options: {
+    reference: Reference
+    statements: BatchStatements | null
+    projectRssMb: number
+    /** null: not asked for in this run. */
+    survivalMap: SurvivalMapOutcome | null
+  },
 ): TargetCheck[] {
   const targets: TargetCheck[] = RATIO_TARGETS.flatMap(
     (spec) => ratioCheck(spec, reports, options.reference) ?? [],
   )
-  targets.push({
-    id: 'rss',
-    target: `project RSS ≤ ${THRESHOLDS.rssMb} MB in every scenario`,
-    measured: options.projectRssMb,
-    detail: `max ${options.projectRssMb} MB`,
-    pass: options.projectRssMb <= THRESHOLDS.rssMb,
-  })
+  if (reports.length)
+    targets.push({
+      id: 'rss',
+      target: `project RSS ≤ ${THRESHOLDS.rssMb} MB in every scenario`,
+      measured: options.projectRssMb,
+      detail: `max ${options.projectRssMb} MB`,
+      pass: options.projectRssMb <= THRESHOLDS.rssMb,
+    })
   const { statements } = options
   if (statements) {
     targets.push({
@@ -195,5 +270,6 @@ export function checkTargets(
       pass: statements.verified ? statements.statements === 1 : null,
     })
   }
+  if (options.survivalMap) targets.push(...mapTargets(options.survivalMap))
   return targets
 }

@@ -99,8 +99,6 @@ const NO_ADJUSTMENT: ZoneAdjustment = {
   add_pct_points_to_precip_annual: 0,
 }
 
-const TABLE_KEY = (future: ClimateFuture, zone: ForestZone) => `${future.period}|${future.scenario}|${zone}`
-
 /**
  * The climate futures of the reference (seed/data/climate_futures.json): the periods and emission
  * scenarios of the Seedlot Selection Tool, the change of site climate by zone, and how a site is
@@ -109,7 +107,11 @@ const TABLE_KEY = (future: ClimateFuture, zone: ForestZone) => `${future.period}
 export class ClimateFutures {
   /** `climate-synthesis-` and the first 12 hex digits of the data file's SHA-256. */
   readonly dataVersion: string
-  private readonly deltasByZone = new Map<string, ClimateDeltas>()
+  /** Period → scenario → zone: plain lookups, since a survival map projects every site. */
+  private readonly deltasTable = {} as Record<
+    FuturePeriod,
+    Record<EmissionScenario, Record<ForestZone, ClimateDeltas>>
+  >
   private view: ClimateCatalogueView | undefined
 
   constructor(
@@ -118,7 +120,10 @@ export class ClimateFutures {
   ) {
     this.dataVersion = `climate-synthesis-${createHash('sha256').update(fileText).digest('hex').slice(0, 12)}`
     for (const period of FUTURE_PERIODS) {
+      this.deltasTable[period] = {} as Record<EmissionScenario, Record<ForestZone, ClimateDeltas>>
       for (const scenario of EMISSION_SCENARIOS) {
+        const byZone = {} as Record<ForestZone, ClimateDeltas>
+        this.deltasTable[period][scenario] = byZone
         const west = reference.west.deltas[period]?.[scenario]
         if (!west) throw new Error(`climate_futures.json has no deltas for ${period} ${scenario}`)
         for (const zone of FOREST_ZONES) {
@@ -126,7 +131,7 @@ export class ClimateFutures {
             ? NO_ADJUSTMENT
             : (reference.zone_adjustments[zone] as ZoneAdjustment | undefined)
           if (!adjustment) throw new Error(`climate_futures.json has no adjustment for zone ${zone}`)
-          this.deltasByZone.set(TABLE_KEY({ period, scenario }, zone), adjusted(west, adjustment))
+          byZone[zone] = adjusted(west, adjustment)
         }
       }
     }
@@ -191,7 +196,7 @@ export class ClimateFutures {
 
   /** The deltas of a future at a zone, after the zone's adjustment. */
   deltasAt(future: ClimateFuture, zone: ForestZone): ClimateDeltas {
-    return this.deltasByZone.get(TABLE_KEY(future, zone)) as ClimateDeltas
+    return this.deltasTable[future.period][future.scenario][zone]
   }
 
   /**
@@ -202,27 +207,59 @@ export class ClimateFutures {
    */
   project(site: Site, future: ClimateFuture): { site: Site; projection: ClimateProjection } {
     const deltas = this.deltasAt(future, site.zone)
-    // Rounded before the model sees them, so the attributes an answer shows are the ones evaluated.
-    const projected: ProjectedAttributes = {
-      annualPrecipMm: round(site.annualPrecipMm * (1 + deltas.annualPrecipitationPct / 100), 1),
-      summerWaterDeficitMm: round(Math.max(0, site.summerWaterDeficitMm + deltas.waterDeficitMm), 1),
-      growingSeasonFrostDays: round(
-        site.growingSeasonFrostDays *
-          Math.max(0, 1 - FROST_DAYS_LOST_PER_DEGREE * deltas.meanAnnualTemperatureC),
-        2,
-      ),
-      thermalElevationM: round(site.elevationM - METRES_PER_DEGREE * deltas.meanAnnualTemperatureC, 1),
-    }
+    const projected = projectedAttributes(site, deltas)
     return {
-      site: {
-        ...site,
-        annualPrecipMm: projected.annualPrecipMm,
-        summerWaterDeficitMm: projected.summerWaterDeficitMm,
-        growingSeasonFrostDays: projected.growingSeasonFrostDays,
-        elevationM: projected.thermalElevationM,
+      site: siteWith(site, projected),
+      projection: {
+        period: future.period,
+        scenario: future.scenario,
+        dataVersion: this.dataVersion,
+        deltas,
+        projected,
       },
-      projection: { ...future, dataVersion: this.dataVersion, deltas, projected },
     }
+  }
+
+  /** The projected site alone (a survival map projects every site and shows no projection). */
+  projectSite(site: Site, future: ClimateFuture): Site {
+    return siteWith(site, projectedAttributes(site, this.deltasAt(future, site.zone)))
+  }
+}
+
+/** Rounded before the model sees them, so the attributes an answer shows are the ones evaluated. */
+function projectedAttributes(site: Site, deltas: ClimateDeltas): ProjectedAttributes {
+  const warming = deltas.meanAnnualTemperatureC
+  return {
+    annualPrecipMm: Math.round(site.annualPrecipMm * (1 + deltas.annualPrecipitationPct / 100) * 10) / 10,
+    summerWaterDeficitMm:
+      Math.round(Math.max(0, site.summerWaterDeficitMm + deltas.waterDeficitMm) * 10) / 10,
+    growingSeasonFrostDays:
+      Math.round(site.growingSeasonFrostDays * Math.max(0, 1 - FROST_DAYS_LOST_PER_DEGREE * warming) * 100) /
+      100,
+    thermalElevationM: Math.round((site.elevationM - METRES_PER_DEGREE * warming) * 10) / 10,
+  }
+}
+
+/** The site with the projected attributes: a literal of fixed shape, cheaper than a spread per site. */
+function siteWith(site: Site, projected: ProjectedAttributes): Site {
+  return {
+    id: site.id,
+    latitude: site.latitude,
+    longitude: site.longitude,
+    regionId: site.regionId,
+    zone: site.zone,
+    state: site.state,
+    elevationM: projected.thermalElevationM,
+    slopeDeg: site.slopeDeg,
+    aspectDeg: site.aspectDeg,
+    heatLoadIndex: site.heatLoadIndex,
+    soilDepthCm: site.soilDepthCm,
+    rockFractionPct: site.rockFractionPct,
+    vegetationCoverPct: site.vegetationCoverPct,
+    annualPrecipMm: projected.annualPrecipMm,
+    summerWaterDeficitMm: projected.summerWaterDeficitMm,
+    growingSeasonFrostDays: projected.growingSeasonFrostDays,
+    browsePressureIndex: site.browsePressureIndex,
   }
 }
 

@@ -147,13 +147,18 @@ export interface SurvivalCell {
   maxSurvival: number
   /** Sites in the cell (at least 1). */
   sites: number
-  /** Under a future climate: mean survival of the cell minus its mean today; null for today's map. */
+  /** Under a future climate (cellsWithChange): mean survival of the cell minus its mean today; else null. */
   changeFromToday: number | null
 }
 
 export interface SurvivalMap {
   /** The future climate mapped, with the climate data's version; absent for today's. */
   climate?: ClimateFuture & { dataVersion: string }
+  /**
+   * Under a future climate: the same cells with `changeFromToday` filled in (today's map is worked
+   * out for it, so it is computed only when asked for); `cells` then carry null there.
+   */
+  cellsWithChange?: () => Promise<readonly SurvivalCell[]>
   species: Species
   plantingMethod: PlantingMethod
   horizonYears: Horizon

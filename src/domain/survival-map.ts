@@ -142,13 +142,15 @@ export class SurvivalMapService {
     await loadHexagons()
     const resolution = resolutionForCellKm(request.cellKm)
     const snapshot = await this.current()
-    const cells = await this.cells(
-      snapshot,
-      { species, method: plantingMethod, horizon: request.horizon, climate },
-      resolution,
-    )
+    const what: MapSeries = { species, method: plantingMethod, horizon: request.horizon, climate }
+    const cells = await this.cells(snapshot, what, resolution, false)
     return {
-      ...(climate ? { climate: { ...climate, dataVersion: CLIMATE_FUTURES.dataVersion } } : {}),
+      ...(climate
+        ? {
+            climate: { ...climate, dataVersion: CLIMATE_FUTURES.dataVersion },
+            cellsWithChange: () => this.cells(snapshot, what, resolution, true),
+          }
+        : {}),
       species,
       plantingMethod,
       horizonYears: request.horizon,
@@ -195,19 +197,24 @@ export class SurvivalMapService {
       })
   }
 
+  /**
+   * The cells of a series at a resolution; `withChange`: under a future climate, each cell also says how
+   * it differs from today, which needs today's values too (a series of their own, shared with today's
+   * maps), so only the callers that ask for the change pay for it.
+   */
   private async cells(
     snapshot: SiteSnapshot,
     what: MapSeries,
     resolution: number,
+    withChange: boolean,
   ): Promise<readonly SurvivalCell[]> {
-    const mapKey = `${seriesKey(what)}:${resolution}`
+    const change = withChange && what.climate !== null
+    const mapKey = `${seriesKey(what)}:${resolution}${change ? ':change' : ''}`
     const cached = snapshot.maps.get(mapKey)
     if (cached) return cached
-    // Under a future climate each cell also says how it differs from today: today's values are a series
-    // of their own, shared with today's maps.
     const [survival, today] = await Promise.all([
       this.survival(snapshot, what),
-      what.climate ? this.survival(snapshot, { ...what, climate: null }) : undefined,
+      change ? this.survival(snapshot, { ...what, climate: null }) : undefined,
     ])
     // Another request may have aggregated it while this one waited for the survival values.
     const done = snapshot.maps.get(mapKey)
@@ -248,7 +255,7 @@ export class SurvivalMapService {
       if (start > 0) await yieldToEventLoop()
       const end = Math.min(start + SITES_PER_SLICE, sites.length)
       for (let i = start; i < end; i++) {
-        const site = climate ? CLIMATE_FUTURES.project(sites[i] as Site, climate).site : (sites[i] as Site)
+        const site = climate ? CLIMATE_FUTURES.projectSite(sites[i] as Site, climate) : (sites[i] as Site)
         const [prediction] = this.survivalModel.predict(site, species, method, horizons)
         if (!prediction) throw new Error(`the model gave no prediction for ${species.code}`)
         values[i] = prediction.survivalProbability

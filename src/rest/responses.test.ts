@@ -69,14 +69,23 @@ describe('predictionText', () => {
 
   it('does so for real predictions of the model, one after another (shared model and timestamp texts)', async () => {
     const service = new PredictionService(loadSurvivalModel(SPECIES), new FakeSiteLookup())
+    const climates = [
+      undefined,
+      { period: '2041-2070', scenario: 'ssp245' },
+      { period: '2071-2100', scenario: 'ssp585' },
+    ]
     for (const point of Object.values(FOREST_POINTS)) {
       for (const species of SPECIES.slice(0, 5)) {
-        const p = await service.predict({
-          ...point,
-          speciesCode: species.code,
-          plantingMethod: 'drone_seeded',
-        })
-        expect(predictionText(p)).toBe(JSON.stringify(predictionJson(p)))
+        for (const climate of climates) {
+          const p = await service.predict({
+            ...point,
+            speciesCode: species.code,
+            plantingMethod: 'drone_seeded',
+            climate,
+          })
+          expect(Boolean(p.climate)).toBe(Boolean(climate))
+          expect(predictionText(p)).toBe(JSON.stringify(predictionJson(p)))
+        }
       }
     }
   })

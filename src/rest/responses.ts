@@ -202,6 +202,24 @@ function horizonText(horizon: HorizonPrediction): string {
   return `{"horizon_years":${numberText(horizon.horizonYears)},"survival_probability":${numberText(horizon.survivalProbability)},"risk_factors":[${factors}]}`
 }
 
+/** Everything of a climate block but the projected attributes, per future and zone (whose deltas object it is). */
+const climatePrefixes = new WeakMap<ClimateDeltas, string>()
+
+/** The climate block as climateProjectionJson would serialise it, its fixed part written once. */
+function climateText(c: ClimateProjection): string {
+  let prefix = climatePrefixes.get(c.deltas)
+  if (prefix === undefined) {
+    const { projected: _projected, ...fixed } = climateProjectionJson(c)
+    prefix = `${JSON.stringify(fixed).slice(0, -1)},"projected":`
+    climatePrefixes.set(c.deltas, prefix)
+  }
+  const p = c.projected
+  return (
+    `${prefix}{"annual_precip_mm":${numberText(p.annualPrecipMm)},"summer_water_deficit_mm":${numberText(p.summerWaterDeficitMm)},` +
+    `"growing_season_frost_days":${numberText(p.growingSeasonFrostDays)},"thermal_elevation_m":${numberText(p.thermalElevationM)}}}`
+  )
+}
+
 export function predictionText(p: Prediction): string {
   const s = p.site
   let predictions = ''
@@ -213,7 +231,7 @@ export function predictionText(p: Prediction): string {
     `"match_distance_km":${numberText(s.matchDistanceKm)},"region":${quote(s.region)}},` +
     `"species_code":${quote(p.species.code)},"species_common_name":${quote(p.species.commonName)},` +
     `"planting_method":${quote(p.plantingMethod)},"predictions":[${predictions}],` +
-    (p.climate ? `"climate":${JSON.stringify(climateProjectionJson(p.climate))},` : '') +
+    (p.climate ? `"climate":${climateText(p.climate)},` : '') +
     `"model":${modelText(p.model)},"generated_at":${timestampText(p.generatedAt)}}`
   )
 }

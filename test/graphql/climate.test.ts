@@ -160,4 +160,22 @@ describe('survivalMap with a climate', () => {
       'invalid_climate',
     )
   })
+
+  it('without changeFromToday selected, the climate map is the same cells (today’s pass is only made when asked)', async () => {
+    const result =
+      await query(`{ survivalMap(speciesCode: "PSME", plantingMethod: DRONE_SEEDED, horizon: 3, cellKm: 100,
+      climate: { period: "2041-2070", scenario: "ssp245" }) { cells { h3Index meanSurvival } } }`)
+    const withChange =
+      await query(`query WithChange { survivalMap(speciesCode: "PSME", plantingMethod: DRONE_SEEDED, horizon: 3,
+      cellKm: 100, climate: { period: "2041-2070", scenario: "ssp245" }) { cells { h3Index meanSurvival ...Change } } }
+      fragment Change on SurvivalCell { changeFromToday }`)
+    const plain = result.body.data.survivalMap.cells
+    const changed = withChange.body.data.survivalMap.cells
+    expect(
+      changed.map((c: { h3Index: string; meanSurvival: number }) => [c.h3Index, c.meanSurvival]),
+    ).toEqual(plain.map((c: { h3Index: string; meanSurvival: number }) => [c.h3Index, c.meanSurvival]))
+    expect(
+      changed.every((c: { changeFromToday: number | null }) => typeof c.changeFromToday === 'number'),
+    ).toBe(true)
+  })
 })

@@ -154,4 +154,40 @@ describe('GraphQL on the embedded store', () => {
     expect(result.status).toBe(422)
     expect(firstError(result).extensions?.details).toEqual({ submitted: 11, tier_limit: 10, tier: 'spore' })
   })
+
+  it('climates: GET /v1/climate, a future climate on REST and GraphQL, the state of each site and invalid_climate', async () => {
+    const key = await issue('hypha')
+    const catalogue = await fetch(`${server.url}/v1/climate`, { headers: { 'x-api-key': key } })
+    expect(catalogue.status).toBe(200)
+    expect((await catalogue.json()).deltas).toHaveLength(72)
+    const point = FOREST_POINTS.coastRange
+    const climate = { period: '2041-2070', scenario: 'ssp370' }
+    const rest = await fetch(`${server.url}/v1/predict`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...point, species_code: 'PSME', planting_method: 'manual', climate }),
+    }).then((r) => r.json())
+    expect(rest.climate).toMatchObject(climate)
+    const result = await graphql(
+      server.url,
+      `{ predict(input: { latitude: ${point.latitude}, longitude: ${point.longitude}, speciesCode: "PSME", plantingMethod: MANUAL,
+          climate: { period: "2041-2070", scenario: "ssp370" } }) {
+          site { state } predictions { survivalProbability } changeFromToday { change } } }`,
+      { key },
+    )
+    expect(result.body.data.predict.site.state).toBe('OR')
+    expect(
+      result.body.data.predict.predictions.map((p: { survivalProbability: number }) => p.survivalProbability),
+    ).toEqual(rest.predictions.map((p: { survival_probability: number }) => p.survival_probability))
+    expect(result.body.data.predict.changeFromToday).toHaveLength(3)
+    const bad = await graphql(
+      server.url,
+      `{ ${predictField({ ...point, speciesCode: 'PSME' })} }`.replace(
+        'plantingMethod: MANUAL',
+        'plantingMethod: MANUAL, climate: { period: "2041-2070" }',
+      ),
+      { key },
+    )
+    expect(firstError(bad).extensions?.code).toBe('invalid_climate')
+  })
 })

@@ -1,8 +1,21 @@
+import { type GraphQLResolveInfo, Kind, type SelectionNode } from 'graphql'
 import { CELL_KM_MAX, CELL_KM_MIN, catalogueCode, cellKm, horizon } from '../../domain/input-rules.ts'
 import type { SurvivalCell, SurvivalMap, SurvivalMapRequest } from '../../domain/prediction-types.ts'
 import { builder } from '../builder.ts'
 import { ModelRef, PlantingMethodEnum, SpeciesRef } from './catalogue.ts'
 import { ClimateInput } from './climate.ts'
+
+/** Whether the field being resolved selects `name` among its own fields (fragments included). */
+function selectsField(info: GraphQLResolveInfo, name: string): boolean {
+  const seen = (selections: readonly SelectionNode[]): boolean =>
+    selections.some((selection) => {
+      if (selection.kind === Kind.FIELD) return selection.name.value === name
+      if (selection.kind === Kind.INLINE_FRAGMENT) return seen(selection.selectionSet.selections)
+      const fragment = info.fragments[selection.name.value]
+      return fragment ? seen(fragment.selectionSet.selections) : false
+    })
+  return info.fieldNodes.some((node) => (node.selectionSet ? seen(node.selectionSet.selections) : false))
+}
 
 /** Default cell size of survivalMap, km: about the size of a county's forest district. */
 const DEFAULT_CELL_KM = 25
@@ -69,7 +82,9 @@ const SurvivalMapRef = builder.objectRef<SurvivalMap>('SurvivalMap').implement({
     cells: t.field({
       type: [SurvivalCellRef],
       description: 'The cells holding at least one site, ordered by h3Index',
-      resolve: (m) => m.cells,
+      // The change against today costs a second pass over every site: only when it is selected.
+      resolve: (m, _args, _ctx, info) =>
+        m.cellsWithChange && selectsField(info, 'changeFromToday') ? m.cellsWithChange() : m.cells,
     }),
     climate: t.field({
       type: MappedClimateRef,
