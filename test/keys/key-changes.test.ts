@@ -225,7 +225,6 @@ describe('key changes reach both server processes while the key is in use', () =
     const other = use.sent(1, answeredAt + FLEET_MS)
     expect(other.length).toBeGreaterThan(0)
     expect(other.map((a) => [a.status, a.expiresHeader])).toEqual(other.map(() => [200, expected]))
-    expect(use.answers.filter((a) => a.sentAt < answeredAt).every((a) => a.expiresHeader === null)).toBe(true)
   })
 
   it('after the listening connections are cut, both listen again and hear the next change within 1 s', async () => {

@@ -73,6 +73,7 @@ describe('API5: what the HTTP server routes', () => {
     expect(schema.getSubscriptionType()).toBeFalsy()
     const fields = Object.keys(schema.getQueryType()?.getFields() ?? {}).sort()
     expect(fields).toEqual([
+      'climateScenarios',
       'compareMethods',
       'coverage',
       'health',

@@ -56,7 +56,9 @@ describe('jobs through the typed client', () => {
 
   it('uploadJob → waitForJob → streamResults: rows in input order, failures by code', async () => {
     const created = await api.uploadJob(file, { format: 'csv' })
-    expect(created).toMatchObject({ status: 'queued', rows: 4, links: { self: `/v1/jobs/${created.id}` } })
+    expect(created).toMatchObject({ rows: 4, links: { self: `/v1/jobs/${created.id}` } })
+    // Four rows may be scored by the in-server worker before the upload's answer is written.
+    expect(['queued', 'running', 'succeeded']).toContain(created.status)
     const seen: string[] = []
     const job = await api.waitForJob(created.id, {
       pollMs: 50,

@@ -1,9 +1,9 @@
 import { Command, Option } from 'commander'
-import { generateSites } from '../../seed/generate-sites.ts'
-import { CLIMATE_FUTURES, EMISSION_SCENARIOS, FUTURE_PERIODS } from '../domain/climate.ts'
-import { SPECIES } from '../domain/species.ts'
-import { loadSurvivalModel } from '../model/index.ts'
-import { FOREST_ZONES, type ForestZone, type Horizon, isInNativeRange, type Site } from '../types.ts'
+import { CLIMATE_FUTURES, EMISSION_SCENARIOS, FUTURE_PERIODS } from '../src/domain/climate.ts'
+import { SPECIES } from '../src/domain/species.ts'
+import { loadSurvivalModel } from '../src/model/index.ts'
+import { FOREST_ZONES, type ForestZone, type Horizon, isInNativeRange, type Site } from '../src/types.ts'
+import { generateSites } from './generate-sites.ts'
 
 /**
  * Which species gain and which lose under a future climate, by forest zone: the mean change of
