@@ -50,3 +50,15 @@ describe('TRUST_PROXY', () => {
     expect(() => loadConfig({ TRUST_PROXY_HEADER: 'x-real-ip' })).toThrow(/TRUST_PROXY_HEADER/)
   })
 })
+
+describe('KEY_CACHE_MS', () => {
+  it('is 2000 by default and takes 0 to 60000 ms', () => {
+    expect(loadConfig({}).KEY_CACHE_MS).toBe(2000)
+    expect(loadConfig({ KEY_CACHE_MS: '0' }).KEY_CACHE_MS).toBe(0)
+    expect(loadConfig({ KEY_CACHE_MS: '60000' }).KEY_CACHE_MS).toBe(60_000)
+  })
+
+  it.each(['-1', '60001', '1.5', 'soon'])('refuses %s, naming the variable', (value) => {
+    expect(() => loadConfig({ KEY_CACHE_MS: value })).toThrow(/KEY_CACHE_MS/)
+  })
+})
