@@ -6,6 +6,13 @@ declare module 'autocannon' {
     headers?: Record<string, string>
     body?: string | Buffer
     setupRequest?: (request: AutocannonRequest, context: Record<string, unknown>) => AutocannonRequest
+    /** Called with each answer and the context its setupRequest saw (one request in flight per connection). */
+    onResponse?: (
+      status: number,
+      body: string,
+      context: Record<string, unknown>,
+      headers: Record<string, string | string[]>,
+    ) => void
   }
 
   export interface AutocannonOptions {

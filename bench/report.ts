@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import type { BatchStatements, RunFigures, SanityProblem } from './runner.ts'
-import { type ArmKey, armKey, armLabel, type Reference, type Scenario } from './scenarios.ts'
+import { type ArmKey, armKey, armLabel, type Load, type Reference, type Scenario } from './scenarios.ts'
 import { loadAverages, median, round } from './support.ts'
 import type { SurvivalMapOutcome } from './survival-map.ts'
 import { type TargetCheck, THRESHOLDS } from './targets.ts'
@@ -96,6 +96,14 @@ function compare(of: Summary, to: Summary) {
   }
 }
 
+/** The distinct bodies the server refused in a load, by status (null: the load does not track them). */
+function refusedSummary(load: Load): { bodies: number; byStatus: Record<string, number> } | null {
+  if (!load.refused) return null
+  const byStatus: Record<string, number> = {}
+  for (const status of load.refused.values()) byStatus[status] = (byStatus[status] ?? 0) + 1
+  return { bodies: load.refused.size, byStatus }
+}
+
 export function scenarioReport(scenario: Scenario, runs: Partial<Record<ArmKey, RunFigures[]>>) {
   const arms = scenario.arms.map((arm) => ({
     key: armKey(arm),
@@ -103,6 +111,8 @@ export function scenarioReport(scenario: Scenario, runs: Partial<Record<ArmKey, 
     label: armLabel(arm),
     path: arm.load.path,
     distinct_bodies: arm.load.bodies.length,
+    /** Loads that skip what the server refuses (the stands): how many distinct bodies it refused, by status. */
+    refused: refusedSummary(arm.load),
     median: summarize(runs[armKey(arm)] ?? []),
     runs: runs[armKey(arm)] ?? [],
   }))
@@ -125,8 +135,8 @@ export function scenarioReport(scenario: Scenario, runs: Partial<Record<ArmKey, 
         label: `${armA.label} / ${armB.label}`,
         ratios: compare(a, b),
         figures: {
-          of: { rps: a.rps, p50: a.p50, p99: a.p99 },
-          to: { rps: b.rps, p50: b.p50, p99: b.p99 },
+          of: { rps: a.rps, p50: a.p50, p99: a.p99, cpuServer: a.cpuUsPerRequest.server },
+          to: { rps: b.rps, p50: b.p50, p99: b.p99, cpuServer: b.cpuUsPerRequest.server },
         },
       }
     }),
@@ -221,6 +231,14 @@ function printTable(outcome: BenchOutcome): void {
   )
   if (outcome.reports.some((report) => report.arms.some((arm) => arm.median.repeated)))
     console.log('* a run sent more requests than the load has distinct bodies, so some were asked twice')
+  for (const report of outcome.reports)
+    for (const arm of report.arms) {
+      if (!arm.refused?.bodies) continue
+      const statuses = Object.entries(arm.refused.byStatus).map(([status, count]) => `${count}× ${status}`)
+      console.log(
+        `${report.id} ${arm.label}: the server refused ${arm.refused.bodies} of ${arm.distinct_bodies} distinct bodies${statuses.length ? ` (${statuses.join(', ')})` : ''}; a refusal counts in its run's non2xx (warm-up aside), and that body is not sent again`,
+      )
+    }
 }
 
 function printSurvivalMap(map: SurvivalMapOutcome): void {
@@ -261,7 +279,7 @@ export function printReport(outcome: BenchOutcome): void {
   for (const { scenario, target, problem } of outcome.sanity)
     console.log(`sanity problem in ${scenario} on ${target}: ${problem}`)
   if (outcome.survivalMap) printSurvivalMap(outcome.survivalMap)
-  console.log('\ntargets (issue 10 and the climate feature):')
+  console.log('\ntargets (issue 10, the climate feature and the stocking plans):')
   for (const t of outcome.targets) {
     const verdict = t.pass === null ? 'N/A ' : t.pass ? 'PASS' : 'FAIL'
     console.log(`  ${verdict}  ${t.target}: ${t.detail}`)

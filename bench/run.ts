@@ -6,18 +6,19 @@
  * It creates and drops its own databases (the project's, with an unlimited hypha key, and the floor's),
  * starts the servers as child processes on 127.0.0.1, keeps the forest points every server answers, runs
  * the autocannon scenarios, times survivalMap under a climate in fresh server processes, prints a table and
- * the targets (issue 10's and the climate feature's), and writes a JSON document to
+ * the targets (issue 10's, the climate feature's and the stocking plans'), and writes a JSON document to
  * bench/results/latest.json. A missed target is reported, not an error: the exit code is non-zero only when
  * the run itself fails.
  *
  * Env: BENCH_DURATION (s per run, 8), BENCH_ROUNDS (3), BENCH_WARMUP (s, 3), BENCH_SCENARIOS (comma-separated
- * ids of scenarios and of `survival_map_climate`, default all), BENCH_MAP_REPEATS (fresh processes per
+ * ids of scenarios and of `survival_map_climate`; default: all but the opt-in `plan_point` and `plan_stand`,
+ * which `default` stands for in the list, e.g. `default,plan_point,plan_stand`), BENCH_MAP_REPEATS (fresh processes per
  * survival map, 3), BENCH_CONNECTIONS (override every scenario's connection count), BENCH_BASELINE=1 (also
  * run bench/baseline-server.ts beside the floor in the REST scenarios), BENCH_FLOOR_DIR, BENCH_ADMIN_DATABASE_URL,
  * BENCH_REDIS_URL, and the server's own (servers.ts).
  *
  * This file sets up and tears down; floor.ts installs, seeds and starts the floor, servers.ts starts every
- * process, scenarios.ts holds what is sent, runner.ts puts the load on and measures, survival-map.ts times
+ * process, scenarios.ts holds what is sent (plans.ts the stocking plans'), runner.ts puts the load on and measures, survival-map.ts times
  * the maps, cpu.ts reads the CPU, report.ts prints and writes the results, targets.ts holds the thresholds.
  */
 import postgres from 'postgres'
@@ -86,9 +87,17 @@ const TIMING = {
   rounds: Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3)),
   warmupS: Number(process.env.BENCH_WARMUP ?? 3),
 }
+/** Seconds of load one arm of a scenario takes: its warm-up and its rounds. */
+const ARM_SECONDS = TIMING.warmupS + TIMING.rounds * TIMING.durationS
 const CONNECTIONS = process.env.BENCH_CONNECTIONS ? Number(process.env.BENCH_CONNECTIONS) : undefined
 const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((id) => id.trim())
-const selected = (id: string) => !ONLY || ONLY.includes(id)
+/**
+ * Whether this run measures it: named in BENCH_SCENARIOS, or that is unset (or names `default`) and it is
+ * in the default set (every scenario but the opt-in ones: the stocking plans').
+ */
+const selected = (id: string, optIn = false) =>
+  ONLY ? ONLY.includes(id) || (!optIn && ONLY.includes('default')) : !optIn
+const chosen = (scenario: Scenario) => selected(scenario.id, scenario.optIn)
 const MAP_REPETITIONS = Math.max(1, Number(process.env.BENCH_MAP_REPEATS ?? 3))
 const WITH_BASELINE = process.env.BENCH_BASELINE === '1'
 const METRICS_TOKEN = `bench-${randomSuffix()}${randomSuffix()}`
@@ -107,8 +116,7 @@ function pointSecondsOfBusiestProcess(scenarios: readonly Scenario[]): number {
   const seconds = new Map<ProcessName, number>()
   for (const arm of scenarios.flatMap((scenario) => scenario.arms)) {
     if (arm.load.sequence !== 'points') continue
-    const armSeconds = TIMING.warmupS + TIMING.rounds * TIMING.durationS
-    seconds.set(arm.process, (seconds.get(arm.process) ?? 0) + armSeconds)
+    seconds.set(arm.process, (seconds.get(arm.process) ?? 0) + ARM_SECONDS)
   }
   return Math.max(0, ...seconds.values())
 }
@@ -265,7 +273,7 @@ async function runScenarios(
   const points = await keepAnswered(candidates, answering, log)
   if (points.length < MIN_POINTS)
     log(`WARNING only ${points.length} points answered by every server (the issue asks for ${MIN_POINTS})`)
-  const scenarios = buildScenarios(points, options).filter((scenario) => selected(scenario.id))
+  const scenarios = buildScenarios(points, options).filter(chosen)
   log(`built ${scenarios.length} scenarios over ${points.length} points`)
 
   const settings = { ...TIMING, connections: CONNECTIONS, admin }
@@ -321,9 +329,10 @@ async function main(): Promise<void> {
     reference: referenceKind,
     withBaseline: WITH_BASELINE,
     durationS: TIMING.durationS,
+    armSeconds: ARM_SECONDS,
   }
   // The scenarios asked for, built over a small pool (~2 s) to see which processes they load and how long.
-  const wanted = buildScenarios(candidateBodies(0), options).filter((scenario) => selected(scenario.id))
+  const wanted = buildScenarios(candidateBodies(0), options).filter(chosen)
   const measureMap = selected(SURVIVAL_MAP_ID)
   if (wanted.length === 0 && !measureMap)
     throw new Error(`BENCH_SCENARIOS=${ONLY?.join(',')} names no scenario nor ${SURVIVAL_MAP_ID}`)

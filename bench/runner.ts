@@ -82,7 +82,10 @@ function headersFor(apiKey: string): Record<string, string> {
 /** Where each process stands in each sequence of bodies (see Load.sequence). */
 const positions = new Map<string, number>()
 
-/** One autocannon run; returns its result and how many bodies it took. */
+/**
+ * One autocannon run; returns its result and how many bodies it went through (sent, or passed over as
+ * refused when the load tracks refusals: see Load.refused).
+ */
 async function cannon(
   target: MeasuredProcess,
   load: Load,
@@ -90,9 +93,17 @@ async function cannon(
   durationS: number,
 ): Promise<{ result: AutocannonResult; sent: number }> {
   const position = `${target.name}:${load.sequence}`
-  const bodies = load.bodies
-  let next = positions.get(position) ?? 0
+  const { bodies, refused } = load
+  const start = positions.get(position) ?? 0
+  let next = start
   let sent = 0
+  /** The next body's index, past those refused (all refused: the next one all the same). */
+  const nextIndex = () => {
+    let index = next++ % bodies.length
+    for (let passed = 0; refused?.has(index) && passed < bodies.length; passed++)
+      index = next++ % bodies.length
+    return index
+  }
   const result = await new Promise<AutocannonResult>((resolve, reject) => {
     autocannon(
       {
@@ -105,11 +116,19 @@ async function cannon(
             method: 'POST',
             path: load.path,
             headers: headersFor(target.apiKey),
-            setupRequest: (request) => {
-              request.body = bodies[next++ % bodies.length]
+            setupRequest: (request, context) => {
+              const index = nextIndex()
+              context.index = index
+              request.body = bodies[index]
               sent += 1
               return request
             },
+            ...(refused && {
+              onResponse: (status: number, _body: string, context: Record<string, unknown>) => {
+                if ((status < 200 || status > 299) && typeof context.index === 'number')
+                  refused.set(context.index, status)
+              },
+            }),
           },
         ],
       },
@@ -117,7 +136,7 @@ async function cannon(
     )
   })
   positions.set(position, next % bodies.length)
-  return { result, sent }
+  return { result, sent: Math.max(sent, next - start) }
 }
 
 const perRequest = (ms: number, requests: number) => round((ms * 1000) / requests, 1)
@@ -323,8 +342,8 @@ export async function checkScenario(
     if (problem) report(armKey(arm), problem)
     else answers.set(armKey(arm), arm.load.restShape(body))
   }
-  for (const { of, to } of scenario.comparisons) {
-    if (!answers.has(of) || !answers.has(to)) continue
+  for (const { of, to, sameFields } of scenario.comparisons) {
+    if (sameFields === false || !answers.has(of) || !answers.has(to)) continue
     const difference = fieldDifference(answers.get(of), answers.get(to))
     if (difference) report(`${of}/${to}`, difference)
   }

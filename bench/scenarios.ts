@@ -2,99 +2,13 @@
 import { generateSites } from '../seed/generate-sites.ts'
 import { EMISSION_SCENARIOS, FUTURE_PERIODS } from '../src/domain/climate.ts'
 import { SPECIES } from '../src/domain/species.ts'
-import { round } from './support.ts'
+import { planScenarios } from './plans.ts'
+import type { Arm, Comparison, Load, PredictBody, Scenario, ScenarioOptions } from './scenario-types.ts'
+import { prng, round } from './support.ts'
 
-/**
- * The processes the bench starts: those a scenario can put load on, and `server_fresh` (a project server
- * started for one survival-map measurement, survival-map.ts). `floor` is ../shared/bench-floor, or
- * bench/baseline-server.ts standing in for it when that folder is absent (then the reference is `baseline`).
- */
-export type ProcessName =
-  | 'server'
-  | 'server_redis_away'
-  | 'server_fresh'
-  | 'floor'
-  | 'floor_no_redis'
-  | 'baseline'
-export type Reference = 'floor' | 'baseline'
-
-export const PROCESS_LABELS: Record<ProcessName, string> = {
-  server: 'project',
-  server_redis_away: 'project, Redis away',
-  server_fresh: 'project, fresh process',
-  floor: 'floor',
-  floor_no_redis: 'floor, NO_REDIS=1',
-  baseline: 'baseline',
-}
-
-export interface Load {
-  path: string
-  bodies: string[]
-  /**
-   * Loads of the same sequence hold the same points in the same order (REST and GraphQL bodies of the
-   * pool, with or without a climate, or of the batches): a process goes on where it stopped in a
-   * sequence, from scenario to scenario and from arm to arm.
-   */
-  sequence: 'points' | 'batches'
-  /** Checks one response of this load (status and shape); returns a problem or null. */
-  check(status: number, body: unknown): string | null
-  /** The answer as REST would give it (GraphQL: the data inside), to compare the fields both carry. */
-  restShape(body: unknown): unknown
-}
-
-/** One process under one load; each round runs a scenario's arms in order (A B A B …). */
-export interface Arm {
-  process: ProcessName
-  load: Load
-  /** Tells two arms on one process apart (e.g. `climate`): the arm is then `process:variant`. */
-  variant?: string
-}
-
-/** An arm within its scenario: its process, or `process:variant`. */
-export type ArmKey = ProcessName | `${ProcessName}:${string}`
-
-export const armKey = (arm: Pick<Arm, 'process' | 'variant'>): ArmKey =>
-  arm.variant ? `${arm.process}:${arm.variant}` : arm.process
-
-export const armLabel = (arm: Pick<Arm, 'process' | 'variant'>): string =>
-  arm.variant ? `${PROCESS_LABELS[arm.process]}, ${arm.variant}` : PROCESS_LABELS[arm.process]
-
-/** A ratio the report prints: `of` ÷ `to`. */
-export interface Comparison {
-  of: ArmKey
-  to: ArmKey
-}
-
-export interface Scenario {
-  id: string
-  title: string
-  connections: number
-  arms: Arm[]
-  comparisons: Comparison[]
-}
+export * from './scenario-types.ts'
 
 // --- the pool of points ----------------------------------------------------------------------------
-
-export interface PredictBody {
-  latitude: number
-  longitude: number
-  species_code: string
-  planting_method: 'manual' | 'drone_seeded'
-  horizons?: number[]
-  climate?: { period: string; scenario: string }
-}
-
-/** Deterministic PRNG (mulberry32), so every run sends the same points. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 function shuffled<T>(items: readonly T[], random: () => number): T[] {
   const copy = [...items]
@@ -316,17 +230,12 @@ function graphqlBatch(batches: readonly PredictBody[][], size: number): Load {
 
 // --- scenarios -------------------------------------------------------------------------------------
 
-export interface ScenarioOptions {
-  /** Who the project is compared with: the floor, or baseline-server.ts when the floor is absent. */
-  reference: Reference
-  /** Also run baseline-server.ts beside the floor in the REST scenarios (BENCH_BASELINE=1). */
-  withBaseline: boolean
-  durationS: number
-}
-
 const BATCH_SIZE = 500
 
-/** The five scenarios of issue 10 and the climate's REST one, over `pool` (points every server answered). */
+/**
+ * The five scenarios of issue 10, the climate's REST one and the stocking plans' two (opt-in, plans.ts),
+ * over `pool` (points every server answered).
+ */
 export function buildScenarios(pool: readonly PredictBody[], options: ScenarioOptions): Scenario[] {
   const { reference } = options
   const batches = distinctBatches(
@@ -411,5 +320,6 @@ export function buildScenarios(pool: readonly PredictBody[], options: ScenarioOp
       ],
       comparisons: [{ of: 'server:climate', to: 'server' }],
     },
+    ...planScenarios(pool, options),
   ]
 }

@@ -1,4 +1,4 @@
-/** Shared helpers of the benchmarks: child processes, ports, databases, Redis keys, health polling, CPU, RSS, statistics. */
+/** Shared helpers of the benchmarks: child processes, ports, databases, Redis keys, health polling, CPU, RSS, statistics, a seeded PRNG. */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
@@ -33,6 +33,18 @@ export function round(value: number, digits = 2): number {
 /** The machine's 1, 5 and 15 minute load averages, to two decimals. */
 export function loadAverages(): number[] {
   return loadavg().map((load) => round(load, 2))
+}
+
+/** Deterministic PRNG (mulberry32), so every run sends the same points. */
+export function prng(seed: number): () => number {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -1,4 +1,4 @@
-/** The targets (issue 10's and the climate feature's), checked against a bench run; a miss is reported, never an error. */
+/** The targets (issue 10's, the climate feature's and the stocking plans'), checked against a bench run; a miss is reported, never an error. */
 import type { BatchStatements } from './runner.ts'
 import type { ArmKey, Reference } from './scenarios.ts'
 import { round } from './support.ts'
@@ -22,6 +22,10 @@ export const THRESHOLDS = {
    * today's is (what is left of either is writing ~1,100 cells as JSON).
    */
   climateMapCached: 1.25,
+  /** A point's stocking plan against /v1/predict/compare of the same points: server CPU per request, at most. */
+  planPointCpu: 3,
+  /** p99 of 20,000 ha stand plans at 4 connections, ms (an absolute bound, not a ratio). */
+  planStandP99Ms: 100,
   /** bench/baseline-server.ts must be at least as lean as the floor to be worth keeping. */
   baselineRps: 0.95,
   rssMb: 200,
@@ -36,15 +40,25 @@ export interface TargetCheck {
   pass: boolean | null
 }
 
+type Compared = { rps: number; p50: number; p99: number; cpuServer: number }
+
 /** What the checks read of a scenario's report. */
 interface ComparedScenario {
   id: string
-  arms: readonly { key: ArmKey; label: string }[]
+  connections: number
+  arms: readonly {
+    key: ArmKey
+    label: string
+    distinct_bodies: number
+    refused: { bodies: number } | null
+    median: { rps: number; p50: number; p99: number; errors: number; non2xx: number; repeated: boolean }
+    runs: readonly { timeouts: number }[]
+  }[]
   comparisons: readonly {
     of: ArmKey
     to: ArmKey
-    ratios: { rps: number; p50: number; p99: number }
-    figures: { of: { rps: number; p50: number; p99: number }; to: { rps: number; p50: number; p99: number } }
+    ratios: Compared
+    figures: { of: Compared; to: Compared }
   }[]
 }
 
@@ -56,7 +70,8 @@ interface RatioTarget {
   to: ArmKey | 'reference'
   /** What the target calls `to` (default: its arm's label). */
   toLabel?: string
-  metric: 'rps' | 'p50' | 'p99'
+  /** cpuServer: the server process's CPU µs per answered request. */
+  metric: keyof Compared
   bound: 'at least' | 'at most'
   threshold: number
   what: string
@@ -146,6 +161,17 @@ const RATIO_TARGETS: readonly RatioTarget[] = [
     toLabel: 'without (same run)',
   },
   {
+    id: 'plan_point_cpu',
+    scenario: 'plan_point',
+    of: 'server:plan',
+    to: 'server:compare',
+    metric: 'cpuServer',
+    bound: 'at most',
+    threshold: THRESHOLDS.planPointCpu,
+    what: 'REST /v1/plans/stocking point plan server CPU per request',
+    toLabel: '/v1/predict/compare of the same points (same run)',
+  },
+  {
     id: 'baseline_predict_rps',
     scenario: 'rest_predict',
     of: 'baseline',
@@ -179,7 +205,7 @@ function ratioCheck(
   const comparison = report?.comparisons.find((c) => c.of === spec.of && c.to === to)
   if (!comparison) return null
   const ratio = comparison.ratios[spec.metric]
-  const unit = spec.metric === 'rps' ? '' : ' ms'
+  const unit = spec.metric === 'rps' ? '' : spec.metric === 'cpuServer' ? ' µs' : ' ms'
   const sign = spec.bound === 'at least' ? '≥' : '≤'
   const toLabel = spec.toLabel ?? report?.arms.find((arm) => arm.key === to)?.label ?? to
   return {
@@ -192,6 +218,25 @@ function ratioCheck(
         ? ratio >= spec.threshold
         : ratio <= spec.threshold
       : null,
+  }
+}
+
+/** The stand plans' p99 against its bound in ms, with what else the target asks to see: p50, rps, errors. */
+function standCheck(reports: readonly ComparedScenario[]): TargetCheck | null {
+  const report = reports.find((candidate) => candidate.id === 'plan_stand')
+  const arm = report?.arms.find((candidate) => candidate.key === 'server:stand')
+  if (!report || !arm) return null
+  const m = arm.median
+  const timeouts = arm.runs.reduce((sum, run) => sum + run.timeouts, 0)
+  const refused = arm.refused
+    ? `, ${arm.refused.bodies} of ${arm.distinct_bodies} stands refused and skipped`
+    : ''
+  return {
+    id: 'plan_stand_p99',
+    target: `REST /v1/plans/stocking stands of just under 20,000 ha, ${report.connections} connections: p99 ≤ ${THRESHOLDS.planStandP99Ms} ms`,
+    measured: m.p99,
+    detail: `p99 ${m.p99} ms (p50 ${m.p50} ms, ${m.rps} rps; errors ${m.errors}, timeouts ${timeouts}, non2xx ${m.non2xx}${refused}${m.repeated ? '; some stands asked twice' : ''})`,
+    pass: Number.isFinite(m.p99) ? m.p99 <= THRESHOLDS.planStandP99Ms : null,
   }
 }
 
@@ -252,6 +297,8 @@ export function checkTargets(
   const targets: TargetCheck[] = RATIO_TARGETS.flatMap(
     (spec) => ratioCheck(spec, reports, options.reference) ?? [],
   )
+  const stand = standCheck(reports)
+  if (stand) targets.push(stand)
   if (reports.length)
     targets.push({
       id: 'rss',

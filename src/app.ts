@@ -10,6 +10,7 @@ import { HealthMonitor, type QuotaStoreState } from './domain/health.ts'
 import { KeyService } from './domain/key-service.ts'
 import { PredictionService } from './domain/prediction-service.ts'
 import { SPECIES } from './domain/species.ts'
+import { StockingPlanService } from './domain/stocking/stocking-service.ts'
 import { SurvivalMapService } from './domain/survival-map.ts'
 import { explorerAssetSource } from './explorer/assets.ts'
 import { createExplorerHandler, isExplorerPath } from './explorer/handler.ts'
@@ -33,6 +34,7 @@ import {
   keyAccounts,
   keyDirectory,
   siteLookup,
+  sitesInArea,
   siteTable,
   usageLedger,
 } from './store-ports.ts'
@@ -171,7 +173,9 @@ export function createApp(options: AppOptions): App {
     { perAddressPerHour: config.SPORE_KEYS_PER_ADDRESS_PER_HOUR, perHour: config.SPORE_KEYS_PER_HOUR },
     now,
   )
-  const predictions = new PredictionService(model, siteLookup(database.sql, config, metrics), now)
+  const nearestSite = siteLookup(database.sql, config, metrics)
+  const predictions = new PredictionService(model, nearestSite, now)
+  const plans = new StockingPlanService(model, nearestSite, sitesInArea(database.sql, config, metrics), now)
   const jobConfig: JobConfig = {
     ...DEFAULT_JOB_CONFIG,
     ...config,
@@ -196,6 +200,7 @@ export function createApp(options: AppOptions): App {
   const gateway = createGateway({
     health,
     predictions,
+    plans,
     maps,
     catalogue,
     access,
@@ -206,7 +211,10 @@ export function createApp(options: AppOptions): App {
     survivalMapPerMinute: config.SURVIVAL_MAP_PER_MINUTE ?? 10,
   })
   const server = createHttpServer({
-    rest: createRestHandler({ predictions, catalogue, health, access, keys, jobs: jobRuntime.jobs }, logger),
+    rest: createRestHandler(
+      { predictions, plans, catalogue, health, access, keys, jobs: jobRuntime.jobs },
+      logger,
+    ),
     graphql: createGraphQLHttpHandler(gateway, logger),
     logger,
     metrics,

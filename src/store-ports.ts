@@ -21,7 +21,7 @@ import {
 } from './db/jobs.ts'
 import { findKeyByHash, findKeyById, issueSporeKey, KeyStoreError, rotateKey } from './db/keys.ts'
 import { createNearestSiteLoader } from './db/nearest-site-loader.ts'
-import { allSites, findNearestSites, siteRevision } from './db/sites.ts'
+import { allSites, findNearestSites, findSitesInBox, siteRevision } from './db/sites.ts'
 import { loadTiers } from './db/tiers.ts'
 import { addUsage, touchKeys, usageHistory } from './db/usage.ts'
 import { StoreUnavailableError } from './domain/errors.ts'
@@ -31,6 +31,7 @@ import type {
   KeyAccounts,
   KeyDirectory,
   NearestSiteLookup,
+  SitesInArea,
   SiteTable,
   UsageLedger,
 } from './types.ts'
@@ -81,6 +82,12 @@ export function siteTable(sql: Sql, config: Deadline, metrics: Metrics): SiteTab
     revision: () => call(siteRevision(sql)),
     all: () => metrics.trackQuery(() => call(allSites(sql))),
   }
+}
+
+/** The sites inside a stand's box, bounded by the query deadline. */
+export function sitesInArea(sql: Sql, config: Deadline, metrics: Metrics): SitesInArea {
+  const call = bounded(config, metrics)
+  return { within: (box) => metrics.trackQuery(() => call(findSitesInBox(sql, box))) }
 }
 
 export function keyDirectory(sql: Sql, config: Deadline, metrics: Metrics): KeyDirectory {

@@ -157,9 +157,23 @@ export interface ModelInfo {
   series: string
 }
 
+/**
+ * How far survival can stray from a prediction, on the logit scale: assumptions stated in the model
+ * card, not fitted values. The predicted probability is the median of the distribution they give.
+ */
+export interface UncertaintyTerms {
+  /** SD of the planting-year effect, shared by every tree of a stand planted in one year. */
+  plantingYearSd: number
+  /** SD of the unexplained site effect. */
+  siteSd: number
+  /** Variance of a per-acre count of survivors over the binomial's: seedlings die in clumps. */
+  clumpingDispersion: number
+}
+
 /** A survival model ready to evaluate (src/model builds one from a versioned artifact). */
 export interface SurvivalModel extends ModelInfo {
   factors: readonly FactorDescription[]
+  uncertainty: UncertaintyTerms
   /** Predictions in ascending horizon order; default horizons are [1, 3, 5]. */
   predict(
     site: SiteAttributes,
@@ -240,6 +254,20 @@ export interface NearestSiteLookup {
   one(point: Coordinates): Promise<NearestSite | null>
   /** The same for many points, answered in the order of `points`. */
   many(points: readonly Coordinates[]): Promise<(NearestSite | null)[]>
+}
+
+/** A box of coordinates, degrees. */
+export interface SiteBox {
+  west: number
+  south: number
+  east: number
+  north: number
+}
+
+/** The sites inside an area (a stocking plan's stand). */
+export interface SitesInArea {
+  /** Every site whose coordinates lie in the box, ordered by id. */
+  within(box: SiteBox): Promise<Site[]>
 }
 
 /** The whole site table at once, for answers derived from every site (the survival map). */

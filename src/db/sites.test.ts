@@ -5,10 +5,10 @@ import { seedSites } from '../../seed/load.ts'
 import { createTestDatabase, openEmbeddedDatabase, type TestDatabase } from '../../test/support/database.ts'
 import { DEFAULT_SEARCH_RADIUS_KM } from '../config/config.ts'
 import { greatCircleKm } from '../geo/great-circle.ts'
-import type { Coordinates, Site } from '../types.ts'
+import type { Coordinates, Site, SiteBox } from '../types.ts'
 import { type Database, openDatabase } from './connect.ts'
 import { migrate } from './migrate.ts'
-import { findNearestSites } from './sites.ts'
+import { findNearestSites, findSitesInBox } from './sites.ts'
 
 const SITES = generateSites()
 
@@ -120,4 +120,166 @@ describe('nearest-site lookup on embedded PGlite', () => {
       expect(answers[index]?.site.id).toBe(bruteForceNearest(point.latitude, point.longitude).site.id)
     })
   })
+})
+
+/**
+ * A few sites far from Oregon and Washington, some on the edges of the map, for boxes the plan's stands
+ * never make but the port's contract (every site in the box) still covers.
+ */
+const WORLD_SITES: Site[] = [
+  [0, 179.5],
+  [0, 0],
+  [-45, 10],
+  [60, 100],
+  [89.9, -179.9],
+  [-89.9, 179.9],
+  [45, -180],
+  [45, 180],
+].map(([latitude, longitude], index) => ({
+  ...(SITES[0] as Site),
+  id: 1_000_001 + index,
+  latitude: latitude as number,
+  longitude: longitude as number,
+  state: undefined,
+}))
+
+const ALL_SITES = [...SITES, ...WORLD_SITES]
+const SITE_BY_ID = new Map(ALL_SITES.map((site) => [site.id, site]))
+
+/** 300 fixed pseudo-random boxes over and around Oregon/Washington, from a few metres to 2° across. */
+const BOXES: SiteBox[] = fc
+  .sample(
+    // Sizes in thousandths of a degree: up to 0.05° for one box in two (a stand's size), up to 2° otherwise.
+    fc.record({
+      south: fc.double({ min: 41.5, max: 49.2, noNaN: true }),
+      west: fc.double({ min: -125, max: -116.3, noNaN: true }),
+      height: fc
+        .oneof(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 2000 }))
+        .map((n) => n / 1000),
+      width: fc
+        .oneof(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 2000 }))
+        .map((n) => n / 1000),
+    }),
+    { numRuns: 300, seed: 20261124 },
+  )
+  .map(({ south, west, height, width }) => ({ south, west, north: south + height, east: west + width }))
+
+/** Sites near which boxes are drawn edge on: spread over the table. */
+const EDGE_SITES = Array.from({ length: 40 }, (_, i) => SITES[Math.floor((i * SITES.length) / 40)] as Site)
+
+/**
+ * Boxes whose edges run exactly through a site's coordinates (each edge, a corner, all four), boxes
+ * that miss it by a hair on each side, and tiny boxes across it.
+ */
+function edgeBoxes(site: Site): { box: SiteBox; holds: boolean }[] {
+  const { latitude: lat, longitude: lon } = site
+  const d = 0.05
+  const hair = 1e-9
+  return [
+    { box: { west: lon, east: lon + d, south: lat - d, north: lat + d }, holds: true },
+    { box: { west: lon - d, east: lon, south: lat - d, north: lat + d }, holds: true },
+    { box: { west: lon - d, east: lon + d, south: lat, north: lat + d }, holds: true },
+    { box: { west: lon - d, east: lon + d, south: lat - d, north: lat }, holds: true },
+    { box: { west: lon, east: lon + d, south: lat, north: lat + d }, holds: true },
+    { box: { west: lon, east: lon, south: lat, north: lat }, holds: true },
+    { box: { west: lon, east: lon, south: lat - d, north: lat + d }, holds: true },
+    { box: { west: lon + hair, east: lon + d, south: lat - d, north: lat + d }, holds: false },
+    { box: { west: lon - d, east: lon - hair, south: lat - d, north: lat + d }, holds: false },
+    { box: { west: lon - d, east: lon + d, south: lat + hair, north: lat + d }, holds: false },
+    { box: { west: lon - d, east: lon + d, south: lat - d, north: lat - hair }, holds: false },
+    { box: { west: lon - 1e-6, east: lon + 1e-6, south: lat - 1e-6, north: lat + 1e-6 }, holds: true },
+    { box: { west: lon - 0.5, east: lon + 0.5, south: lat - 0.5, north: lat + 0.5 }, holds: true },
+  ]
+}
+
+/** The sites in a box by a plain filter on the coordinates, no index, ordered by id. */
+async function plainFilter(sql: Database['sql'], box: SiteBox): Promise<number[]> {
+  const rows = await sql<{ id: number }[]>`
+    SELECT id FROM sites
+    WHERE latitude >= ${box.south} AND latitude <= ${box.north}
+      AND longitude >= ${box.west} AND longitude <= ${box.east}
+    ORDER BY id`
+  return rows.map((row) => row.id)
+}
+
+async function expectSameAsPlainFilter(sql: Database['sql'], box: SiteBox): Promise<Site[]> {
+  const found = await findSitesInBox(sql, box)
+  const ids = found.map((site) => site.id)
+  expect(ids, JSON.stringify(box)).toEqual(await plainFilter(sql, box))
+  for (const site of found) expect(site).toEqual(SITE_BY_ID.get(site.id))
+  return found
+}
+
+function sitesInBoxTests(open: () => Promise<Database>) {
+  let db: Database
+  beforeAll(async () => {
+    db = await open()
+    await migrate(db.sql)
+    await seedSites(db.sql, ALL_SITES)
+  })
+  afterAll(() => db.close())
+
+  it('equals a plain filter on the coordinates for 300 random boxes, sites in full, by id', async () => {
+    let nonEmpty = 0
+    for (const box of BOXES) {
+      const found = await expectSameAsPlainFilter(db.sql, box)
+      if (found.length > 0) nonEmpty++
+      const ids = found.map((site) => site.id)
+      expect(ids).toEqual([...ids].sort((a, b) => a - b))
+      // Independently of SQL: exactly the generated sites whose coordinates lie in the box.
+      expect(ids).toEqual(
+        ALL_SITES.filter(
+          (s) =>
+            s.latitude >= box.south &&
+            s.latitude <= box.north &&
+            s.longitude >= box.west &&
+            s.longitude <= box.east,
+        ).map((s) => s.id),
+      )
+    }
+    expect(nonEmpty).toBeGreaterThan(40)
+  })
+
+  it('keeps a site on any edge or corner of the box, and drops it a hair outside', async () => {
+    for (const site of EDGE_SITES) {
+      for (const { box, holds } of edgeBoxes(site)) {
+        const found = await expectSameAsPlainFilter(db.sql, box)
+        expect(
+          found.some((s) => s.id === site.id),
+          `${site.id} in ${JSON.stringify(box)}`,
+        ).toBe(holds)
+      }
+    }
+  })
+
+  it('answers an empty box (open ocean) with no sites, and the whole of both states with every one', async () => {
+    expect(await findSitesInBox(db.sql, { west: -130, east: -126, south: 43, north: 47 })).toEqual([])
+    const both = await expectSameAsPlainFilter(db.sql, { west: -125, east: -116.4, south: 41.9, north: 49.1 })
+    expect(both.map((site) => site.id)).toEqual(SITES.map((site) => site.id).sort((a, b) => a - b))
+  })
+
+  it('answers the same within a deadline', async () => {
+    const box = BOXES[7] as SiteBox
+    expect(await findSitesInBox(db.sql, box, { deadlineMs: 5000 })).toEqual(await findSitesInBox(db.sql, box))
+  })
+
+  it('boxes wider than half the globe, up to the whole map, hold every site inside them', async () => {
+    await expectSameAsPlainFilter(db.sql, { west: -179, east: 179, south: 40, north: 50 })
+    await expectSameAsPlainFilter(db.sql, { west: -170, east: 120, south: -60, north: 70 })
+    // The whole map: its corners are the poles, 90° from its centre, and sites farther than that
+    // from (0, 0) (the Pacific Northwest is 113° away) still lie inside it.
+    const world = { west: -180, east: 180, south: -90, north: 90 }
+    const found = new Set((await findSitesInBox(db.sql, world)).map((site) => site.id))
+    const missing = ALL_SITES.filter((site) => !found.has(site.id)).map((s) => [s.latitude, s.longitude])
+    expect(missing).toEqual([])
+    await expectSameAsPlainFilter(db.sql, world)
+  })
+}
+
+describe('sites in a box on PostgreSQL', () => {
+  sitesInBoxTests(async () => createTestDatabase().then((db) => ({ ...db, close: db.drop })))
+})
+
+describe('sites in a box on embedded PGlite', () => {
+  sitesInBoxTests(openEmbeddedDatabase)
 })

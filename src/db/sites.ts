@@ -1,4 +1,4 @@
-import type { Coordinates, NearestSite, Site } from '../types.ts'
+import type { Coordinates, NearestSite, Site, SiteBox } from '../types.ts'
 import { withDeadline } from './availability.ts'
 import type { Sql } from './connect.ts'
 
@@ -83,6 +83,51 @@ function siteOf(row: NearestRow): Site {
     growingSeasonFrostDays: row.growingSeasonFrostDays,
     browsePressureIndex: row.browsePressureIndex,
   }
+}
+
+/**
+ * Every site whose coordinates lie in the box, by id: the GiST index narrows to a sphere around the
+ * box (earth_box, reaching its farthest corner) and the coordinates then keep the box itself.
+ */
+export async function findSitesInBox(
+  sql: Sql,
+  box: SiteBox,
+  options: { deadlineMs?: number } = {},
+): Promise<Site[]> {
+  // The sphere around a box reaches its farthest point only through a corner while the box spans
+  // less than a hemisphere of longitude; a wider box is filtered by its coordinates alone.
+  const narrow = box.east - box.west < 180
+  const columns = sql`
+    s.id, s.latitude, s.longitude, s.region_id, s.zone, s.state, s.elevation_m, s.slope_deg, s.aspect_deg,
+    s.heat_load_index, s.soil_depth_cm, s.rock_fraction_pct, s.vegetation_cover_pct, s.annual_precip_mm,
+    s.summer_water_deficit_mm, s.growing_season_frost_days, s.browse_pressure_index`
+  const query = narrow
+    ? sql<Site[]>`
+    WITH centre AS (
+      SELECT ll_to_earth(${(box.south + box.north) / 2}, ${(box.west + box.east) / 2}) AS point
+    ), reach AS (
+      SELECT point, 10 + 1.01 * greatest(
+        earth_distance(point, ll_to_earth(${box.south}, ${box.west})),
+        earth_distance(point, ll_to_earth(${box.south}, ${box.east})),
+        earth_distance(point, ll_to_earth(${box.north}, ${box.west})),
+        earth_distance(point, ll_to_earth(${box.north}, ${box.east}))
+      ) AS metres
+      FROM centre
+    )
+    SELECT ${columns}
+    FROM sites s, reach
+    WHERE earth_box(reach.point, reach.metres) @> s.earth_point
+      AND s.latitude BETWEEN ${box.south} AND ${box.north}
+      AND s.longitude BETWEEN ${box.west} AND ${box.east}
+    ORDER BY s.id`
+    : sql<Site[]>`
+    SELECT ${columns}
+    FROM sites s
+    WHERE s.latitude BETWEEN ${box.south} AND ${box.north}
+      AND s.longitude BETWEEN ${box.west} AND ${box.east}
+    ORDER BY s.id`
+  const rows = await (options.deadlineMs ? withDeadline(query, options.deadlineMs) : query)
+  return rows.map((row) => siteOf({ ...row, ord: 0, distanceKm: null }))
 }
 
 /** The sites table's revision token (sql/004_site_revision.sql): it changes with every change to the table. */

@@ -127,3 +127,72 @@ export const graceSeconds = z
   .int('must be a whole number of seconds')
   .min(0, 'must be from 0 to 86400')
   .max(86_400, 'must be from 0 to 86400')
+
+/** [longitude, latitude] (RFC 7946 order), with an optional altitude that is ignored. */
+const position = z
+  .array(z.number({ error: 'must be a number' }), { error: 'must be a position [longitude, latitude]' })
+  .min(2, 'must be a position [longitude, latitude]')
+  .max(3, 'must be a position [longitude, latitude] (with at most an altitude)')
+  .superRefine((values, context) => {
+    const [lon = 0, lat = 0] = values
+    if (lon < -180 || lon > 180)
+      context.addIssue({ code: 'custom', message: 'has a longitude outside -180 to 180' })
+    else if (lat < -90 || lat > 90)
+      context.addIssue({ code: 'custom', message: 'has a latitude outside -90 to 90' })
+  })
+const ring = z.array(position, { error: 'must be a linear ring (an array of positions)' })
+const polygonCoordinates = z
+  .array(ring, { error: 'must be an array of linear rings' })
+  .min(1, 'must hold an exterior ring')
+
+/**
+ * A stand: a GeoJSON Polygon or MultiPolygon geometry, or a Feature holding one (RFC 7946; foreign members
+ * allowed). Only the shape is judged here; rings, self-intersections and size are the plan's checks.
+ */
+const polygonGeometry = z.object({ type: z.literal('Polygon'), coordinates: polygonCoordinates })
+const multiPolygonGeometry = z.object({
+  type: z.literal('MultiPolygon'),
+  coordinates: z
+    .array(polygonCoordinates, { error: 'must be an array of polygons' })
+    .min(1, 'must hold at least one polygon'),
+})
+const standGeometryShape = z.discriminatedUnion('type', [polygonGeometry, multiPolygonGeometry], {
+  error: 'must be a GeoJSON Polygon or MultiPolygon (or a Feature holding one)',
+})
+export const stand = z.union(
+  [standGeometryShape, z.object({ type: z.literal('Feature'), geometry: standGeometryShape })],
+  { error: 'must be a GeoJSON Polygon or MultiPolygon (or a Feature holding one)' },
+)
+export type StandInput = z.infer<typeof stand>
+
+/** Planted or target density, trees per acre (a 3 × 3 ft grid is about 4,840). */
+export const TREES_PER_ACRE_MAX = 5000
+export const TREES_PER_HECTARE_PER_ACRE = 2.471
+export const treesPerAcre = z
+  .number({ error: 'must be a number' })
+  .gt(0, `must be above 0 and at most ${TREES_PER_ACRE_MAX}`)
+  .max(TREES_PER_ACRE_MAX, `must be above 0 and at most ${TREES_PER_ACRE_MAX}`)
+export const treesPerHectare = z
+  .number({ error: 'must be a number' })
+  .gt(0, `must be above 0 and at most ${Math.round(TREES_PER_ACRE_MAX * TREES_PER_HECTARE_PER_ACRE)}`)
+  .max(
+    Math.round(TREES_PER_ACRE_MAX * TREES_PER_HECTARE_PER_ACRE),
+    `must be above 0 and at most ${Math.round(TREES_PER_ACRE_MAX * TREES_PER_HECTARE_PER_ACRE)}`,
+  )
+
+/** A plan's confidence, or an interval's level. */
+export const CONFIDENCE_MIN = 0.5
+export const CONFIDENCE_MAX = 0.99
+export const confidence = z
+  .number({ error: 'must be a number' })
+  .min(CONFIDENCE_MIN, `must be from ${CONFIDENCE_MIN} to ${CONFIDENCE_MAX}`)
+  .max(CONFIDENCE_MAX, `must be from ${CONFIDENCE_MIN} to ${CONFIDENCE_MAX}`)
+
+/** One species of a planting mix; the shares of a mix sum to 1 (checked with the mix). */
+export const speciesShare = z
+  .number({ error: 'must be a number' })
+  .gt(0, 'must be above 0 and at most 1')
+  .max(1, 'must be above 0 and at most 1')
+export const SPECIES_MIX_MAX = 20
+export const ruleSetId = z.string({ error: 'must be a string' }).max(40, 'is too long')
+export const siteClassName = z.string({ error: 'must be a string' }).max(20, 'is too long')

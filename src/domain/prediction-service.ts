@@ -1,3 +1,4 @@
+import { type SurvivalInterval, survivalInterval } from '../stats/survival-interval.ts'
 import {
   HORIZONS,
   type Horizon,
@@ -18,7 +19,8 @@ import {
   type ClimateFuture,
   type ClimateProjection,
 } from './climate.ts'
-import { ApiError } from './errors.ts'
+import { ApiError, invalidField } from './errors.ts'
+import { CONFIDENCE_MAX, CONFIDENCE_MIN } from './input-rules.ts'
 import type {
   BatchItemResult,
   Comparison,
@@ -195,6 +197,16 @@ export class PredictionService {
         yield { index, ok: false, error }
       }
     }
+  }
+
+  /**
+   * The central interval of survival around one horizon's prediction at `level` (0.5–0.99), from the
+   * model's stated uncertainty terms; the prediction's probability is its median.
+   */
+  survivalInterval(prediction: HorizonPrediction, level: number): SurvivalInterval {
+    if (!(level >= CONFIDENCE_MIN && level <= CONFIDENCE_MAX))
+      throw invalidField('level', `must be from ${CONFIDENCE_MIN} to ${CONFIDENCE_MAX}`)
+    return survivalInterval(prediction.logOdds, this.survivalModel.uncertainty, level)
   }
 
   /** The climates a prediction can be made for (GET /v1/climate, GraphQL climateScenarios). */

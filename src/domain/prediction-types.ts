@@ -171,3 +171,4 @@ export interface SurvivalMap {
   model: ModelInfo
   generatedAt: Date
 }
+export type { SurvivalInterval } from '../stats/survival-interval.ts'

@@ -3,6 +3,7 @@ import type { Catalogue } from '../domain/catalogue.ts'
 import type { HealthMonitor } from '../domain/health.ts'
 import type { KeyService } from '../domain/key-service.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
+import type { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import type { SurvivalMapService } from '../domain/survival-map.ts'
 import type { RequestContext } from '../observability/request-context.ts'
 import type { QuotaStatus } from '../quota/quota-guard.ts'
@@ -18,6 +19,7 @@ export interface GraphQLContext {
   /** Where the caller stands against today's quota, this request counted; set with `caller`. */
   quota: QuotaStatus | null
   predictions: PredictionService
+  plans: StockingPlanService
   maps: SurvivalMapService
   catalogue: Catalogue
   health: HealthMonitor

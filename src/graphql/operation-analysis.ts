@@ -15,10 +15,16 @@ const PUBLIC_ROOT_FIELDS = new Set(['health', 'model', '__schema', '__type', '__
 /**
  * Root fields that count as one site prediction against the tier's batch size, each alias again:
  * `speciesRanking` looks up one site (and evaluates every species there); `survivalMap` costs one unit
- * too, so a single one always passes while aliasing many is capped like aliasing `predict` (its model
+ * too (and so does `stockingPlan`), so a single one always passes while aliasing many is capped like aliasing `predict` (its model
  * work is throttled per key on its own, see plugins/survival-map-throttle.ts).
  */
-const SINGLE_SITE_FIELDS = new Set(['predict', 'compareMethods', 'speciesRanking', 'survivalMap'])
+const SINGLE_SITE_FIELDS = new Set([
+  'predict',
+  'compareMethods',
+  'speciesRanking',
+  'survivalMap',
+  'stockingPlan',
+])
 const BATCH_FIELD = 'predictBatch'
 
 export interface OperationFacts {

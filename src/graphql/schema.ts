@@ -7,6 +7,7 @@ import './types/comparison.ts'
 import './types/batch.ts'
 import './types/ranking.ts'
 import './types/survival-map.ts'
+import './types/stocking-plan.ts'
 import './types/service.ts'
 import './types/viewer.ts'
 

@@ -6,6 +6,7 @@ import type { Catalogue } from '../domain/catalogue.ts'
 import type { HealthMonitor } from '../domain/health.ts'
 import type { KeyService } from '../domain/key-service.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
+import type { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import type { SurvivalMapService } from '../domain/survival-map.ts'
 import { MAX_BODY_BYTES } from '../http-io/body.ts'
 import type { Logger } from '../logging/logger.ts'
@@ -23,6 +24,7 @@ import { schema } from './schema.ts'
 export interface GatewayDeps {
   health: HealthMonitor
   predictions: PredictionService
+  plans: StockingPlanService
   maps: SurvivalMapService
   catalogue: Catalogue
   access: AccessControl
@@ -109,6 +111,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         quota: null,
         health: deps.health,
         predictions: deps.predictions,
+        plans: deps.plans,
         maps: deps.maps,
         catalogue: deps.catalogue,
         keys: deps.keys,

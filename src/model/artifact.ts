@@ -168,6 +168,20 @@ const referenceSite = z.strictObject({
   browsePressureIndex: finite,
 })
 
+/**
+ * Variance terms on the logit scale (assumptions, not fitted: docs/model-card.md → uncertainty). A
+ * prediction's own survival probability is the median of the distribution they describe.
+ */
+const uncertainty = z.strictObject({
+  description: z.string().trim().min(1),
+  /** SD of the planting-year effect, shared by every tree planted in one stand in one year. */
+  plantingYearSd: nonNegative,
+  /** SD of the unexplained site effect: what the site's attributes do not tell. */
+  siteSd: nonNegative,
+  /** Variance of a per-acre count of survivors over the binomial's (≥ 1): seedlings die in clumps. */
+  clumpingDispersion: z.number().finite().min(1),
+})
+
 const artifactSchema = z
   .strictObject({
     series: z.string().trim().min(1),
@@ -178,6 +192,7 @@ const artifactSchema = z
     inputRanges,
     horizons: perMethod(horizonSet),
     factors: z.array(factorSpec).min(1),
+    uncertainty,
   })
   .refine((a) => FACTOR_KEYS.every((key) => a.factors.filter((f) => f.key === key).length === 1), {
     message: `factors must list each of ${FACTOR_KEYS.join(', ')} exactly once`,

@@ -1,3 +1,4 @@
+import { sigmoid } from '../stats/logistic.ts'
 import {
   HORIZONS,
   type Horizon,
@@ -10,7 +11,6 @@ import {
 } from '../types.ts'
 import type { FactorSpec, ModelArtifact } from './artifact.ts'
 import { HorizonResult, type RankedDeviations } from './horizon-result.ts'
-import { sigmoid } from './logistic.ts'
 import { compileSeverity, type Severity } from './severity.ts'
 import { clampSite, referenceSiteFor } from './site-input.ts'
 import { factorWeight } from './weight.ts'
@@ -176,6 +176,11 @@ export function createSurvivalModel(
     series: artifact.series,
     version: artifact.version,
     codename: artifact.codename,
+    uncertainty: Object.freeze({
+      plantingYearSd: artifact.uncertainty.plantingYearSd,
+      siteSd: artifact.uncertainty.siteSd,
+      clumpingDispersion: artifact.uncertainty.clumpingDispersion,
+    }),
     factors: Object.freeze(
       factors.map(({ key, name, description }) => Object.freeze({ key, name, description })),
     ),

@@ -2,10 +2,10 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { methodArbitrary, siteArbitrary, speciesArbitrary } from '../../test/support/model/arbitraries.ts'
 import { SPECIES } from '../domain/species.ts'
+import { logit } from '../stats/logistic.ts'
 import { PLANTING_METHODS } from '../types.ts'
 import { readArtifact } from './artifact.ts'
 import { loadSurvivalModel } from './loader.ts'
-import { logit } from './logistic.ts'
 import { referenceSiteFor } from './site-input.ts'
 
 const model = loadSurvivalModel(SPECIES)

@@ -3,6 +3,7 @@ import {
   batchOf,
   catalogueCode,
   climate,
+  confidence,
   email,
   forestZone,
   graceSeconds,
@@ -11,8 +12,15 @@ import {
   keyName,
   latitude,
   longitude,
+  ruleSetId,
+  SPECIES_MIX_MAX,
+  siteClassName,
   speciesGroup,
   speciesSearch,
+  speciesShare,
+  stand,
+  treesPerAcre,
+  treesPerHectare,
 } from '../domain/input-rules.ts'
 
 /** The /v1 request bodies and query strings: the shared input rules under the spec's snake_case names. Strict: unknown fields are refused. */
@@ -52,3 +60,24 @@ export const SpeciesQuery = z.strictObject({
 export const SporeKeyBody = z.strictObject({ email, name: keyName.optional() })
 
 export const RotateBody = z.strictObject({ grace_seconds: graceSeconds.optional() })
+
+/** POST /v1/plans/stocking: where (a point or a stand), what (a mix and a method) and how many. */
+export const StockingPlanBody = z.strictObject({
+  latitude: latitude.nullish(),
+  longitude: longitude.nullish(),
+  stand: stand.nullish(),
+  planting_method: catalogueCode,
+  species_mix: z
+    .array(z.strictObject({ species_code: catalogueCode, share: speciesShare }), {
+      error: 'must be an array of {species_code, share}',
+    })
+    .min(1, 'must hold at least one species')
+    .max(SPECIES_MIX_MAX, `may hold at most ${SPECIES_MIX_MAX} species`),
+  trees_per_acre: treesPerAcre.nullish(),
+  trees_per_hectare: treesPerHectare.nullish(),
+  confidence: confidence.nullish(),
+  rule_set: ruleSetId.nullish(),
+  site_class: siteClassName.nullish(),
+  target_trees_per_acre: treesPerAcre.nullish(),
+  climate: climate.nullish(),
+})

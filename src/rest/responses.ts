@@ -48,7 +48,7 @@ function horizonJson(horizon: HorizonPrediction) {
   }
 }
 
-function modelJson(model: ModelInfo) {
+export function modelJson(model: ModelInfo) {
   return { version: model.version, codename: model.codename, series: model.series }
 }
 

@@ -6,6 +6,7 @@ import type { HealthMonitor } from '../domain/health.ts'
 import type { JobService } from '../domain/jobs/job-service.ts'
 import type { KeyService } from '../domain/key-service.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
+import type { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import type { RequestContext } from '../observability/request-context.ts'
 
 /*
@@ -18,6 +19,7 @@ export interface RestDeps {
   access: AccessControl
   jobs: JobService
   predictions: PredictionService
+  plans: StockingPlanService
   catalogue: Catalogue
   health: HealthMonitor
   keys: KeyService

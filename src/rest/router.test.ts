@@ -19,6 +19,7 @@ import { StoreUnavailableError } from '../domain/errors.ts'
 import { HealthMonitor } from '../domain/health.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
 import { SPECIES } from '../domain/species.ts'
+import { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import { loadSurvivalModel } from '../model/index.ts'
 import type { NearestSiteLookup } from '../types.ts'
 import { createRestHandler } from './router.ts'
@@ -75,6 +76,7 @@ function setup({
   const handle = createRestHandler(
     {
       predictions,
+      plans: new StockingPlanService(model, lookup, { within: async () => [] }, () => NOW),
       jobs: jobServiceOver(predictions).jobs,
       catalogue: new Catalogue(model, 5),
       health: new HealthMonitor({

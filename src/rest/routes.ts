@@ -4,6 +4,7 @@ import { SerializedJson } from '../http-io/json.ts'
 import { JOB_ROUTES } from './job-routes.ts'
 import { readJsonBody, readOptionalJsonBody } from './json-body.ts'
 import { OPENAPI_DOCUMENT } from './openapi.ts'
+import { PLAN_ROUTES } from './plan-routes.ts'
 import {
   BatchBody,
   CompareBody,
@@ -191,5 +192,6 @@ export const ROUTES: readonly Route[] = [
       return { status: report.status === 'unavailable' ? 503 : 200, body: report }
     },
   },
+  ...PLAN_ROUTES,
   ...JOB_ROUTES,
 ]

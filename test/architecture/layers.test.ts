@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 /**
  * The layering of docs/operations.md → Layout (the architecture's "Layers"), checked on every import of src/ (type-only
  * imports included). A request goes one way: http → rest | graphql → access (auth, keys, quota) →
- * domain → model, geo and the store ports of types.ts, implemented in db. platform (config, logging,
+ * domain → model, geo, stats and the store ports of types.ts, implemented in db. platform (config, logging,
  * observability) and types.ts may be used by any layer and use none. The composition root (src/*.ts:
  * app, serve, main, cluster, store-ports) and the command-line tools (cli) wire everything.
  */
@@ -25,9 +25,10 @@ const ALLOWED: Record<string, readonly string[]> = {
   auth: ['quota', 'keys/api-key', 'domain/errors'],
   quota: ['auth', 'domain/errors'],
   keys: ['db'],
-  domain: ['geo'],
-  model: [],
+  domain: ['geo', 'stats'],
+  model: ['stats'],
   geo: [],
+  stats: [],
   db: ['keys/api-key'],
   config: [],
   logging: [],

@@ -467,6 +467,8 @@ describe('reference queries', () => {
         'viewer',
         // Covered by climate.test.ts.
         'climateScenarios',
+        // Covered by stocking-plan.test.ts.
+        'stockingPlan',
       ].sort(),
     )
     expect(predictInput(FOREST_POINTS.coastRange)).toContain('MANUAL')

@@ -30,6 +30,7 @@ const SERVED = [
   'POST /keys',
   'POST /v1/jobs',
   'POST /v1/keys/rotate',
+  'POST /v1/plans/stocking',
   'POST /v1/predict',
   'POST /v1/predict/batch',
   'POST /v1/predict/compare',
@@ -84,6 +85,7 @@ describe('API5: what the HTTP server routes', () => {
       'predictBatch',
       'species',
       'speciesRanking',
+      'stockingPlan',
       'survivalMap',
       'viewer',
     ])

@@ -123,6 +123,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/plans/stocking": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * How many trees to plant to meet a reforestation standard, at a stated confidence
+         * @description A stocking plan for a planted density of a species mix, at a point or over a stand. It
+         *     computes:
+         *
+         *     - where it is evaluated: for a point (`latitude` + `longitude`), the nearest data point, as
+         *       for `POST /v1/predict` (`site`); for a stand (`stand`, a GeoJSON Polygon or MultiPolygon),
+         *       every data site whose coordinates lie inside it (holes excluded), or, when none does, the
+         *       one nearest its centre (`stand.nearest_site_used`);
+         *     - the reforestation standard it is judged against (`rule`): Oregon's Forest Practices rules
+         *       (`or_fpa`, judged at 5 years, whose minimum depends on the Oregon site class, at most 20 % of
+         *       it met by hardwoods) or Washington's west or east of the Cascade crest (`wa_fpa_west`,
+         *       `wa_fpa_east`, judged at 1 year), chosen from the location's state and zone unless `rule_set`
+         *       names one; `target_trees_per_acre` replaces the rule's minimum;
+         *     - for each horizon (1, 3, 5 years, ascending), the mix's survival and the expected survivors
+         *       per acre and per hectare, with the central interval holding `confidence` of the outcomes
+         *       (`lower`, `upper`), and each species' own share of them (`by_species`);
+         *     - `meets_standard.probability`: the probability that the survivors at the rule's horizon reach
+         *       the target, and whether it reaches `confidence`;
+         *     - `required`: the smallest whole number of trees per acre (at most 5000) whose probability of
+         *       meeting the target reaches `confidence`, and the overplanting factor over the target (all
+         *       null when no density up to 5000 does);
+         *     - `carbon.ninety_percent_half_width_share`: half the 90 % interval of survivors at the rule's
+         *       horizon as a share of the expected (Verra VM0047 issues no credits above 1).
+         *
+         *     The intervals and probabilities come from stated uncertainty assumptions (a planting-year and a
+         *     site effect on the logit scale, and clumped plot counts: see the model card), not fitted values;
+         *     the same request always gives the same numbers (only `generated_at` changes). The data and the
+         *     model are synthetic: a plan is an illustration, not a compliance determination (`notes`).
+         *
+         *     Body rules are those of `POST /v1/predict` (strict JSON object, at most 1 MiB, an unknown field
+         *     is `400 invalid_request`), and:
+         *
+         *     - exactly one of `latitude` + `longitude` (both) or `stand`; both, or neither, is
+         *       `400 invalid_request` (`field` `stand` when both are sent, else the missing coordinate);
+         *     - exactly one of `trees_per_acre` or `trees_per_hectare`; both is `400 invalid_request`
+         *       naming `trees_per_hectare`, neither naming `trees_per_acre`;
+         *     - `species_mix`: 1 to 20 species, each listed once (a repeat is `400 invalid_request` naming
+         *       `species_mix[i].species_code`), shares summing to 1 within 0.001 (otherwise `400` naming
+         *       `species_mix`); an unknown `species_code` is `422 invalid_species`;
+         *     - a stand's rings must each be closed (last position equal to the first) and hold at least
+         *       four positions, no ring may cross itself or another, and a stand may cover at most 20,000 ha
+         *       and hold at most 10,000 positions: otherwise `400 invalid_request`, `field` naming the ring
+         *       (e.g. `stand.coordinates[0]`, `stand.coordinates[1][0]` in a MultiPolygon,
+         *       `stand.geometry.coordinates[0]` in a Feature) or `stand` for the limits;
+         *     - `rule_set` other than `or_fpa`, `wa_fpa_west`, `wa_fpa_east`, and `site_class` other than
+         *       `I-III`, `IV-V`, `VI` or with a Washington rule (asked for, or the location's), are
+         *       `400 invalid_request`;
+         *     - `planting_method` other than `manual` / `drone_seeded` is `422 invalid_method`; a `climate`
+         *       naming no known future is `422 invalid_climate`; a point, or a stand with no data site
+         *       inside whose centre is, outside Oregon/Washington is `422 outside_coverage`, and with no data
+         *       point within the search radius `422 no_nearby_data`.
+         *
+         *     A plan counts one request against the daily quota, like `POST /v1/predict`, whatever the size
+         *     of its stand.
+         */
+        post: operations["createStockingPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/jobs": {
         parameters: {
             query?: never;
@@ -837,6 +909,262 @@ export interface components {
             /** @description One result per submitted site, in request order. */
             results: (components["schemas"]["BatchResultPrediction"] | components["schemas"]["BatchResultError"])[];
         };
+        /**
+         * @description A stocking plan. Exactly one of `latitude` + `longitude` (both) or `stand`, and exactly one of
+         *     `trees_per_acre` or `trees_per_hectare`: both, or neither, is `400 invalid_request`. Optional
+         *     fields may be `null`, which is the same as leaving them out.
+         */
+        StockingPlanRequest: {
+            /** @description Latitude of a point to plan for, decimal degrees; with `longitude`, instead of `stand`. */
+            latitude?: number | null;
+            /** @description Longitude of a point to plan for, decimal degrees; with `latitude`, instead of `stand`. */
+            longitude?: number | null;
+            /** @description The stand to plan for, instead of `latitude` + `longitude`. */
+            stand?: components["schemas"]["Stand"] | null;
+            /**
+             * @description `manual` or `drone_seeded`; any other string is `422 invalid_method`.
+             * @example manual
+             * @example drone_seeded
+             */
+            planting_method: string;
+            /**
+             * @description The species planted and their shares of the planted trees (one species is a one-item mix).
+             *     Each species at most once (a repeat is `400 invalid_request` naming
+             *     `species_mix[i].species_code`); the shares sum to 1 within 0.001 (otherwise
+             *     `400 invalid_request` naming `species_mix`) and are scaled to sum to exactly 1.
+             */
+            species_mix: components["schemas"]["SpeciesShare"][];
+            /** @description Planted density, trees per acre; exactly one of this or `trees_per_hectare`. */
+            trees_per_acre?: number | null;
+            /** @description Planted density, trees per hectare (1 tree per acre = 2.471 per hectare); exactly one of this or `trees_per_acre`. */
+            trees_per_hectare?: number | null;
+            /** @description The confidence the plan is judged at, and the level of its intervals; default 0.9. */
+            confidence?: number | null;
+            /**
+             * @description The standard to judge against; default the location's: `or_fpa` in Oregon, in Washington
+             *     `wa_fpa_west` or `wa_fpa_east` by the side of the Cascade crest. Any other value is
+             *     `400 invalid_request`.
+             * @enum {string|null}
+             */
+            rule_set?: "or_fpa" | "wa_fpa_west" | "wa_fpa_east" | null;
+            /**
+             * @description Oregon site class whose minimum applies (`or_fpa` only); default the modelled class of the
+             *     location. Any other value, or a site class with a Washington rule (asked for or the
+             *     location's), is `400 invalid_request` naming `site_class`.
+             * @enum {string|null}
+             */
+            site_class?: "I-III" | "IV-V" | "VI" | null;
+            /** @description A custom target, trees per acre, instead of the rule's minimum. */
+            target_trees_per_acre?: number | null;
+            climate?: components["schemas"]["ClimateInput"];
+        };
+        SpeciesShare: {
+            species_code: components["schemas"]["SpeciesCodeInput"];
+            /** @description Share of the planted trees, above 0 and at most 1. */
+            share: number;
+        };
+        /**
+         * @description A stand (RFC 7946): a Polygon or MultiPolygon geometry, or a Feature holding one. Positions
+         *     are `[longitude, latitude]`. Foreign members (e.g. `bbox`, a Feature's `properties` and `id`)
+         *     are allowed and ignored. Each ring is closed (its last position repeats its first) and holds at
+         *     least four positions, and no ring crosses itself or another; a stand covers at most 20,000 ha
+         *     and holds at most 10,000 positions in all. Otherwise `400 invalid_request` naming the ring
+         *     (`stand.coordinates[r]`, `stand.coordinates[p][r]` for a MultiPolygon, under
+         *     `stand.geometry` for a Feature) or `stand` for the limits.
+         */
+        Stand: components["schemas"]["StandPolygon"] | components["schemas"]["StandMultiPolygon"] | components["schemas"]["StandFeature"];
+        /** @description `[longitude, latitude]`, optionally with an altitude, which is ignored (RFC 7946 §3.1.1). */
+        StandPosition: [
+            components["schemas"]["Longitude"],
+            components["schemas"]["Latitude"]
+        ] | [
+            components["schemas"]["Longitude"],
+            components["schemas"]["Latitude"],
+            number
+        ];
+        /** @description A closed ring of at least four positions, its last repeating its first, not crossing itself. */
+        StandLinearRing: components["schemas"]["StandPosition"][];
+        /** @description The first ring is the exterior, any others are holes. */
+        StandPolygon: {
+            /** @constant */
+            type: "Polygon";
+            coordinates: components["schemas"]["StandLinearRing"][];
+        };
+        StandMultiPolygon: {
+            /** @constant */
+            type: "MultiPolygon";
+            coordinates: components["schemas"]["StandLinearRing"][][];
+        };
+        /** @description A Feature holding the stand's geometry; its `properties` and `id` are ignored. */
+        StandFeature: {
+            /** @constant */
+            type: "Feature";
+            geometry: components["schemas"]["StandPolygon"] | components["schemas"]["StandMultiPolygon"];
+            /** @description The Feature's properties (an object or null, RFC 7946 §3.2), ignored. */
+            properties?: unknown;
+            /** @description The Feature's id, ignored. */
+            id?: unknown;
+        };
+        /**
+         * @description Oregon cubic-foot site class as the reforestation rule groups them (OAR 629-610-0020):
+         *     `I-III` from 120, `IV-V` 50 to 119, `VI` below 50 cubic feet per acre per year. Modelled from
+         *     the synthetic site attributes (docs/data-dictionary.md).
+         * @enum {string}
+         */
+        SiteClass: "I-III" | "IV-V" | "VI";
+        /** @description The reforestation standard a plan is judged against (an illustration, not a compliance determination). */
+        StockingRule: {
+            /** @enum {string} */
+            id: "or_fpa" | "wa_fpa_west" | "wa_fpa_east";
+            name: string;
+            /** @description The rules cited. */
+            citation: string;
+            /** @description The rule's minimum, trees per acre. */
+            minimum_trees_per_acre: number;
+            /** @description The target used, trees per acre; the minimum unless `target_trees_per_acre` was sent. */
+            target_trees_per_acre: number;
+            /** @description true when `target_trees_per_acre` was sent. */
+            custom_target: boolean;
+            horizon_years: components["schemas"]["HorizonYears"];
+            /** @description `or_fpa`: the site class the minimum belongs to; null for a Washington rule. */
+            site_class: components["schemas"]["SiteClass"] | null;
+            /** @description At most this share of the target may be met by hardwoods (`or_fpa`); null when every species counts fully. */
+            hardwood_share_cap: number | null;
+            /** @description true when the minimum came from secondary summaries and must be checked against the rule text. */
+            verify: boolean;
+            /** @description Where the figure stands. */
+            status: string;
+            sources: string[];
+        };
+        PlanSpeciesOutcome: {
+            species_code: components["schemas"]["SpeciesCode"];
+            species_common_name: string;
+            /** @enum {string} */
+            group: "conifer" | "hardwood";
+            /** @description Share of the planted trees (the shares sent, scaled to sum to exactly 1). */
+            share: number;
+            planted_trees_per_acre: number;
+            survival_probability: components["schemas"]["Probability"];
+            expected_trees_per_acre: number;
+            /** @description false when the species counts toward the standard only up to the hardwood cap. */
+            counts_in_full: boolean;
+        };
+        PlanHorizon: {
+            horizon_years: components["schemas"]["HorizonYears"];
+            survival_probability: components["schemas"]["Probability"];
+            /** @description Planted trees per acre × `survival_probability`. */
+            expected_trees_per_acre: number;
+            /** @description Lower end of the central interval of survivors per acre at the plan's `confidence`. */
+            lower: number;
+            /** @description Upper end of that interval, survivors per acre. */
+            upper: number;
+            expected_trees_per_hectare: number;
+            lower_per_hectare: number;
+            upper_per_hectare: number;
+            /** @description Each species of the mix, in the order sent. */
+            by_species: components["schemas"]["PlanSpeciesOutcome"][];
+        };
+        /** @description A point plan's matched data point. */
+        PlanSite: {
+            latitude: components["schemas"]["Latitude"];
+            longitude: components["schemas"]["Longitude"];
+            /** @description Id of the matched data point. */
+            site_id: number;
+            matched_latitude: components["schemas"]["Latitude"];
+            matched_longitude: components["schemas"]["Longitude"];
+            match_distance_km: number;
+            zone: components["schemas"]["Zone"];
+            /** @enum {string} */
+            state: "OR" | "WA";
+            site_class: components["schemas"]["SiteClass"];
+        };
+        PlanStandSite: {
+            site_id: number;
+            latitude: components["schemas"]["Latitude"];
+            longitude: components["schemas"]["Longitude"];
+            zone: components["schemas"]["Zone"];
+            site_class: components["schemas"]["SiteClass"];
+        };
+        /** @description A stand plan's area and the data sites it was evaluated at. */
+        PlanStand: {
+            /** @description Geodesic area, hectares. */
+            area_ha: number;
+            /** @description The area-weighted centre of its outer rings. */
+            centroid: {
+                latitude: components["schemas"]["Latitude"];
+                longitude: components["schemas"]["Longitude"];
+            };
+            /** @description Data sites whose coordinates lie inside the stand (holes excluded). */
+            sites_inside: number;
+            /** @description true when none lies inside, and the data point nearest the centre stands for the stand. */
+            nearest_site_used: boolean;
+            /** @description Km from the centre to that data point; null when sites lie inside. */
+            nearest_site_distance_km: number | null;
+            /**
+             * @description The state of most of its sites.
+             * @enum {string}
+             */
+            state: "OR" | "WA";
+            site_class: components["schemas"]["SiteClass"];
+            /** @description The sites evaluated, by id (at most the first 100; `sites_inside` counts them all). */
+            sites: components["schemas"]["PlanStandSite"][];
+        };
+        PlanClimate: {
+            /** @enum {string} */
+            period: "2011-2040" | "2041-2070" | "2071-2100";
+            /** @enum {string} */
+            scenario: "ssp245" | "ssp370" | "ssp585";
+            data_version: string;
+        };
+        /**
+         * @description A stocking plan. Exactly one of `site` (a point plan) or `stand` (a stand plan). Synthetic data:
+         *     an illustration, not a compliance determination.
+         */
+        StockingPlanResponse: {
+            rule: components["schemas"]["StockingRule"];
+            planting_method: components["schemas"]["PlantingMethod"];
+            /** @description The planted density, in both units. */
+            planted: {
+                trees_per_acre: number;
+                trees_per_hectare: number;
+            };
+            /** @description The confidence judged at (default 0.9). */
+            confidence: number;
+            /** @description Surviving trees at 1, 3 and 5 years, ascending. */
+            horizons: components["schemas"]["PlanHorizon"][];
+            meets_standard: {
+                probability: components["schemas"]["Probability"];
+                /** @description true when `probability` reaches `confidence`. */
+                at_confidence: boolean;
+                horizon_years: components["schemas"]["HorizonYears"];
+            };
+            /** @description The smallest density meeting the target at `confidence`; all null when no density up to 5000 trees per acre does. */
+            required: {
+                trees_per_acre: number | null;
+                trees_per_hectare: number | null;
+                /** @description `required.trees_per_acre` ÷ the target. */
+                overplanting_factor: number | null;
+            };
+            site?: components["schemas"]["PlanSite"];
+            stand?: components["schemas"]["PlanStand"];
+            /** @description The future climate planned for; null for today's. */
+            climate: components["schemas"]["PlanClimate"] | null;
+            carbon: {
+                /**
+                 * @description Half the 90 % interval of survivors at the rule's horizon, as a share of the expected
+                 *     survivors; null when none are expected.
+                 */
+                ninety_percent_half_width_share: number | null;
+            };
+            /** @description What the plan is and is not (synthetic data, survival only, values to verify, assumptions). */
+            notes: string[];
+            model: components["schemas"]["Model"];
+            generated_at: components["schemas"]["Timestamp"];
+        } & ({
+            site: components["schemas"]["PlanSite"];
+        } | {
+            stand: components["schemas"]["PlanStand"];
+        });
         Species: {
             code: components["schemas"]["SpeciesCode"];
             common_name: string;
@@ -1373,7 +1701,9 @@ export interface components {
          *     object (`field` `(root)`), a required field is missing (`reason` `is required`), a field has the
          *     wrong type or is out of range, `horizons` is bad (empty, more than 10 entries, or a value other
          *     than 1, 3, 5), `horizon` (`POST /v1/predict/rank`) is not 1, 3 or 5, a field is unknown
-         *     (`reason` `is not a recognized field`), or a batch is empty.
+         *     (`reason` `is not a recognized field`), or a batch is empty. `POST /v1/plans/stocking` adds its
+         *     own rules (both or neither of a point and a stand, or of the two densities; a stand's rings and
+         *     limits; the species mix; `rule_set`, `site_class`): see the operation.
          */
         BodyBadRequest: {
             headers: {
@@ -1637,6 +1967,42 @@ export interface components {
                  */
                 "application/json": {
                     error: components["schemas"]["BatchTooLargeError"];
+                };
+            };
+        };
+        /**
+         * @description `invalid_species` (a `species_code` of the mix unrecognized), `invalid_method`
+         *     (`planting_method` neither `manual` nor `drone_seeded`), `invalid_climate` (a `climate` naming
+         *     no known future: see `GET /v1/climate`), `outside_coverage` (a point, or the centre of a stand
+         *     with no data site inside, outside Oregon/Washington) or `no_nearby_data` (in coverage, no data
+         *     point within the search radius).
+         */
+        PlanUnprocessable: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "outside_coverage",
+                 *         "message": "The coordinates lie outside the coverage region (Oregon and Washington)",
+                 *         "details": {
+                 *           "suggestion": "GET /v1/coverage returns the covered area as GeoJSON"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    error: components["schemas"]["InvalidSpeciesError"] | components["schemas"]["InvalidMethodError"] | components["schemas"]["InvalidClimateError"] | components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"];
                 };
             };
         };
@@ -2314,6 +2680,47 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["BatchUnprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createStockingPlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StockingPlanRequest"];
+            };
+        };
+        responses: {
+            /** @description The plan. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StockingPlanResponse"];
+                };
+            };
+            400: components["responses"]["BodyBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["PlanUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -26,6 +26,7 @@ import {
   type PlantingMethod,
 } from './generated/operations.ts'
 import { ExplorerMap } from './map.ts'
+import { PlanPanel } from './plan.ts'
 import {
   CELL_SIZES_KM,
   type CellKm,
@@ -188,6 +189,7 @@ class Explorer {
   private survivalMap: SurvivalMapAnswer | null = null
   private readonly api: ExplorerApi
   private readonly map: ExplorerMap
+  private readonly plan: PlanPanel
   /** Each load's sequence number: an answer that arrives after a newer question is dropped. */
   private readonly asked = { compare: 0, ranking: 0, survivalMap: 0, coverage: 0 }
   private coverageShown = false
@@ -203,9 +205,30 @@ class Explorer {
     )
     if (!sessionStorage.getItem(KEY_STORAGE) && data.demoKey)
       sessionStorage.setItem(KEY_STORAGE, data.demoKey)
+    this.plan = new PlanPanel(
+      {
+        api: this.api,
+        map: this.map,
+        species: data.species,
+        view: () => ({
+          point: this.state.point,
+          method: this.state.method,
+          climate: this.state.climate,
+          species: this.state.species,
+        }),
+        hasKey: () => this.hasKey,
+        messageFor: (error) => messageFor(error, data.searchRadiusKm),
+        open: () => this.openPanel('plan'),
+        busy,
+      },
+      element('tab-compare').parentElement as HTMLElement,
+      element('panel-ranking'),
+    )
     this.fillControls()
     this.wireControls()
     this.reflectState()
+    // Opened from a link: the plan waits for the point (start() picks it) instead of asking twice.
+    this.plan.setShown(this.state.panel === 'plan', false)
     this.renderComparison()
     this.renderRanking()
     this.start()
@@ -294,6 +317,7 @@ class Explorer {
     element('factor-horizon').textContent = String(this.state.horizon)
     element('ranking-method').textContent = METHOD_LABELS[this.state.method].toLowerCase()
     element('ranking-horizon').textContent = String(this.state.horizon)
+    this.plan.reflect()
     history.replaceState(null, '', `${location.pathname}${serializeViewState(this.state)}`)
   }
 
@@ -328,6 +352,7 @@ class Explorer {
       this.update({ method: (event.target as HTMLSelectElement).value as Method })
       this.renderComparison()
       this.refreshRankingAndMap()
+      this.plan.contextChanged()
     })
     element<HTMLSelectElement>('horizon').addEventListener('change', (event) => {
       this.update({ horizon: Number((event.target as HTMLSelectElement).value) as Horizon })
@@ -367,9 +392,19 @@ class Explorer {
     for (const panel of PANELS) {
       const tab = element(`tab-${panel}`)
       tab.addEventListener('click', () => this.openPanel(panel))
+      // The tabs' keys: the arrows move to the next or the previous tab (around), Home and End to the ends.
       tab.addEventListener('keydown', (event) => {
-        if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return
-        const next = PANELS[(PANELS.indexOf(panel) + 1) % PANELS.length] as Panel
+        const at = PANELS.indexOf(panel)
+        const to: Record<string, number> = {
+          ArrowRight: (at + 1) % PANELS.length,
+          ArrowLeft: (at - 1 + PANELS.length) % PANELS.length,
+          Home: 0,
+          End: PANELS.length - 1,
+        }
+        const index = to[event.key]
+        if (index === undefined) return
+        event.preventDefault()
+        const next = PANELS[index] as Panel
         this.openPanel(next)
         element(`tab-${next}`).focus()
       })
@@ -383,6 +418,7 @@ class Explorer {
         this.map.resize()
         this.renderComparison()
         this.renderRanking()
+        this.plan.render()
       })
     }).observe(element('side'))
   }
@@ -395,6 +431,7 @@ class Explorer {
     this.renderRanking()
     if (this.state.point && this.hasKey) void this.loadComparison()
     this.refreshRankingAndMap()
+    this.plan.contextChanged()
   }
 
   private refreshRankingAndMap(): void {
@@ -406,6 +443,7 @@ class Explorer {
     if (panel === this.state.panel) return
     this.update({ panel })
     if (panel === 'ranking' && this.state.point) void this.loadRanking()
+    this.plan.setShown(panel === 'plan')
   }
 
   private pick(point: Point): void {
@@ -422,6 +460,7 @@ class Explorer {
     }
     void this.loadComparison()
     if (this.state.panel === 'ranking') void this.loadRanking()
+    this.plan.pointChanged()
   }
 
   private async requestSporeKey(): Promise<void> {

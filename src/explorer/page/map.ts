@@ -32,6 +32,21 @@ export interface CellView {
   note: string | null
 }
 
+/** A stand drawn on the map, vertex by vertex: what the page hears of it. */
+export interface StandSketch {
+  /** The vertices so far changed (added, undone). */
+  onChange(vertices: number): void
+  /** The ring was closed (a double-click, a click on the first vertex, or finish()): its vertices, open. */
+  onClose(vertices: Point[]): void
+}
+
+/** Clicks closer than this (in pixels) to the last vertex add none: a double-click's two clicks are one. */
+const SAME_VERTEX_PX = 6
+/** A click this close (in pixels) to the first vertex closes the ring. */
+const CLOSE_RING_PX = 10
+/** Fewest vertices of a stand's ring. */
+export const MIN_STAND_VERTICES = 3
+
 export interface MatchedSite {
   latitude: number
   longitude: number
@@ -50,6 +65,11 @@ export class ExplorerMap {
   private coverage: L.GeoJSON | undefined
   private cells: L.GeoJSON | undefined
   private readonly colour = survivalColour()
+  /** A plan's stand and the data sites it was evaluated at; the stand being drawn, apart. */
+  private readonly stand = L.layerGroup()
+  private readonly sketchLayer = L.layerGroup()
+  private sketch: { vertices: L.LatLng[]; listener: StandSketch; cursor: L.LatLng | null } | null = null
+  private readonly crosshair: HTMLElement
 
   constructor(
     private readonly element: HTMLElement,
@@ -80,13 +100,35 @@ export class ExplorerMap {
       }),
     }).addTo(this.map)
     this.marks.addTo(this.map)
+    this.stand.addTo(this.map)
+    this.sketchLayer.addTo(this.map)
+    // The centre of the map, shown while a stand is drawn: "Add map centre" puts a vertex there.
+    this.crosshair = document.createElement('div')
+    this.crosshair.className = 'map-crosshair'
+    this.crosshair.hidden = true
+    this.crosshair.setAttribute('aria-hidden', 'true')
+    element.append(this.crosshair)
     // The view in the page, for scripts that drive it (and its browser test): south,west,north,east.
     this.map.on('moveend zoomend resize', () => this.publishView())
     this.map.fitBounds(REGION)
     this.publishView()
-    this.map.on('click', (event: L.LeafletMouseEvent) =>
-      onPick({ latitude: event.latlng.lat, longitude: event.latlng.lng }),
-    )
+    this.map.on('click', (event: L.LeafletMouseEvent) => {
+      if (this.sketch) this.clickVertex(event.latlng)
+      else onPick({ latitude: event.latlng.lat, longitude: event.latlng.lng })
+    })
+    this.map.on('dblclick', () => {
+      if (this.sketch) this.finishSketch()
+    })
+    this.map.on('mousemove', (event: L.LeafletMouseEvent) => {
+      if (!this.sketch) return
+      this.sketch.cursor = event.latlng
+      this.drawSketch()
+    })
+    this.map.on('mouseout', () => {
+      if (!this.sketch) return
+      this.sketch.cursor = null
+      this.drawSketch()
+    })
   }
 
   private publishView(): void {
@@ -149,6 +191,12 @@ export class ExplorerMap {
 
   clearPoint(): void {
     this.marks.clearLayers()
+  }
+
+  /** The chosen point and its matched site on the map, or (while a stand is planned) out of the way. */
+  showPointMarks(on: boolean): void {
+    if (on) this.marks.addTo(this.map)
+    else this.marks.remove()
   }
 
   /** A plain message over the map; null hides it. */
@@ -222,6 +270,167 @@ export class ExplorerMap {
 
   get container(): HTMLElement {
     return this.element
+  }
+
+  // ----- stands -----
+
+  /** A plan's stand, outlined; `fit` moves the map to it (a stand loaded from a file may be anywhere). */
+  showStand(geometry: GeoJSON.Polygon | GeoJSON.MultiPolygon, fit: boolean): void {
+    this.stand.clearLayers()
+    const outline = L.geoJSON(geometry, {
+      interactive: false,
+      style: {
+        color: '#5b2a86',
+        weight: 2.5,
+        fillColor: '#7b4bb0',
+        fillOpacity: 0.14,
+        className: 'stand-outline',
+      },
+    }).addTo(this.stand)
+    const bounds = outline.getBounds()
+    if (fit && bounds.isValid()) this.map.fitBounds(bounds, { padding: [24, 24], maxZoom: 12 })
+  }
+
+  /** The data sites a stand plan was evaluated at (the stand stays). */
+  showStandSites(sites: readonly { latitude: number; longitude: number; siteId: number }[]): void {
+    this.stand.eachLayer((layer) => {
+      if (layer instanceof L.CircleMarker) this.stand.removeLayer(layer)
+    })
+    for (const site of sites)
+      L.circleMarker([site.latitude, site.longitude], {
+        radius: 4,
+        color: '#2d0f4a',
+        fillColor: '#f0e6fa',
+        fillOpacity: 1,
+        weight: 1.5,
+        className: 'stand-site',
+      })
+        .bindTooltip(`Data site ${site.siteId}`)
+        .addTo(this.stand)
+  }
+
+  clearStand(): void {
+    this.stand.clearLayers()
+  }
+
+  /** Whether map clicks add vertices of a stand instead of choosing a point. */
+  get drawing(): boolean {
+    return this.sketch !== null
+  }
+
+  /** Map clicks add vertices from now on; a double-click no longer zooms. */
+  startSketch(listener: StandSketch): void {
+    this.sketch = { vertices: [], listener, cursor: null }
+    this.map.doubleClickZoom.disable()
+    this.element.classList.add('is-drawing')
+    this.crosshair.hidden = false
+    this.drawSketch()
+    listener.onChange(0)
+  }
+
+  /** A vertex at the centre of the map: drawing without a pointer (pan with the arrow keys). */
+  addCentreVertex(): void {
+    if (this.sketch) this.addVertex(this.map.getCenter())
+  }
+
+  undoVertex(): void {
+    if (!this.sketch) return
+    this.sketch.vertices.pop()
+    this.drawSketch()
+    this.sketch.listener.onChange(this.sketch.vertices.length)
+  }
+
+  /** Closes the ring, when it has vertices enough; false (and drawing goes on) when it has not. */
+  finishSketch(): boolean {
+    const sketch = this.sketch
+    if (!sketch || sketch.vertices.length < MIN_STAND_VERTICES) return false
+    const vertices = sketch.vertices.map((v) => ({ latitude: v.lat, longitude: v.lng }))
+    this.stopSketch()
+    sketch.listener.onClose(vertices)
+    return true
+  }
+
+  /** Stops drawing, dropping what was drawn. */
+  stopSketch(): void {
+    if (!this.sketch) return
+    this.sketch = null
+    this.sketchLayer.clearLayers()
+    this.map.doubleClickZoom.enable()
+    this.element.classList.remove('is-drawing')
+    this.crosshair.hidden = true
+  }
+
+  private clickVertex(at: L.LatLng): void {
+    const sketch = this.sketch
+    if (!sketch) return
+    const point = this.map.latLngToContainerPoint(at)
+    const first = sketch.vertices[0]
+    const last = sketch.vertices[sketch.vertices.length - 1]
+    if (last && this.map.latLngToContainerPoint(last).distanceTo(point) < SAME_VERTEX_PX) return
+    if (
+      first &&
+      sketch.vertices.length >= MIN_STAND_VERTICES &&
+      this.map.latLngToContainerPoint(first).distanceTo(point) < CLOSE_RING_PX
+    ) {
+      this.finishSketch()
+      return
+    }
+    this.addVertex(at)
+  }
+
+  private addVertex(at: L.LatLng): void {
+    if (!this.sketch) return
+    this.sketch.vertices.push(at)
+    this.drawSketch()
+    this.sketch.listener.onChange(this.sketch.vertices.length)
+  }
+
+  private drawSketch(): void {
+    this.sketchLayer.clearLayers()
+    const sketch = this.sketch
+    if (!sketch) return
+    const { vertices, cursor } = sketch
+    const style = { color: '#5b2a86', weight: 2, dashArray: '5 4', interactive: false }
+    if (vertices.length >= MIN_STAND_VERTICES)
+      L.polygon(vertices, { ...style, weight: 0, fillColor: '#7b4bb0', fillOpacity: 0.12 }).addTo(
+        this.sketchLayer,
+      )
+    const path = cursor && vertices.length > 0 ? [...vertices, cursor] : vertices
+    if (path.length > 1) L.polyline(path, { ...style, className: 'stand-sketch' }).addTo(this.sketchLayer)
+    vertices.forEach((vertex, i) => {
+      L.circleMarker(vertex, {
+        radius: i === 0 ? 6 : 4,
+        color: '#5b2a86',
+        fillColor: i === 0 ? '#f0e6fa' : '#5b2a86',
+        fillOpacity: 1,
+        weight: 2,
+        interactive: false,
+        className: i === 0 ? 'stand-vertex stand-vertex-first' : 'stand-vertex',
+      }).addTo(this.sketchLayer)
+    })
+  }
+
+  /** A file dropped on the map (a GeoJSON stand); the map is marked while a file is dragged over it. */
+  onFileDrop(handle: (file: File) => void): void {
+    const hasFiles = (event: DragEvent) => [...(event.dataTransfer?.types ?? [])].includes('Files')
+    const target = this.element
+    target.addEventListener('dragover', (event) => {
+      if (!hasFiles(event)) return
+      event.preventDefault()
+      if (event.dataTransfer) event.dataTransfer.dropEffect = 'copy'
+      target.classList.add('is-drop-target')
+    })
+    target.addEventListener('dragleave', (event) => {
+      if (!(event.relatedTarget instanceof Node && target.contains(event.relatedTarget)))
+        target.classList.remove('is-drop-target')
+    })
+    target.addEventListener('drop', (event) => {
+      target.classList.remove('is-drop-target')
+      const file = event.dataTransfer?.files[0]
+      if (!file) return
+      event.preventDefault()
+      handle(file)
+    })
   }
 }
 

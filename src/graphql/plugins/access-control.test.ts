@@ -12,6 +12,7 @@ import { apiError, StoreUnavailableError } from '../../domain/errors.ts'
 import type { HealthMonitor } from '../../domain/health.ts'
 import type { KeyService } from '../../domain/key-service.ts'
 import type { PredictionService } from '../../domain/prediction-service.ts'
+import type { StockingPlanService } from '../../domain/stocking/stocking-service.ts'
 import type { SurvivalMapService } from '../../domain/survival-map.ts'
 import type { RequestContext } from '../../observability/request-context.ts'
 import type { GraphQLContext } from '../context.ts'
@@ -73,6 +74,7 @@ function gateway(directory = new FakeKeyDirectory()) {
       quota: null,
       // Not reached by these resolvers.
       predictions: {} as PredictionService,
+      plans: {} as StockingPlanService,
       maps: {} as SurvivalMapService,
       catalogue: {} as Catalogue,
       health: {} as HealthMonitor,

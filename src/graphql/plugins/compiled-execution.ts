@@ -1,4 +1,11 @@
-import { type DocumentNode, type ExecutionArgs, type ExecutionResult, getOperationAST } from 'graphql'
+import {
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  getOperationAST,
+  type OperationDefinitionNode,
+  visit,
+} from 'graphql'
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit'
 import type { Plugin } from 'graphql-yoga'
 import { LruCache } from '../../domain/lru-cache.ts'
@@ -15,7 +22,29 @@ const MAX_ROOT_FIELDS = 5
  */
 export function compiledExecutionFits(args: Pick<ExecutionArgs, 'document' | 'operationName'>): boolean {
   const operation = getOperationAST(args.document, args.operationName)
-  return operation?.operation === 'query' && operation.selectionSet.selections.length <= MAX_ROOT_FIELDS
+  return (
+    operation?.operation === 'query' &&
+    operation.selectionSet.selections.length <= MAX_ROOT_FIELDS &&
+    !hasVariableInsideLiteral(operation)
+  )
+}
+
+/**
+ * graphql-jit reads a custom scalar's literal without the variables (a JSON `stand` written inline
+ * with a `$ring` inside it arrives with the variable unresolved), so an operation with a variable
+ * inside an object or list literal goes to graphql-js. `input: $input` is not affected.
+ */
+function hasVariableInsideLiteral(operation: OperationDefinitionNode): boolean {
+  let depth = 0
+  let found = false
+  visit(operation, {
+    ObjectValue: { enter: () => void depth++, leave: () => void depth-- },
+    ListValue: { enter: () => void depth++, leave: () => void depth-- },
+    Variable: () => {
+      if (depth > 0) found = true
+    },
+  })
+  return found
 }
 
 type Execute = (args: ExecutionArgs) => unknown

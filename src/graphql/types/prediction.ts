@@ -1,5 +1,5 @@
 import { parseInput, riskFactorLimit } from '../../domain/input-rules.ts'
-import type { Prediction, PredictionRequest } from '../../domain/prediction-types.ts'
+import type { Prediction, PredictionRequest, SurvivalInterval } from '../../domain/prediction-types.ts'
 import type { FactorContribution, HorizonPrediction } from '../../types.ts'
 import { builder } from '../builder.ts'
 import { ModelRef, PlantingMethodEnum, SpeciesRef } from './catalogue.ts'
@@ -39,6 +39,23 @@ export const RiskFactorRef = builder.objectRef<FactorContribution>('RiskFactor')
   }),
 })
 
+interface HorizonInterval extends SurvivalInterval {
+  horizonYears: number
+}
+
+const SurvivalIntervalRef = builder.objectRef<HorizonInterval>('SurvivalInterval').implement({
+  description:
+    'A central interval of survival at a level: how far survival can stray from the prediction for a planting at a site like this one (a planting-year and a site effect on the logit scale, stated assumptions: see the model card). The prediction’s own probability is its median',
+  fields: (t) => ({
+    horizonYears: t.exposeInt('horizonYears', { description: 'Years after planting: 1, 3 or 5' }),
+    lower: t.exposeFloat('lower', { description: 'Lower end, probability 0–1' }),
+    upper: t.exposeFloat('upper', { description: 'Upper end, probability 0–1' }),
+    level: t.exposeFloat('level', { description: 'Share of outcomes the interval holds, 0.5–0.99' }),
+  }),
+})
+
+const LEVEL = 'Share of outcomes the interval holds, 0.5–0.99; default 0.9'
+
 export const HorizonPredictionRef = builder.objectRef<HorizonPrediction>('HorizonPrediction').implement({
   description: 'Survival at one horizon, with the factors behind it',
   fields: (t) => ({
@@ -70,6 +87,15 @@ export const HorizonPredictionRef = builder.objectRef<HorizonPrediction>('Horizo
     baselineLogOdds: t.exposeFloat('baselineLogOdds', {
       description: 'Log-odds of survival at the model reference site for this species, method and horizon',
     }),
+    survivalInterval: t.field({
+      type: SurvivalIntervalRef,
+      description: 'The central interval of survival at this horizon',
+      args: { level: t.arg.float({ required: false, defaultValue: 0.9, description: LEVEL }) },
+      resolve: (h, { level }, ctx) => ({
+        horizonYears: h.horizonYears,
+        ...ctx.predictions.survivalInterval(h, level ?? 0.9),
+      }),
+    }),
     logOdds: t.exposeFloat('logOdds', {
       description: 'Log-odds of survival at this site: logit(survivalProbability)',
     }),
@@ -98,6 +124,17 @@ export const PredictionRef = builder.objectRef<Prediction>('Prediction').impleme
       type: [HorizonPredictionRef],
       description: 'One entry per requested horizon, ascending',
       resolve: (p) => p.predictions,
+    }),
+    survivalInterval: t.field({
+      type: [SurvivalIntervalRef],
+      description:
+        'The central interval of survival at each requested horizon, ascending; survivalProbability is each one’s median',
+      args: { level: t.arg.float({ required: false, defaultValue: 0.9, description: LEVEL }) },
+      resolve: (p, { level }, ctx) =>
+        p.predictions.map((h) => ({
+          horizonYears: h.horizonYears,
+          ...ctx.predictions.survivalInterval(h, level ?? 0.9),
+        })),
     }),
     climate: t.field({
       type: ClimateProjectionRef,

@@ -1,4 +1,5 @@
 import type { MatchedSite } from '../../domain/prediction-types.ts'
+import { siteClassOf } from '../../domain/site-class.ts'
 import { builder } from '../builder.ts'
 
 export const SiteRef = builder.objectRef<MatchedSite>('Site').implement({
@@ -31,6 +32,11 @@ export const SiteRef = builder.objectRef<MatchedSite>('Site').implement({
       description:
         'State of the matched point (OR or WA), as in Species.rangeStates; null only on a database not yet re-seeded since states were added',
       resolve: (s) => s.attributes.state ?? null,
+    }),
+    siteClass: t.string({
+      description:
+        'Modelled Oregon cubic-foot site class of the matched point (I-III, IV-V or VI): synthetic, derived from its attributes (docs/data-dictionary.md → site class)',
+      resolve: (s) => siteClassOf(s.attributes),
     }),
     elevationM: t.int({
       description: 'Elevation at the matched site, metres',

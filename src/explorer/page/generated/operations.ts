@@ -40,6 +40,42 @@ export type PlantingMethod =
   /** Hand-planted seedlings installed by field crews */
   | 'MANUAL';
 
+/** One species of a planting mix and its share of the planted trees */
+export type SpeciesShareInput = {
+  /** Share of the planted trees, above 0 and at most 1; the shares of a mix sum to 1 */
+  share: number;
+  /** Four-letter species code, e.g. PSME */
+  speciesCode: string;
+};
+
+/** A stocking plan: exactly one of latitude + longitude or stand; exactly one of treesPerAcre or treesPerHectare */
+export type StockingPlanInput = {
+  /** The climate to plan for; absent: today’s */
+  climate?: ClimateInput | null | undefined;
+  /** The confidence the plan is judged at, 0.5–0.99; default 0.9 */
+  confidence?: number | null | undefined;
+  /** Latitude of a point to plan for, decimal degrees */
+  latitude?: number | null | undefined;
+  /** Longitude of a point to plan for, decimal degrees */
+  longitude?: number | null | undefined;
+  /** How the trees are established */
+  plantingMethod: PlantingMethod;
+  /** or_fpa, wa_fpa_west or wa_fpa_east; default from the location */
+  ruleSet?: string | null | undefined;
+  /** Oregon site class (I-III, IV-V, VI); default the modelled class */
+  siteClass?: string | null | undefined;
+  /** The species planted and their shares (1 to 20; one species is a one-item mix) */
+  speciesMix: Array<SpeciesShareInput>;
+  /** A stand: a GeoJSON Polygon or MultiPolygon geometry, or a Feature holding one (RFC 7946, [longitude, latitude]); at most 20,000 ha and 10,000 positions */
+  stand?: unknown;
+  /** A custom target instead of the rule’s minimum, trees per acre */
+  targetTreesPerAcre?: number | null | undefined;
+  /** Planted density, trees per acre */
+  treesPerAcre?: number | null | undefined;
+  /** Planted density, trees per hectare */
+  treesPerHectare?: number | null | undefined;
+};
+
 export type ExplorerModelFragment = { series: string, version: string, codename: string };
 
 export type ExplorerSiteFragment = { latitude: number, longitude: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, siteId: number, region: string, forestRegion: string, zone: string, elevationM: number, slopeDeg: number, aspectDeg: number, annualPrecipMm: number, summerWaterDeficitMm: number, growingSeasonFrostDays: number, heatLoadIndex: number, soilDepthCm: number, rockFractionPct: number, vegetationCoverPct: number, browsePressureIndex: number };
@@ -91,6 +127,13 @@ export type ExplorerSurvivalMapQueryVariables = Exact<{
 
 
 export type ExplorerSurvivalMapQuery = { survivalMap: { horizonYears: number, cellKm: number, siteCount: number, species: { code: string, commonName: string }, climate: { period: string, scenario: string, dataVersion: string } | null, cells: Array<{ h3Index: string, boundary: Array<Array<number>>, meanSurvival: number, minSurvival: number, maxSurvival: number, sites: number, changeFromToday: number | null }> } | null, model: { series: string, version: string, codename: string } };
+
+export type ExplorerStockingPlanQueryVariables = Exact<{
+  input: StockingPlanInput;
+}>;
+
+
+export type ExplorerStockingPlanQuery = { stockingPlan: { plantingMethod: PlantingMethod, plantedTreesPerAcre: number, plantedTreesPerHectare: number, confidence: number, meetsProbability: number, meetsAtConfidence: boolean, requiredTreesPerAcre: number | null, requiredTreesPerHectare: number | null, overplantingFactor: number | null, climatePeriod: string | null, climateScenario: string | null, notes: Array<string>, rule: { id: string, name: string, citation: string, minimumTreesPerAcre: number, targetTreesPerAcre: number, customTarget: boolean, horizonYears: number, siteClass: string | null, hardwoodShareCap: number | null, verify: boolean, status: string }, horizons: Array<{ horizonYears: number, survivalProbability: number, expectedTreesPerAcre: number, lower: number, upper: number, bySpecies: Array<{ share: number, plantedTreesPerAcre: number, survivalProbability: number, expectedTreesPerAcre: number, countsInFull: boolean, species: { code: string, commonName: string } }> }>, site: { latitude: number, longitude: number, siteId: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, zone: string, state: string | null, siteClass: string } | null, stand: { areaHa: number, centroidLatitude: number, centroidLongitude: number, sitesInside: number, nearestSiteUsed: boolean, nearestSiteDistanceKm: number | null, state: string | null, siteClass: string, sites: Array<{ siteId: number, latitude: number, longitude: number }> } | null } | null, model: { series: string, version: string, codename: string } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -503,3 +546,85 @@ export const ExplorerSurvivalMapDocument = new TypedDocumentString(`
   version
   codename
 }`) as unknown as TypedDocumentString<ExplorerSurvivalMapQuery, ExplorerSurvivalMapQueryVariables>;
+export const ExplorerStockingPlanDocument = new TypedDocumentString(`
+    query ExplorerStockingPlan($input: StockingPlanInput!) {
+  stockingPlan(input: $input) {
+    rule {
+      id
+      name
+      citation
+      minimumTreesPerAcre
+      targetTreesPerAcre
+      customTarget
+      horizonYears
+      siteClass
+      hardwoodShareCap
+      verify
+      status
+    }
+    plantingMethod
+    plantedTreesPerAcre
+    plantedTreesPerHectare
+    confidence
+    horizons {
+      horizonYears
+      survivalProbability
+      expectedTreesPerAcre
+      lower
+      upper
+      bySpecies {
+        species {
+          code
+          commonName
+        }
+        share
+        plantedTreesPerAcre
+        survivalProbability
+        expectedTreesPerAcre
+        countsInFull
+      }
+    }
+    meetsProbability
+    meetsAtConfidence
+    requiredTreesPerAcre
+    requiredTreesPerHectare
+    overplantingFactor
+    site {
+      latitude
+      longitude
+      siteId
+      matchedLatitude
+      matchedLongitude
+      matchDistanceKm
+      zone
+      state
+      siteClass
+    }
+    stand {
+      areaHa
+      centroidLatitude
+      centroidLongitude
+      sitesInside
+      nearestSiteUsed
+      nearestSiteDistanceKm
+      state
+      siteClass
+      sites {
+        siteId
+        latitude
+        longitude
+      }
+    }
+    climatePeriod
+    climateScenario
+    notes
+  }
+  model {
+    ...ExplorerModel
+  }
+}
+    fragment ExplorerModel on Model {
+  series
+  version
+  codename
+}`) as unknown as TypedDocumentString<ExplorerStockingPlanQuery, ExplorerStockingPlanQueryVariables>;

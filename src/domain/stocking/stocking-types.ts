@@ -1,0 +1,90 @@
+import type { Horizon, ModelInfo, Species, UsState } from '../../types.ts'
+import type { ClimateRequest, EmissionScenario, FuturePeriod } from '../climate.ts'
+import type { StandInput } from '../input-rules.ts'
+import type { SiteClass } from '../site-class.ts'
+import type { StockingRule } from './standards.ts'
+
+/** A plan as asked for, its fields checked for type and range by the input rules (names as in the API). */
+export interface StockingPlanRequest {
+  latitude?: number | null
+  longitude?: number | null
+  stand?: StandInput | null
+  plantingMethod: string
+  speciesMix: readonly { speciesCode: string; share: number }[]
+  treesPerAcre?: number | null
+  treesPerHectare?: number | null
+  confidence?: number | null
+  ruleSet?: string | null
+  siteClass?: string | null
+  targetTreesPerAcre?: number | null
+  climate?: ClimateRequest | null
+}
+
+export interface SpeciesOutcome {
+  species: Species
+  share: number
+  plantedTreesPerAcre: number
+  survivalProbability: number
+  expectedTreesPerAcre: number
+  /** false: counts toward the standard only up to the rule's hardwood cap. */
+  countsInFull: boolean
+}
+
+export interface HorizonOutcome {
+  horizonYears: Horizon
+  /** The model's own answer for the mix here (the share-weighted mean over the sites evaluated). */
+  survivalProbability: number
+  expectedTreesPerAcre: number
+  /** The central interval at the plan's confidence, trees per acre. */
+  lower: number
+  upper: number
+  bySpecies: SpeciesOutcome[]
+}
+
+/** Where the plan was evaluated: a point's matched site. */
+export interface PlanPointSite {
+  kind: 'point'
+  latitude: number
+  longitude: number
+  siteId: number
+  matchedLatitude: number
+  matchedLongitude: number
+  matchDistanceKm: number
+  zone: string
+  state: UsState | null
+  siteClass: SiteClass
+}
+
+/** Where the plan was evaluated: the data sites inside a stand, or the one nearest it. */
+export interface PlanStand {
+  kind: 'stand'
+  areaHa: number
+  centroid: { latitude: number; longitude: number }
+  sitesInside: number
+  /** true: no data site lies inside, so the one nearest the stand's centre stands for it. */
+  nearestSiteUsed: boolean
+  /** Km from the stand's centre to that site; null when sites lie inside. */
+  nearestSiteDistanceKm: number | null
+  sites: { siteId: number; latitude: number; longitude: number; zone: string; siteClass: SiteClass }[]
+  state: UsState | null
+  /** The class most of its sites have (ties: the more demanding standard). */
+  siteClass: SiteClass
+}
+
+export interface StockingPlan {
+  rule: StockingRule & { targetTreesPerAcre: number; customTarget: boolean }
+  planted: { treesPerAcre: number; treesPerHectare: number }
+  confidence: number
+  horizons: HorizonOutcome[]
+  meetsStandard: { probability: number; atConfidence: boolean; horizonYears: Horizon }
+  /** null values: not even the densest plan considered meets the standard at the confidence. */
+  required: { treesPerAcre: number | null; treesPerHectare: number | null; overplantingFactor: number | null }
+  location: PlanPointSite | PlanStand
+  plantingMethod: string
+  climate: { period: FuturePeriod; scenario: EmissionScenario; dataVersion: string } | null
+  /** For carbon use: half the 90 % interval of survivors at the rule's horizon, as a share of the expected. */
+  ninetyPercentHalfWidthShare: number | null
+  notes: string[]
+  model: ModelInfo
+  generatedAt: Date
+}
