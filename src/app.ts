@@ -185,6 +185,7 @@ export function createApp(options: AppOptions): App {
     config: jobConfig,
     database,
     predictions,
+    plans,
     metrics,
     logger,
     now: options.now,

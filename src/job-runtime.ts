@@ -2,6 +2,7 @@ import type { Config } from './config/config.ts'
 import type { Database } from './db/connect.ts'
 import { DEFAULT_JOB_SETTINGS, JobService } from './domain/jobs/job-service.ts'
 import type { PredictionService } from './domain/prediction-service.ts'
+import type { StockingPlanService } from './domain/stocking/stocking-service.ts'
 import type { Logger } from './logging/logger.ts'
 import type { Metrics } from './observability/metrics.ts'
 import type { ChunkHandlers } from './queue/chunk-worker.ts'
@@ -49,6 +50,8 @@ export function createJobRuntime(options: {
   config: JobConfig
   database: Database
   predictions: PredictionService
+  /** Stands of GeoJSON jobs are planned with it. */
+  plans: StockingPlanService
   metrics: Metrics
   logger: Logger
   now?: () => Date
@@ -91,6 +94,7 @@ export function createJobRuntime(options: {
       metrics.jobRows.inc({ outcome: 'ok' }, rows - failed)
       if (failed > 0) metrics.jobRows.inc({ outcome: 'failed' }, failed)
     },
+    options.plans,
   )
   const handlers: ChunkHandlers = {
     run: (task) => jobs.runChunk(task),

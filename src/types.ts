@@ -303,7 +303,7 @@ export interface UsageLedger {
   history(accountId: string, fromDay: string): Promise<DailyUsage[]>
 }
 
-export const JOB_FORMATS = ['csv', 'ndjson'] as const
+export const JOB_FORMATS = ['csv', 'ndjson', 'geojson'] as const
 export type JobFormat = (typeof JOB_FORMATS)[number]
 export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const
 export type JobStatus = (typeof JOB_STATUSES)[number]
@@ -343,13 +343,14 @@ export interface NewJob {
   expiresAt: Date
 }
 
-/** One chunk's results as written: each row rendered in both result formats. */
+/** One chunk's results as written: each row rendered in every result format (GeoJSON: GeoJSON jobs only, else ''). */
 export interface JobResultChunk {
   rowsDone: number
   rowsFailed: number
   errors: Record<string, number>
   csv: string
   ndjson: string
+  geojson: string
 }
 
 /** Where jobs, their uploads and their results are kept (PostgreSQL), shared by servers and workers. */

@@ -8,11 +8,12 @@ import { loadConfig } from './config/config.ts'
 import { openDatabase } from './db/connect.ts'
 import { PredictionService } from './domain/prediction-service.ts'
 import { SPECIES } from './domain/species.ts'
+import { StockingPlanService } from './domain/stocking/stocking-service.ts'
 import { createJobRuntime } from './job-runtime.ts'
 import { createLogger } from './logging/logger.ts'
 import { loadSurvivalModel } from './model/index.ts'
 import { Metrics } from './observability/metrics.ts'
-import { siteLookup } from './store-ports.ts'
+import { siteLookup, sitesInArea } from './store-ports.ts'
 
 const config = loadConfig()
 const logger = createLogger({ level: config.LOG_LEVEL })
@@ -22,11 +23,11 @@ if (!config.DATABASE_URL || !config.REDIS_URL) {
 }
 const database = await openDatabase(config, { statementTimeoutMs: config.DB_QUERY_TIMEOUT_MS })
 const metrics = new Metrics()
-const predictions = new PredictionService(
-  loadSurvivalModel(SPECIES),
-  siteLookup(database.sql, config, metrics),
-)
-const runtime = createJobRuntime({ config, database, predictions, metrics, logger, work: 'at-start' })
+const model = loadSurvivalModel(SPECIES)
+const nearestSite = siteLookup(database.sql, config, metrics)
+const predictions = new PredictionService(model, nearestSite)
+const plans = new StockingPlanService(model, nearestSite, sitesInArea(database.sql, config, metrics))
+const runtime = createJobRuntime({ config, database, predictions, plans, metrics, logger, work: 'at-start' })
 logger.info({ concurrency: config.JOB_CONCURRENCY, queue: config.JOB_QUEUE_PREFIX }, 'job worker started')
 
 let stopping = false

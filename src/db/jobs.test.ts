@@ -46,6 +46,7 @@ function result(chunkIndex: number, overrides: Partial<JobResultChunk> = {}): Jo
     errors: {},
     csv: `Ñandú ${chunkIndex},44.6,-123.6,PSME,manual,0.9,,,,,,\r\n🌲 ${chunkIndex},44.6,-123.6,PSME,manual,0.8,,,,,,\r\n`,
     ndjson: `{"row":${chunkIndex * 2 + 1},"plot":"Ñandú ✓"}\n{"row":${chunkIndex * 2 + 2},"plot":"🌲"}\n`,
+    geojson: '',
     ...overrides,
   }
 }

@@ -95,9 +95,10 @@ export async function writeResultChunk(
 ): Promise<boolean> {
   const inserted = await sql`
     INSERT INTO job_result_chunks
-      (job_id, chunk_index, rows_done, rows_failed, errors, csv, csv_bytes, ndjson, ndjson_bytes)
+      (job_id, chunk_index, rows_done, rows_failed, errors, csv, csv_bytes, ndjson, ndjson_bytes, geojson, geojson_bytes)
     SELECT ${jobId}, ${chunkIndex}, ${result.rowsDone}, ${result.rowsFailed}, ${sql.json(result.errors)},
-           ${result.csv}, ${Buffer.byteLength(result.csv)}, ${result.ndjson}, ${Buffer.byteLength(result.ndjson)}
+           ${result.csv}, ${Buffer.byteLength(result.csv)}, ${result.ndjson}, ${Buffer.byteLength(result.ndjson)},
+           ${result.geojson}, ${Buffer.byteLength(result.geojson)}
     WHERE EXISTS (SELECT 1 FROM jobs WHERE id = ${jobId})
     ON CONFLICT (job_id, chunk_index) DO NOTHING`
   return inserted.count === 1
@@ -135,12 +136,9 @@ export async function pendingChunks(sql: Sql): Promise<{ jobId: string; chunkInd
 }
 
 export async function resultSizes(sql: Sql, jobId: string, format: JobFormat): Promise<number[]> {
-  const rows =
-    format === 'csv'
-      ? await sql<{ bytes: number }[]>`
-          SELECT csv_bytes AS bytes FROM job_result_chunks WHERE job_id = ${jobId} ORDER BY chunk_index`
-      : await sql<{ bytes: number }[]>`
-          SELECT ndjson_bytes AS bytes FROM job_result_chunks WHERE job_id = ${jobId} ORDER BY chunk_index`
+  const bytes = sql(`${format}_bytes`)
+  const rows = await sql<{ bytes: number }[]>`
+    SELECT ${bytes} AS bytes FROM job_result_chunks WHERE job_id = ${jobId} ORDER BY chunk_index`
   return rows.map((row) => row.bytes)
 }
 
@@ -151,16 +149,10 @@ export async function resultTexts(
   from: number,
   count: number,
 ): Promise<string[]> {
-  const rows =
-    format === 'csv'
-      ? await sql<{ text: string }[]>`
-          SELECT csv AS text FROM job_result_chunks
-          WHERE job_id = ${jobId} AND chunk_index >= ${from} AND chunk_index < ${from + count}
-          ORDER BY chunk_index`
-      : await sql<{ text: string }[]>`
-          SELECT ndjson AS text FROM job_result_chunks
-          WHERE job_id = ${jobId} AND chunk_index >= ${from} AND chunk_index < ${from + count}
-          ORDER BY chunk_index`
+  const rows = await sql<{ text: string }[]>`
+    SELECT ${sql(format)} AS text FROM job_result_chunks
+    WHERE job_id = ${jobId} AND chunk_index >= ${from} AND chunk_index < ${from + count}
+    ORDER BY chunk_index`
   return rows.map((row) => row.text)
 }
 

@@ -117,14 +117,18 @@ const ERRORS = {
   },
   payload_too_large: {
     status: 413,
-    message: (p: { limit: number } | { maxRows: number }) =>
-      'maxRows' in p ? `A job holds at most ${p.maxRows} rows` : `The request body exceeds ${p.limit} bytes`,
+    message: (p: { limit: number } | { maxRows: number } | { maxStands: number }) =>
+      'maxRows' in p
+        ? `A job holds at most ${p.maxRows} rows`
+        : 'maxStands' in p
+          ? `A GeoJSON job holds at most ${p.maxStands} stands (polygon features)`
+          : `The request body exceeds ${p.limit} bytes`,
   },
   unsupported_media_type: {
     status: 415,
     message: (p?: { accepted: readonly string[] }) =>
       p
-        ? `Send the body as ${p.accepted.join(' or ')}`
+        ? `Send the body as ${p.accepted.length > 1 ? `${p.accepted.slice(0, -1).join(', ')} or ${p.accepted.at(-1)}` : p.accepted[0]}`
         : 'Send the body as JSON with Content-Type: application/json',
   },
   query_too_complex: { status: 400, message: (p: { reason: string }) => p.reason },

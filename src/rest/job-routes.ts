@@ -10,7 +10,9 @@ import type { KeyedRoute, RestDeps, RestResponse } from './route.ts'
 const CONTENT_TYPES: Record<JobFormat, string> = {
   csv: 'text/csv; charset=utf-8',
   ndjson: 'application/x-ndjson; charset=utf-8',
+  geojson: 'application/geo+json; charset=utf-8',
 }
+const EXTENSIONS: Record<JobFormat, string> = { csv: 'csv', ndjson: 'ndjson', geojson: 'geojson' }
 
 function owner(admission: Admission): JobOwner {
   const { caller } = admission
@@ -40,13 +42,23 @@ export function jobJson(job: JobView) {
   }
 }
 
-/** The format the client prefers in Accept (by q, then order); the job's own when it names neither. */
+/**
+ * The format the client prefers in Accept (by q, then order) among those the job has (GeoJSON: GeoJSON
+ * jobs only); the job's own when it names none of them.
+ */
 export function resultFormat(accept: string | undefined, own: JobFormat): JobFormat {
   const offers: { format: JobFormat; q: number; order: number }[] = []
   for (const [order, entry] of (accept ?? '').toLowerCase().split(',').entries()) {
     const [type = '', ...params] = entry.split(';').map((part) => part.trim())
     const q = Number(params.find((p) => p.startsWith('q='))?.slice(2) ?? 1)
-    const format = type === 'text/csv' ? 'csv' : type === 'application/x-ndjson' ? 'ndjson' : undefined
+    const format =
+      type === 'text/csv'
+        ? 'csv'
+        : type === 'application/x-ndjson'
+          ? 'ndjson'
+          : type === 'application/geo+json' && own === 'geojson'
+            ? 'geojson'
+            : undefined
     if (format && Number.isFinite(q) && q > 0) offers.push({ format, q, order })
   }
   offers.sort((a, b) => b.q - a.q || a.order - b.order)
@@ -97,6 +109,8 @@ async function* slice(deps: RestDeps, plan: ResultsPlan, start: number, end: num
     const piece = emit(Buffer.from(text))
     if (piece) yield piece
   }
+  const tail = emit(Buffer.from(plan.trailer))
+  if (tail) yield tail
 }
 
 async function results(
@@ -114,7 +128,7 @@ async function results(
   const headers = {
     etag,
     'accept-ranges': 'bytes',
-    'content-disposition': `attachment; filename="${plan.job.id}.${format === 'csv' ? 'csv' : 'ndjson'}"`,
+    'content-disposition': `attachment; filename="${plan.job.id}.${EXTENSIONS[format]}"`,
   }
   if (range === 'unsatisfiable')
     throw apiError(
@@ -141,9 +155,9 @@ export const JOB_ROUTES: readonly KeyedRoute[] = [
     method: 'POST',
     path: '/v1/jobs',
     authenticated: true,
-    async handle(req, _url, deps, admission) {
+    async handle(req, url, deps, admission) {
       let charged = admission
-      const job = await deps.jobs.create(owner(admission), jobUpload(req), async (cost) => {
+      const job = await deps.jobs.create(owner(admission), jobUpload(req, url.searchParams), async (cost) => {
         // The upload's own call counted one request already.
         if (cost > 1) charged = await deps.access.charge(admission, cost - 1)
       })

@@ -287,7 +287,9 @@ describe('jobUpload: media type', () => {
     expect(error.code).toBe('unsupported_media_type')
     expect(error.status).toBe(415)
     expect(error.details).toEqual({ content_type: type ?? null })
-    expect(error.message).toBe('Send the body as text/csv (UTF-8) or application/x-ndjson (UTF-8)')
+    expect(error.message).toBe(
+      'Send the body as text/csv (UTF-8), application/x-ndjson (UTF-8) or application/geo+json (UTF-8)',
+    )
   })
 
   it('takes either type with charset utf-8', () => {

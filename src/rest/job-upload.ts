@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http'
 import type { Readable } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
 import { createGunzip } from 'node:zlib'
+import { Tokenizer, TokenizerError, TokenParser, TokenParserError, TokenType } from '@streamparser/json'
 import { CsvError, parse } from 'csv-parse'
 import { apiError, invalidField } from '../domain/errors.ts'
 import type { JobUpload } from '../domain/jobs/job-service.ts'
@@ -13,7 +14,13 @@ export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024
 /** One CSV record or NDJSON line: far more than a planting site needs. */
 const MAX_RECORD_BYTES = 64 * 1024
 
-const MEDIA_TYPES = { 'text/csv': 'csv', 'application/x-ndjson': 'ndjson' } as const
+const MEDIA_TYPES = {
+  'text/csv': 'csv',
+  'application/x-ndjson': 'ndjson',
+  'application/geo+json': 'geojson',
+} as const
+/** One GeoJSON feature: a stand of 10,000 positions is well under this. */
+const MAX_FEATURE_BYTES = 2 * 1024 * 1024
 const ACCEPTED = Object.keys(MEDIA_TYPES)
 
 function mediaType(req: IncomingMessage): keyof typeof MEDIA_TYPES {
@@ -135,10 +142,75 @@ function checkedLine(text: string, line: number): string {
   return line === 1 && bare.startsWith('\uFEFF') ? bare.slice(1) : bare
 }
 
-/** Splits a job upload into records by its Content-Type: CSV rows of cells, or NDJSON lines. */
-export function jobUpload(req: IncomingMessage): JobUpload {
+/**
+ * The features of a GeoJSON FeatureCollection as the body streams in (@streamparser/json): each one
+ * parsed alone and handed on, never the whole collection. A body whose root is not a FeatureCollection
+ * is refused when that is known (the `type` member may come last); a feature over MAX_FEATURE_BYTES, or
+ * JSON that does not parse, stops the upload there.
+ */
+async function* geojsonFeatures(req: IncomingMessage): AsyncGenerator<unknown> {
+  const tokenizer = new Tokenizer()
+  const parser = new TokenParser({ paths: ['$.type', '$.features', '$.features.*'], keepStack: false })
+  let rootType: unknown
+  let featuresIsArray = false
+  let pending: unknown[] = []
+  let depth = 0
+  let featureStart = -1
+  parser.onValue = ({ value, key, parent, stack }) => {
+    // With keepStack off the features array arrives empty at its end: its elements went out one by one.
+    if (stack.length === 1 && key === 'type') rootType = value
+    else if (stack.length === 1 && key === 'features') featuresIsArray = Array.isArray(value)
+    else if (stack.length === 2 && Array.isArray(parent)) pending.push(value)
+  }
+  tokenizer.onToken = (info) => {
+    if (info.token === TokenType.LEFT_BRACE || info.token === TokenType.LEFT_BRACKET) {
+      depth += 1
+      // The root object is depth 1, the features array 2, a feature 3.
+      if (depth === 3) featureStart = info.offset
+    } else if (info.token === TokenType.RIGHT_BRACE || info.token === TokenType.RIGHT_BRACKET) {
+      if (depth === 3) featureStart = -1
+      depth -= 1
+    }
+    if (featureStart >= 0 && info.offset - featureStart > MAX_FEATURE_BYTES)
+      throw invalidField('body', `holds a feature longer than ${MAX_FEATURE_BYTES} bytes`, 'request')
+    parser.write(info)
+  }
+  try {
+    for await (const chunk of bodyOf(req)) {
+      tokenizer.write(chunk)
+      if (pending.length > 0) {
+        const features = pending
+        pending = []
+        yield* features
+      }
+      if (rootType !== undefined && rootType !== 'FeatureCollection') throw notACollection()
+    }
+    tokenizer.end()
+  } catch (error) {
+    if (error instanceof TokenizerError || error instanceof TokenParserError)
+      throw invalidField('body', `is not valid JSON: ${error.message}`, 'request')
+    throw error
+  }
+  yield* pending
+  if (rootType !== 'FeatureCollection' || !featuresIsArray) throw notACollection()
+}
+
+function notACollection() {
+  return invalidField(
+    'body',
+    'must be a GeoJSON FeatureCollection: {"type": "FeatureCollection", "features": [...]}',
+    'request',
+  )
+}
+
+/** Splits a job upload into records by its Content-Type: CSV rows of cells, NDJSON lines or GeoJSON features. */
+export function jobUpload(
+  req: IncomingMessage,
+  defaults: URLSearchParams = new URLSearchParams(),
+): JobUpload {
   const type = mediaType(req)
-  return MEDIA_TYPES[type] === 'csv'
-    ? { format: 'csv', records: csvRecords(req) }
-    : { format: 'ndjson', records: ndjsonLines(req) }
+  const format = MEDIA_TYPES[type]
+  if (format === 'csv') return { format, records: csvRecords(req) }
+  if (format === 'ndjson') return { format, records: ndjsonLines(req) }
+  return { format, records: geojsonFeatures(req), defaults: Object.fromEntries(defaults) }
 }

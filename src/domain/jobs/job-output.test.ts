@@ -205,6 +205,7 @@ describe('renderChunk', () => {
     expect(renderChunk(CSV_COLUMNS, [], [][Symbol.iterator]())).toEqual({
       csv: '',
       ndjson: '',
+      geojson: '',
       rowsDone: 0,
       rowsFailed: 0,
       errors: {},

@@ -1,4 +1,10 @@
-import type { FactorContribution, Horizon, HorizonPrediction, JobFormat } from '../../types.ts'
+import type {
+  FactorContribution,
+  Horizon,
+  HorizonPrediction,
+  JobFormat,
+  JobResultChunk,
+} from '../../types.ts'
 import type { BatchItemResult } from '../prediction-types.ts'
 import { CLIMATE_COLUMNS, type InputRow } from './job-rows.ts'
 
@@ -20,7 +26,7 @@ export const RESULT_COLUMNS = [
 
 const HORIZON_ORDER: readonly Horizon[] = [1, 3, 5]
 
-function csvCell(value: unknown): string {
+export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return ''
   const text = Array.isArray(value)
     ? value.join('|')
@@ -63,13 +69,7 @@ function byHorizon(predictions: readonly HorizonPrediction[]) {
   return { survival, top }
 }
 
-export interface RenderedChunk {
-  csv: string
-  ndjson: string
-  rowsDone: number
-  rowsFailed: number
-  errors: Record<string, number>
-}
+export type RenderedChunk = JobResultChunk
 
 /**
  * Renders a chunk's rows in input order, the result columns at `at` among the input columns. `scored`
@@ -116,5 +116,5 @@ export function renderChunk(
     })
     ndjson += `${JSON.stringify(line)}\n`
   }
-  return { csv, ndjson, rowsDone: rows.length, rowsFailed, errors }
+  return { csv, ndjson, geojson: '', rowsDone: rows.length, rowsFailed, errors }
 }

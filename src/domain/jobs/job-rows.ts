@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { invalidField } from '../errors.ts'
 import { catalogueCode, climate, fieldPath, horizons, latitude, longitude } from '../input-rules.ts'
 import type { PredictionRequest } from '../prediction-types.ts'
+import type { StockingPlanRequest } from '../stocking/stocking-types.ts'
 
 /**
  * The rows of a job upload, checked one by one: a row that breaks a rule fails alone, with its row
@@ -36,6 +37,12 @@ export interface InputRow {
   /** The row's values in the job's column order: CSV text as sent, NDJSON values as sent. */
   c: unknown[]
   q?: PredictionRequest
+  /** A GeoJSON job's stand: a stocking plan to make. */
+  p?: StockingPlanRequest
+  /** A GeoJSON job's feature geometry, given back with its results. */
+  g?: object
+  /** A GeoJSON job's feature properties as sent, given back with its results. */
+  o?: Record<string, unknown>
   e?: { code: 'invalid_request' | 'invalid_json'; message: string }
 }
 

@@ -1,7 +1,17 @@
 import { randomBytes } from 'node:crypto'
 import type { ChunkQueue, ChunkTask, JobFormat, JobRecord, JobStore, Tier, TierName } from '../../types.ts'
-import { apiError, invalidField } from '../errors.ts'
+import { ApiError, apiError, invalidField } from '../errors.ts'
 import type { PredictionService } from '../prediction-service.ts'
+import type { BatchItemResult } from '../prediction-types.ts'
+import type { StockingPlanService } from '../stocking/stocking-service.ts'
+import {
+  type FeatureOutcome,
+  featureCsvHeader,
+  GEOJSON_CLOSE,
+  GEOJSON_OPENING,
+  renderFeatureChunk,
+} from './feature-output.ts'
+import { featureDefaults, featureRow, GEOJSON_COLUMNS } from './job-features.ts'
 import { csvHeader, renderChunk, resultsAt } from './job-output.ts'
 import { type CsvLayout, csvLayout, csvRow, type InputRow, NDJSON_COLUMNS, ndjsonRow } from './job-rows.ts'
 
@@ -12,6 +22,8 @@ export interface JobSettings {
   /** Rows per chunk: one chunk is one batch through the prediction service, with one KNN statement. */
   chunkRows: number
   maxRows: number
+  /** A GeoJSON job's stands (polygon features) at most; each is a stocking plan. */
+  maxStands: number
   /** How long a job and its results are kept after it was created. */
   ttlMs: number
   /** An upload still arriving after this long was abandoned (its server died): purged. */
@@ -21,6 +33,7 @@ export interface JobSettings {
 export const DEFAULT_JOB_SETTINGS: JobSettings = {
   chunkRows: 500,
   maxRows: 1_000_000,
+  maxStands: 100_000,
   ttlMs: 7 * 86_400_000,
   abandonedAfterMs: 3_600_000,
 }
@@ -32,10 +45,14 @@ export interface JobOwner {
   tier: Tier
 }
 
-/** An upload, already split into records by its format: CSV rows of cells (the header first), or NDJSON lines. */
+/**
+ * An upload, already split into records by its format: CSV rows of cells (the header first), NDJSON
+ * lines, or the features of a GeoJSON FeatureCollection with the query string's defaults.
+ */
 export type JobUpload =
   | { format: 'csv'; records: AsyncIterable<string[]> }
   | { format: 'ndjson'; records: AsyncIterable<string> }
+  | { format: 'geojson'; records: AsyncIterable<unknown>; defaults: Readonly<Record<string, string>> }
 
 /** A job as its owner sees it. */
 export interface JobView extends JobRecord {
@@ -43,14 +60,19 @@ export interface JobView extends JobRecord {
   etaSeconds: number | null
 }
 
-/** What a results download sends: the header, then each chunk's text, and the byte length of each. */
+/** What a results download sends: the header, each chunk's text, then the trailer; and their byte lengths. */
 export interface ResultsPlan {
   job: JobView
   format: JobFormat
   header: string
   chunkBytes: number[]
+  /** After the last chunk: a GeoJSON collection's close; '' otherwise. */
+  trailer: string
   totalBytes: number
 }
+
+/** A chunk's stored text is flushed at this size too, whatever its row count (stands can be large). */
+const CHUNK_TEXT_BYTES = 4 * 1024 * 1024
 
 const FINAL: readonly JobRecord['status'][] = ['succeeded', 'failed', 'cancelled']
 /** Chunks read per query when streaming results. */
@@ -80,6 +102,7 @@ export class JobService {
     private readonly settings: JobSettings = DEFAULT_JOB_SETTINGS,
     private readonly now: () => Date = () => new Date(),
     private readonly onChunkScored: (rows: number, failed: number) => void = () => {},
+    private readonly plans?: StockingPlanService,
   ) {}
 
   get chunkRows(): number {
@@ -99,12 +122,15 @@ export class JobService {
       const rows = this.rowsOf(upload)
       let columns: string[] | undefined
       let chunk: InputRow[] = []
+      let chunkText = ''
       let chunks = 0
       let total = 0
+      let stands = 0
       const flush = async () => {
-        await this.store.addInputChunk(id, chunks, chunk[0]?.r ?? total, JSON.stringify(chunk))
+        await this.store.addInputChunk(id, chunks, chunk[0]?.r ?? total, `[${chunkText}]`)
         chunks += 1
         chunk = []
+        chunkText = ''
       }
       for await (const item of rows) {
         if ('columns' in item) {
@@ -131,12 +157,23 @@ export class JobService {
             { maxRows: this.settings.maxRows },
             { details: { max_rows: this.settings.maxRows }, headers: { connection: 'close' } },
           )
+        if (item.p) {
+          stands += 1
+          if (stands > this.settings.maxStands)
+            throw apiError(
+              'payload_too_large',
+              { maxStands: this.settings.maxStands },
+              { details: { max_stands: this.settings.maxStands }, headers: { connection: 'close' } },
+            )
+        }
+        chunkText += `${chunk.length > 0 ? ',' : ''}${JSON.stringify(item)}`
         chunk.push(item)
-        if (chunk.length === this.settings.chunkRows) await flush()
+        if (chunk.length === this.settings.chunkRows || chunkText.length >= CHUNK_TEXT_BYTES) await flush()
       }
       if (total === 0) throw invalidField('body', columns ? 'has a header but no rows' : 'holds no rows')
       if (chunk.length > 0) await flush()
-      await charge(Math.ceil(total / owner.tier.batchSizeLimit))
+      // Rows (a GeoJSON job's points) cost as a batch does; each stand is a plan, one request.
+      await charge(Math.ceil((total - stands) / owner.tier.batchSizeLimit) + stands)
       await this.store.accept(id, total, chunks)
       await this.queue.add(Array.from({ length: chunks }, (_, chunkIndex) => ({ jobId: id, chunkIndex })))
       return this.view(await this.found(id))
@@ -148,6 +185,15 @@ export class JobService {
 
   private async *rowsOf(upload: JobUpload): AsyncGenerator<InputRow | { columns: string[] }> {
     let row = 0
+    if (upload.format === 'geojson') {
+      const defaults = featureDefaults(upload.defaults)
+      yield { columns: GEOJSON_COLUMNS }
+      for await (const feature of upload.records) {
+        row += 1
+        yield featureRow(row, feature, defaults)
+      }
+      return
+    }
     if (upload.format === 'ndjson') {
       for await (const line of upload.records) {
         if (line.trim() === '') continue
@@ -185,10 +231,21 @@ export class JobService {
   async results(owner: JobOwner, jobId: string, format: JobFormat): Promise<ResultsPlan> {
     const job = this.view(await this.owned(owner, jobId))
     if (job.status !== 'succeeded') throw apiError('job_not_finished', { job: jobId, status: job.status })
-    const header = format === 'csv' ? csvHeader(job.columns, resultsAt(job.format, job.columns)) : ''
+    const header =
+      format === 'geojson'
+        ? GEOJSON_OPENING
+        : format !== 'csv'
+          ? ''
+          : job.format === 'geojson'
+            ? featureCsvHeader()
+            : csvHeader(job.columns, resultsAt(job.format, job.columns))
+    const trailer = format === 'geojson' ? GEOJSON_CLOSE : ''
     const chunkBytes = await this.store.resultSizes(jobId, format)
-    const totalBytes = chunkBytes.reduce((sum, bytes) => sum + bytes, Buffer.byteLength(header))
-    return { job, format, header, chunkBytes, totalBytes }
+    const totalBytes = chunkBytes.reduce(
+      (sum, bytes) => sum + bytes,
+      Buffer.byteLength(header) + Buffer.byteLength(trailer),
+    )
+    return { job, format, header, chunkBytes, trailer, totalBytes }
   }
 
   /** The results' chunks from `fromChunk` on, in order, read a few at a time. */
@@ -212,11 +269,46 @@ export class JobService {
     const rows = JSON.parse(text) as InputRow[]
     const requests = rows.flatMap((row) => (row.q ? [row.q] : []))
     const scored = requests.length > 0 ? await this.predictions.scoreRows(requests) : []
-    const at = resultsAt(job.format, job.columns)
-    const rendered = renderChunk(job.columns, rows, scored[Symbol.iterator](), at)
+    const rendered =
+      job.format === 'geojson'
+        ? renderFeatureChunk(
+            rows,
+            (await this.featureOutcomes(rows, scored))[Symbol.iterator](),
+            task.chunkIndex,
+          )
+        : renderChunk(job.columns, rows, scored[Symbol.iterator](), resultsAt(job.format, job.columns))
     if (await this.store.writeResultChunk(task.jobId, task.chunkIndex, rendered))
       this.onChunkScored(rendered.rowsDone, rendered.rowsFailed)
     await this.store.finishIfComplete(task.jobId, this.now())
+  }
+
+  /**
+   * Each checked feature's outcome in row order: points from the chunk's one batch, stands planned one
+   * after another (a plan's own error fails that feature alone).
+   */
+  private async featureOutcomes(
+    rows: readonly InputRow[],
+    scored: Iterable<BatchItemResult>,
+  ): Promise<FeatureOutcome[]> {
+    const predictions = scored[Symbol.iterator]()
+    const outcomes: FeatureOutcome[] = []
+    for (const row of rows) {
+      if (row.e) continue
+      if (row.q) {
+        const next = predictions.next()
+        if (next.done) throw new Error('fewer results than points to score')
+        outcomes.push({ kind: 'prediction', result: next.value })
+      } else if (row.p) {
+        if (!this.plans) throw new Error('a GeoJSON job with stands needs the stocking plan service')
+        try {
+          outcomes.push({ kind: 'plan', plan: await this.plans.plan(row.p) })
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error
+          outcomes.push({ kind: 'plan_failed', error })
+        }
+      }
+    }
+    return outcomes
   }
 
   /** A chunk that failed every attempt fails its job: its results could never be whole. */

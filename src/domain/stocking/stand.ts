@@ -102,6 +102,17 @@ function positionText(position: Position): string {
   return `[${position.map((value) => Math.round(value * 1e6) / 1e6).join(', ')}]`
 }
 
+/** The centre of a stand's outer rings, whether or not it passes the checks (for listing it). */
+export function standCentroid(geometry: Polygon | MultiPolygon): Coordinates {
+  const polygons = geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.coordinates
+  const outer = polygons.map((rings) => rings[0] ?? []).filter((ring) => ring.length > 0)
+  const centre = centroidOf(outer)
+  if (Number.isFinite(centre.latitude) && Number.isFinite(centre.longitude)) return centre
+  // Rings with no area: the middle of their positions' box.
+  const [west, south, east, north] = bboxOfGeometry(geometry)
+  return { latitude: (south + north) / 2, longitude: (west + east) / 2 }
+}
+
 /** The area-weighted centroid of outer rings on the lon/lat plane (shoelace). */
 function centroidOf(rings: readonly Position[][]): Coordinates {
   let totalArea = 0
