@@ -8,8 +8,13 @@
  * ones; the data is a fresh seeded database. Rows are the seeded sites moved by up to ~300 m, all 20
  * species and both methods in turn, so no two rows ask the same thing.
  *
+ * GeoJSON jobs too: BENCH_JOB_ROWS point features in one FeatureCollection, end to end with GeoJSON
+ * results (the same rate and RSS targets), and BENCH_JOB_STANDS (10,000) stands of 10–500 ha planned as
+ * one job (≤ 2 minutes).
+ *
  * Env: BENCH_JOB_ROWS (1000000), BENCH_JOB_SCALE_ROWS (rows of the worker comparison; 300000),
- * BENCH_JOB_SCENARIOS (in-server,workers; comma-separated), BENCH_ADMIN_DATABASE_URL, BENCH_REDIS_URL.
+ * BENCH_JOB_STANDS (10000), BENCH_JOB_SCENARIOS (in-server,workers,geojson-points,geojson-stands;
+ * comma-separated), BENCH_ADMIN_DATABASE_URL, BENCH_REDIS_URL.
  */
 import { once } from 'node:events'
 import { createReadStream, createWriteStream, statSync } from 'node:fs'
@@ -39,7 +44,11 @@ import {
 
 const ROWS = Number(process.env.BENCH_JOB_ROWS ?? 1_000_000)
 const SCALE_ROWS = Number(process.env.BENCH_JOB_SCALE_ROWS ?? 300_000)
-const SCENARIOS = (process.env.BENCH_JOB_SCENARIOS ?? 'in-server,workers').split(',')
+const STANDS = Number(process.env.BENCH_JOB_STANDS ?? 10_000)
+const SCENARIOS = (
+  process.env.BENCH_JOB_SCENARIOS ?? 'in-server,workers,geojson-points,geojson-stands'
+).split(',')
+const TARGET_STANDS_SECONDS = 120
 const TARGET_ROWS_PER_MINUTE = 250_000
 const TARGET_RSS_MB = 300
 const TARGET_SCALING = 1.6
@@ -79,6 +88,84 @@ async function writePortfolio(path: string, sites: readonly Site[], rows: number
   return statSync(path).size
 }
 
+/** The same points as writePortfolio, as GeoJSON Point features (species and method in properties). */
+async function writePointCollection(path: string, sites: readonly Site[], rows: number): Promise<number> {
+  const out = createWriteStream(path)
+  out.write('{"type":"FeatureCollection","features":[\n')
+  let seed = 12_345
+  const jitter = () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+    return (seed / 2 ** 31 - 0.5) * 0.006
+  }
+  let batch = ''
+  for (let row = 1; row <= rows; row++) {
+    const site = sites[row % sites.length] as Site
+    const species = SPECIES[row % SPECIES.length]?.code
+    const method = row % 2 ? 'manual' : 'drone_seeded'
+    const lon = (site.longitude + jitter()).toFixed(5)
+    const lat = (site.latitude + jitter()).toFixed(5)
+    batch += `${row > 1 ? ',\n' : ''}{"type":"Feature","id":"p${row}","geometry":{"type":"Point","coordinates":[${lon},${lat}]},"properties":{"species_code":"${species}","planting_method":"${method}"}}`
+    if (batch.length > 1 << 16) {
+      if (!out.write(batch)) await once(out, 'drain')
+      batch = ''
+    }
+  }
+  out.end(`${batch}\n]}\n`)
+  await once(out, 'finish')
+  return statSync(path).size
+}
+
+/**
+ * Stands of 10–500 ha (squares, turned and stretched a little) around the seeded sites in turn, with a
+ * few mixes; method and density come from the query string.
+ */
+async function writeStandCollection(path: string, sites: readonly Site[], stands: number): Promise<number> {
+  const out = createWriteStream(path)
+  out.write('{"type":"FeatureCollection","features":[\n')
+  const mixes = [
+    '[{"species_code":"PSME","share":1}]',
+    '[{"species_code":"PSME","share":0.8},{"species_code":"THPL","share":0.2}]',
+    '[{"species_code":"PIPO","share":0.7},{"species_code":"PSME","share":0.3}]',
+    '[{"species_code":"PSME","share":0.6},{"species_code":"ALRU","share":0.4}]',
+  ]
+  let seed = 54_321
+  const random = () => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+    return seed / 2 ** 31
+  }
+  let batch = ''
+  for (let n = 1; n <= stands; n++) {
+    const site = sites[(n * 7919) % sites.length] as Site
+    const hectares = 10 + random() * 490
+    const halfSideM = Math.sqrt(hectares * 10_000) / 2
+    const angle = random() * Math.PI
+    const stretch = 0.7 + random() * 0.6
+    const corners = [
+      [-1, -1],
+      [1, -1],
+      [1, 1],
+      [-1, 1],
+      [-1, -1],
+    ].map(([x = 0, y = 0]) => {
+      const dx = x * halfSideM * stretch
+      const dy = (y * halfSideM) / stretch
+      const east = dx * Math.cos(angle) - dy * Math.sin(angle)
+      const north = dx * Math.sin(angle) + dy * Math.cos(angle)
+      const lat = site.latitude + north / 111_195
+      const lon = site.longitude + east / (111_195 * Math.cos((site.latitude * Math.PI) / 180))
+      return `[${lon.toFixed(6)},${lat.toFixed(6)}]`
+    })
+    batch += `${n > 1 ? ',\n' : ''}{"type":"Feature","id":"s${n}","geometry":{"type":"Polygon","coordinates":[[${corners.join(',')}]]},"properties":{"species_mix":${mixes[n % mixes.length]}}}`
+    if (batch.length > 1 << 16) {
+      if (!out.write(batch)) await once(out, 'drain')
+      batch = ''
+    }
+  }
+  out.end(`${batch}\n]}\n`)
+  await once(out, 'finish')
+  return statSync(path).size
+}
+
 interface JobRun {
   uploadMs: number
   queuedToDoneMs: number
@@ -89,11 +176,17 @@ interface JobRun {
   rowsFailed: number
 }
 
-async function runJob(url: string, key: string, file: string, rows: number): Promise<JobRun> {
+async function runJob(
+  url: string,
+  key: string,
+  file: string,
+  rows: number,
+  as: { type: 'text/csv' | 'application/geo+json'; query?: string } = { type: 'text/csv' },
+): Promise<JobRun> {
   const started = performance.now()
-  const response = await fetch(`${url}/v1/jobs`, {
+  const response = await fetch(`${url}/v1/jobs${as.query ?? ''}`, {
     method: 'POST',
-    headers: { 'x-api-key': key, 'content-type': 'text/csv' },
+    headers: { 'x-api-key': key, 'content-type': as.type },
     body: Readable.toWeb(createReadStream(file)) as ReadableStream,
     duplex: 'half',
   } as RequestInit)
@@ -122,7 +215,7 @@ async function runJob(url: string, key: string, file: string, rows: number): Pro
   if (status.status !== 'succeeded') throw new Error(`job ${id} ended ${status.status}`)
   const done = performance.now()
   const results = await fetch(`${url}/v1/jobs/${id}/results`, {
-    headers: { 'x-api-key': key, accept: 'text/csv' },
+    headers: { 'x-api-key': key, accept: as.type },
   })
   let lines = 0
   for await (const chunk of results.body as unknown as AsyncIterable<Uint8Array>) {
@@ -135,7 +228,8 @@ async function runJob(url: string, key: string, file: string, rows: number): Pro
     scoringMs: new Date(status.finished_at).getTime() - new Date(status.started_at).getTime(),
     downloadMs: finished - done,
     totalMs: finished - started,
-    resultRows: lines - 1,
+    // CSV: a header line; GeoJSON: the opening line and the close's two.
+    resultRows: lines - (as.type === 'text/csv' ? 1 : 2),
     rowsFailed: status.rows_failed,
   }
 }
@@ -287,6 +381,59 @@ async function main() {
         ...rows,
         '',
         `Two workers / one: ${round(scaling, 2)}× (target ≥ ${TARGET_SCALING}× when PostgreSQL is not the bottleneck) ${pass(scaling >= TARGET_SCALING)}`,
+        '',
+      )
+    }
+    if (SCENARIOS.includes('geojson-points')) {
+      const file = join(tmpdir(), `points-${ROWS}-${randomSuffix()}.geojson`)
+      files.push(file)
+      const bytes = await writePointCollection(file, sites, ROWS)
+      log(`point features: ${ROWS.toLocaleString('en-US')}, ${round(bytes / 2 ** 20, 1)} MiB`)
+      const server = await startServer(database.url, { JOB_QUEUE_PREFIX: `${prefix}:g` })
+      children.push(server.child)
+      const rss = new RssSampler(server.child.pid, 100)
+      log('GeoJSON points end to end, one server with its in-server worker')
+      const run = await runJob(server.url, key, file, ROWS, { type: 'application/geo+json' })
+      const peak = rss.max()
+      await server.child.stop()
+      const rate = perMinute(ROWS, run.totalMs)
+      report.push(
+        `## ${ROWS.toLocaleString('en-US')} GeoJSON point features end to end (upload → succeeded → GeoJSON results downloaded), one server`,
+        '',
+        '| measure | value | target |',
+        '|---|---|---|',
+        `| features per minute, end to end | ${rate.toLocaleString('en-US')} | ≥ ${TARGET_ROWS_PER_MINUTE.toLocaleString('en-US')} ${pass(rate >= TARGET_ROWS_PER_MINUTE)} |`,
+        `| upload / scoring / download | ${round(run.uploadMs / 1000, 1)} s / ${round(run.scoringMs / 1000, 1)} s / ${round(run.downloadMs / 1000, 1)} s | |`,
+        `| result features | ${run.resultRows.toLocaleString('en-US')} (${run.rowsFailed.toLocaleString('en-US')} failed) | = ${ROWS.toLocaleString('en-US')} ${pass(run.resultRows === ROWS)} |`,
+        `| server peak RSS | ${round(peak, 0)} MB | ≤ ${TARGET_RSS_MB} MB ${pass(peak <= TARGET_RSS_MB)} |`,
+        '',
+      )
+    }
+
+    if (SCENARIOS.includes('geojson-stands')) {
+      const file = join(tmpdir(), `stands-${STANDS}-${randomSuffix()}.geojson`)
+      files.push(file)
+      await writeStandCollection(file, sites, STANDS)
+      const server = await startServer(database.url, { JOB_QUEUE_PREFIX: `${prefix}:s` })
+      children.push(server.child)
+      const rss = new RssSampler(server.child.pid, 100)
+      log(`${STANDS.toLocaleString('en-US')} stands of 10–500 ha as one job`)
+      const run = await runJob(server.url, key, file, STANDS, {
+        type: 'application/geo+json',
+        query: '?planting_method=manual&trees_per_acre=350',
+      })
+      const peak = rss.max()
+      await server.child.stop()
+      const seconds = run.totalMs / 1000
+      report.push(
+        `## ${STANDS.toLocaleString('en-US')} stands of 10–500 ha planted as one GeoJSON job, one server`,
+        '',
+        '| measure | value | target |',
+        '|---|---|---|',
+        `| end to end | ${round(seconds, 1)} s | ≤ ${TARGET_STANDS_SECONDS} s ${pass(seconds <= TARGET_STANDS_SECONDS)} |`,
+        `| upload / scoring / download | ${round(run.uploadMs / 1000, 1)} s / ${round(run.scoringMs / 1000, 1)} s / ${round(run.downloadMs / 1000, 1)} s | |`,
+        `| result features | ${run.resultRows.toLocaleString('en-US')} (${run.rowsFailed.toLocaleString('en-US')} failed) | = ${STANDS.toLocaleString('en-US')} ${pass(run.resultRows === STANDS)} |`,
+        `| server peak RSS | ${round(peak, 0)} MB | |`,
         '',
       )
     }

@@ -77,6 +77,8 @@ export interface AppOptions {
   now?: () => Date
   demoKey?: string
   keyCacheMs?: number
+  /** How long a body other than a job upload may take to arrive (tests shorten it). */
+  bodyTimeoutMs?: number
   /** 'memory': job chunks queued in this process even with REDIS_URL (tests that cut Redis). */
   jobQueue?: 'memory'
 }
@@ -222,6 +224,7 @@ export function createApp(options: AppOptions): App {
     metricsToken: config.METRICS_TOKEN,
     maxInFlight: config.MAX_IN_FLIGHT ?? 512,
     proxyTrust: compileProxyTrust(config.TRUST_PROXY ?? false, config.TRUST_PROXY_HEADER),
+    bodyTimeoutMs: options.bodyTimeoutMs,
     explorer:
       (config.EXPLORER ?? true)
         ? {

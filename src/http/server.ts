@@ -31,9 +31,36 @@ export interface ServerDeps {
   maxInFlight: number
   /** The proxies whose word on the client's address is taken (TRUST_PROXY); default none. */
   proxyTrust?: ProxyTrust
+  /** How long a body other than a job upload may take to arrive (30 s; shorter in tests). */
+  bodyTimeoutMs?: number
 }
 
-const REQUEST_TIMEOUT_MS = 30_000
+/**
+ * Answers 408 and closes when a request's body is still arriving after `ms`: a body that came with its
+ * headers (most do) sets no timer at all. Job uploads are left to the server's longer requestTimeout.
+ */
+function boundBody(req: IncomingMessage, res: ServerResponse, pathname: string, ms: number): void {
+  if (req.complete || (req.method === 'POST' && pathname === '/v1/jobs')) return
+  const timer = setTimeout(() => {
+    if (req.complete || res.writableEnded) return
+    if (!res.headersSent) {
+      res.writeHead(408, { connection: 'close', 'content-type': 'text/plain; charset=utf-8' })
+      res.end('Request body timed out\n')
+    }
+    req.socket.destroySoon()
+  }, ms)
+  timer.unref()
+  const done = () => clearTimeout(timer)
+  req.once('end', done)
+  res.once('close', done)
+}
+
+/**
+ * A job upload (POST /v1/jobs, up to 512 MiB) may take this long to arrive whole: Node's own
+ * requestTimeout. Every other request's body must arrive within BODY_TIMEOUT_MS.
+ */
+const UPLOAD_TIMEOUT_MS = 15 * 60_000
+const BODY_TIMEOUT_MS = 30_000
 
 function tokenMatches(header: string | undefined, token: string): boolean {
   const presented = Buffer.from(header?.replace(/^Bearer /i, '') ?? '')
@@ -89,6 +116,7 @@ export function createHttpServer(deps: ServerDeps): Server {
       clientAddress(req.socket.remoteAddress, req.headers, proxyTrust),
     )
     observe(deps, req, res, request)
+    boundBody(req, res, url.pathname, deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS)
     inFlight += 1
     res.once('close', () => {
       inFlight -= 1
@@ -107,7 +135,7 @@ export function createHttpServer(deps: ServerDeps): Server {
     request.errorCode = 'not_found'
     sendError(res, apiError('not_found', { path: url.pathname }), { 'request-id': request.requestId })
   })
-  server.requestTimeout = REQUEST_TIMEOUT_MS
+  server.requestTimeout = UPLOAD_TIMEOUT_MS
   server.headersTimeout = 10_000
   return server
 }

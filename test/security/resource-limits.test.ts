@@ -15,11 +15,13 @@ import { createMigratedDatabase, type RunningApp, raw, startApp } from './suppor
  */
 let db: TestDatabase
 let running: RunningApp
+/** The body deadline of every request but a job upload, shortened for the test (30 s in service). */
+const BODY_TIMEOUT_MS = 400
 let key: string
 
 beforeAll(async () => {
   db = await createMigratedDatabase()
-  running = await startApp({ database: db, env: { MAX_IN_FLIGHT: '3' } })
+  running = await startApp({ database: db, env: { MAX_IN_FLIGHT: '3' }, bodyTimeoutMs: BODY_TIMEOUT_MS })
   key = (await issueKey(db, 'hypha')).key
 })
 
@@ -153,6 +155,48 @@ describe('API4: load shedding and time limits', () => {
     expect(server.headersTimeout).toBeLessThanOrEqual(10_000)
     expect(server.requestTimeout).toBeGreaterThan(0)
     expect(Number.isFinite(server.requestTimeout)).toBe(true)
+  })
+
+  /** Sends the headers and the start of a body, then a byte every `everyMs`; resolves with what came back. */
+  function trickle(path: string, contentType: string, everyMs: number, forMs: number): Promise<string> {
+    return new Promise((resolve) => {
+      const socket = connect(Number(new URL(running.url).port), '127.0.0.1')
+      let answer = ''
+      let timer: NodeJS.Timeout | undefined
+      const started = Date.now()
+      socket.on('data', (chunk) => {
+        answer += chunk.toString()
+      })
+      socket.on('close', () => {
+        clearInterval(timer)
+        resolve(answer)
+      })
+      socket.on('error', () => {})
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${key}\r\nContent-Type: ${contentType}\r\nContent-Length: 100000\r\n\r\n{`,
+      )
+      timer = setInterval(() => {
+        if (Date.now() - started > forMs) {
+          clearInterval(timer)
+          socket.destroy()
+          return
+        }
+        socket.write(' ')
+      }, everyMs)
+    })
+  }
+
+  it('a body other than a job upload still arriving after the body deadline is answered 408 and closed', async () => {
+    const started = Date.now()
+    const answer = await trickle('/v1/predict', 'application/json', 50, 10_000)
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /)
+    expect(Date.now() - started).toBeLessThan(BODY_TIMEOUT_MS + 2_000)
+  })
+
+  it('a job upload may take longer than that deadline: it is not cut while it arrives', async () => {
+    const answer = await trickle('/v1/jobs', 'text/csv', 50, BODY_TIMEOUT_MS * 3)
+    // Closed by the client with the body unfinished: never a 408 from the server meanwhile.
+    expect(answer).not.toMatch(/408/)
   })
 })
 

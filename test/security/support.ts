@@ -37,6 +37,7 @@ export interface AppOptions {
   model?: SurvivalModel
   logger?: Logger
   keyCacheMs?: number
+  bodyTimeoutMs?: number
 }
 
 /**
@@ -52,6 +53,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     model: options.model,
     quotaStore: new MemoryQuotaStore(),
     keyCacheMs: options.keyCacheMs,
+    bodyTimeoutMs: options.bodyTimeoutMs,
     jobQueue: 'memory',
   })
   await new Promise<void>((resolve) => app.server.listen(0, '127.0.0.1', resolve))
