@@ -2,9 +2,9 @@ import type { IncomingMessage } from 'node:http'
 import type { Readable } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
 import { createGunzip } from 'node:zlib'
-import { Tokenizer, TokenizerError, TokenParser, TokenParserError, TokenType } from '@streamparser/json'
+import { Tokenizer, TokenParser, TokenType } from '@streamparser/json'
 import { CsvError, parse } from 'csv-parse'
-import { apiError, invalidField } from '../domain/errors.ts'
+import { ApiError, apiError, invalidField } from '../domain/errors.ts'
 import type { JobUpload } from '../domain/jobs/job-service.ts'
 import { bodyTooLarge, ClientClosedError } from '../http-io/body.ts'
 import { lingeringClose } from '../http-io/lingering-close.ts'
@@ -150,47 +150,77 @@ function checkedLine(text: string, line: number): string {
  */
 async function* geojsonFeatures(req: IncomingMessage): AsyncGenerator<unknown> {
   const tokenizer = new Tokenizer()
-  const parser = new TokenParser({ paths: ['$.type', '$.features', '$.features.*'], keepStack: false })
+  // Not '$.features' itself: the parser would keep every feature to hand over the whole array.
+  const parser = new TokenParser({ paths: ['$.type', '$.features.*'], keepStack: false })
   let rootType: unknown
   let featuresIsArray = false
   let pending: unknown[] = []
+  // Containers open around the next token: the root object is 1, the features array 2, a feature 3.
   let depth = 0
-  let featureStart = -1
+  // Where the value being read began: the last token seen at depth 2 or less. A feature (or a root
+  // member, or a long string anywhere above the features) is measured from there, by the bytes that
+  // have arrived, so one that never ends is refused once it passes the limit, not when it ends.
+  let segmentStart = 0
+  let received = 0
+  const tooLong = () =>
+    invalidField('body', `holds a feature longer than ${MAX_FEATURE_BYTES} bytes`, 'request')
   parser.onValue = ({ value, key, parent, stack }) => {
-    // With keepStack off the features array arrives empty at its end: its elements went out one by one.
     if (stack.length === 1 && key === 'type') rootType = value
-    else if (stack.length === 1 && key === 'features') featuresIsArray = Array.isArray(value)
     else if (stack.length === 2 && Array.isArray(parent)) pending.push(value)
   }
+  // The root object's member names, read off its tokens: `features` must hold an array.
+  let expectingKey = false
+  let rootKey: unknown
+  let valueNext = false
+  const followRoot = (token: TokenType, value: unknown) => {
+    if (expectingKey && token === TokenType.STRING) {
+      rootKey = value
+      expectingKey = false
+    } else if (token === TokenType.COLON) valueNext = true
+    else if (valueNext) {
+      if (rootKey === 'features') featuresIsArray = token === TokenType.LEFT_BRACKET
+      valueNext = false
+    } else if (token === TokenType.COMMA) expectingKey = true
+  }
   tokenizer.onToken = (info) => {
-    if (info.token === TokenType.LEFT_BRACE || info.token === TokenType.LEFT_BRACKET) {
-      depth += 1
-      // The root object is depth 1, the features array 2, a feature 3.
-      if (depth === 3) featureStart = info.offset
-    } else if (info.token === TokenType.RIGHT_BRACE || info.token === TokenType.RIGHT_BRACKET) {
-      if (depth === 3) featureStart = -1
-      depth -= 1
+    const opens = info.token === TokenType.LEFT_BRACE || info.token === TokenType.LEFT_BRACKET
+    const closes = info.token === TokenType.RIGHT_BRACE || info.token === TokenType.RIGHT_BRACKET
+    if (closes) depth -= 1
+    if (depth === 1) followRoot(info.token, info.value)
+    else if (depth === 0 && info.token === TokenType.LEFT_BRACE) expectingKey = true
+    if (depth <= 2) {
+      // A value that ends here (a feature's closing brace, a root member's string) is measured whole.
+      if (info.offset + 1 - segmentStart > MAX_FEATURE_BYTES && !opens) throw tooLong()
+      segmentStart = info.offset
     }
-    if (featureStart >= 0 && info.offset - featureStart > MAX_FEATURE_BYTES)
-      throw invalidField('body', `holds a feature longer than ${MAX_FEATURE_BYTES} bytes`, 'request')
+    if (opens) depth += 1
     parser.write(info)
   }
-  try {
-    for await (const chunk of bodyOf(req)) {
-      tokenizer.write(chunk)
-      if (pending.length > 0) {
-        const features = pending
-        pending = []
-        yield* features
-      }
-      if (rootType !== undefined && rootType !== 'FeatureCollection') throw notACollection()
-    }
-    tokenizer.end()
-  } catch (error) {
-    if (error instanceof TokenizerError || error instanceof TokenParserError)
-      throw invalidField('body', `is not valid JSON: ${error.message}`, 'request')
-    throw error
+  // The tokenizer ends the token parser too, which refuses a document cut short.
+  tokenizer.onEnd = () => {
+    if (!parser.isEnded) parser.end()
   }
+  // The parser's own errors (its classes, or a plain Error when it ends mid-document) are the body's.
+  const parse = (step: () => void) => {
+    try {
+      step()
+    } catch (error) {
+      if (error instanceof ApiError) throw error
+      throw invalidField('body', `is not valid JSON: ${(error as Error).message}`, 'request')
+    }
+  }
+  for await (const chunk of bodyOf(req)) {
+    received += chunk.length
+    parse(() => tokenizer.write(chunk))
+    if (received - segmentStart > MAX_FEATURE_BYTES) throw tooLong()
+    if (pending.length > 0) {
+      const features = pending
+      pending = []
+      yield* features
+    }
+    if (rootType !== undefined && rootType !== 'FeatureCollection') throw notACollection()
+  }
+  parse(() => tokenizer.end())
   yield* pending
   if (rootType !== 'FeatureCollection' || !featuresIsArray) throw notACollection()
 }

@@ -121,11 +121,15 @@ export function renderFeatureChunk(
     })
     ndjson += `${JSON.stringify(line)}\n`
     const id = row.c[0]
+    // Every result column is there (null where it does not apply), so an input property of the same
+    // name is never passed off as a result, and GIS tools see one schema.
+    const resultProperties: Record<string, unknown> = {}
+    for (const name of FEATURE_RESULT_COLUMNS) resultProperties[name] = results[name] ?? null
     const feature = {
       type: 'Feature',
       ...(id !== null && id !== undefined ? { id } : {}),
       geometry: row.g ?? null,
-      properties: { ...row.o, feature_index: row.c[1], ...results },
+      properties: { ...row.o, feature_index: row.c[1], ...resultProperties },
     }
     geojson += `${chunkIndex === 0 && position === 0 ? '' : ',\n'}${JSON.stringify(feature)}`
   })

@@ -65,7 +65,7 @@ function numberOrText(text: string): number | string {
 export function featureDefaults(query: Readonly<Record<string, string>>): Record<string, unknown> {
   const defaults: Record<string, unknown> = {}
   for (const [name, text] of Object.entries(query)) {
-    const read = DEFAULTS[name]
+    const read = Object.hasOwn(DEFAULTS, name) ? DEFAULTS[name] : undefined
     if (!read)
       throw invalidField(
         `query.${name}`,
@@ -92,41 +92,98 @@ const climateFields = {
   climate: climate.nullish(),
 }
 
-const PointProperties = z.object({
-  id: featureId.optional(),
-  species_code: catalogueCode.min(1, 'is required'),
-  planting_method: catalogueCode.min(1, 'is required'),
-  horizons: horizons.optional(),
-  ...climateFields,
-})
+const oneClimate = {
+  path: ['climate'],
+  message: 'cannot be given with period or scenario',
+}
+const namesOneClimate = (row: { climate?: unknown; period?: unknown; scenario?: unknown }) =>
+  !row.climate || (row.period == null && row.scenario == null)
 
-const StandProperties = z.object({
-  id: featureId.optional(),
-  species_code: catalogueCode.min(1, 'is required').optional(),
-  species_mix: z
-    .array(z.strictObject({ species_code: catalogueCode, share: speciesShare }), {
-      error: 'must be an array of {species_code, share}',
-    })
-    .min(1, 'must hold at least one species')
-    .max(SPECIES_MIX_MAX, `may hold at most ${SPECIES_MIX_MAX} species`)
-    .optional(),
-  planting_method: catalogueCode.min(1, 'is required'),
-  trees_per_acre: treesPerAcre.nullish(),
-  trees_per_hectare: treesPerHectare.nullish(),
-  confidence: confidence.nullish(),
-  rule_set: ruleSetId.nullish(),
-  site_class: siteClassName.nullish(),
-  target_trees_per_acre: treesPerAcre.nullish(),
-  ...climateFields,
-})
+const PointProperties = z
+  .object({
+    id: featureId.optional(),
+    species_code: catalogueCode.min(1, 'is required'),
+    planting_method: catalogueCode.min(1, 'is required'),
+    horizons: horizons.optional(),
+    ...climateFields,
+  })
+  .refine(namesOneClimate, oneClimate)
+
+const StandProperties = z
+  .object({
+    id: featureId.optional(),
+    species_code: catalogueCode.min(1, 'is required').optional(),
+    species_mix: z
+      .array(z.strictObject({ species_code: catalogueCode, share: speciesShare }), {
+        error: 'must be an array of {species_code, share}',
+      })
+      .min(1, 'must hold at least one species')
+      .max(SPECIES_MIX_MAX, `may hold at most ${SPECIES_MIX_MAX} species`)
+      .optional(),
+    planting_method: catalogueCode.min(1, 'is required'),
+    trees_per_acre: treesPerAcre.nullish(),
+    trees_per_hectare: treesPerHectare.nullish(),
+    confidence: confidence.nullish(),
+    rule_set: ruleSetId.nullish(),
+    site_class: siteClassName.nullish(),
+    target_trees_per_acre: treesPerAcre.nullish(),
+    ...climateFields,
+  })
+  .refine(namesOneClimate, oneClimate)
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** A feature that fails alone; its geometry is given back when it was one the job reads. */
-function failure(row: number, cells: unknown[], message: string, geometry?: object): InputRow {
-  return { r: row, c: cells, e: { code: 'invalid_request', message }, ...(geometry ? { g: geometry } : {}) }
+/**
+ * A feature that fails alone, given back with its own properties, and its geometry when it was one
+ * the job reads.
+ */
+function failure(
+  row: number,
+  cells: unknown[],
+  message: string,
+  own: Record<string, unknown> | null,
+  geometry?: object,
+): InputRow {
+  return {
+    r: row,
+    c: cells,
+    e: { code: 'invalid_request', message },
+    ...(geometry ? { g: geometry } : {}),
+    ...ownProperties(own),
+  }
+}
+
+/** The density pair and the climate fields each go as a whole: a feature's own replace the query's. */
+const DEFAULT_GROUPS: readonly (readonly string[])[] = [
+  ['trees_per_acre', 'trees_per_hectare'],
+  ['period', 'scenario', 'climate'],
+  ['species_code', 'species_mix'],
+]
+
+/**
+ * A feature's properties over the query's defaults. A null attribute (GIS tools write empty ones so)
+ * is absent, so the default applies; a feature naming any field of a group drops the defaults of the
+ * whole group.
+ */
+function withDefaults(
+  own: Record<string, unknown>,
+  defaults: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const present = Object.fromEntries(Object.entries(own).filter(([, value]) => value !== null))
+  const merged: Record<string, unknown> = { ...defaults }
+  for (const group of DEFAULT_GROUPS)
+    if (group.some((name) => name in present)) for (const name of group) delete merged[name]
+  return Object.assign(merged, present)
+}
+
+/** The feature's id: its own `id`, else `properties.id`, when either is a string or a number. */
+function idOf(feature: Record<string, unknown>): string | number | null {
+  const own = isObject(feature.properties) ? feature.properties.id : undefined
+  for (const candidate of [feature.id, own])
+    if (typeof candidate === 'string' || typeof candidate === 'number') return candidate
+  return null
 }
 
 function issueText(error: z.ZodError, prefix: string): string {
@@ -156,11 +213,19 @@ export function featureRow(
   defaults: Readonly<Record<string, unknown>>,
 ): InputRow {
   const index = row - 1
-  const blank = [null, index, null, null, null, null, null, null, null]
-  if (!isObject(feature)) return failure(row, blank, `feature ${index} must be a GeoJSON Feature object`)
+  if (!isObject(feature))
+    return failure(
+      row,
+      [null, index, ...Array(7).fill(null)],
+      `feature ${index} must be a GeoJSON Feature object`,
+      null,
+    )
+  const own = isObject(feature.properties) ? feature.properties : null
+  const blank = [idOf(feature), index, null, null, null, null, null, null, null]
   const shape = FeatureShape.safeParse(feature, { reportInput: true })
-  if (!shape.success) return failure(row, blank, `feature ${index}: ${issueText(shape.error, 'feature')}`)
-  const properties = { ...defaults, ...(shape.data.properties ?? {}) }
+  if (!shape.success)
+    return failure(row, blank, `feature ${index}: ${issueText(shape.error, 'feature')}`, own)
+  const properties = withDefaults(shape.data.properties ?? {}, defaults)
   const id = shape.data.id ?? (properties.id as string | number | undefined) ?? null
   const geometry = feature.geometry as { type: string; coordinates?: unknown }
   const echo = (type: string, latitude: unknown, longitude: unknown, species: unknown) => [
@@ -188,16 +253,23 @@ export function featureRow(
         row,
         cells,
         `feature ${index}: geometry.coordinates must be a position [longitude, latitude]`,
+        own,
       )
     const located = PointRules.safeParse({ latitude, longitude }, { reportInput: true })
     if (!located.success)
-      return failure(row, cells, `feature ${index}: ${issueText(located.error, 'geometry.coordinates')}`)
+      return failure(
+        row,
+        cells,
+        `feature ${index}: geometry.coordinates ${located.error.issues[0]?.message}`,
+        own,
+      )
     const parsed = PointProperties.safeParse(properties, { reportInput: true })
     if (!parsed.success)
       return failure(
         row,
         cells,
         `feature ${index}: ${issueText(parsed.error, 'properties')}`,
+        own,
         feature.geometry as object,
       )
     const request: PredictionRequest = {
@@ -232,24 +304,18 @@ export function featureRow(
       : (properties.species_code ?? null)
     const cells = echo(geometry.type, rounded(centre?.latitude), rounded(centre?.longitude), species)
     if (!checkedGeometry.success)
-      return failure(row, cells, `feature ${index}: ${issueText(checkedGeometry.error, 'geometry')}`)
+      return failure(row, cells, `feature ${index}: ${issueText(checkedGeometry.error, 'geometry')}`, own)
     const parsed = StandProperties.safeParse(properties, { reportInput: true })
     if (!parsed.success)
       return failure(
         row,
         cells,
         `feature ${index}: ${issueText(parsed.error, 'properties')}`,
+        own,
         feature.geometry as object,
       )
     const fields = parsed.data
-    const ownMix =
-      shape.data.properties?.species_mix !== undefined || shape.data.properties?.species_code !== undefined
-    // A feature's own species win over the query's: a mix in the properties, else its species_code.
-    const mix = ownMix
-      ? shape.data.properties?.species_mix !== undefined
-        ? fields.species_mix
-        : undefined
-      : fields.species_mix
+    const mix = fields.species_mix
     const speciesMix = mix
       ? mix.map((item) => ({ speciesCode: item.species_code, share: item.share }))
       : fields.species_code
@@ -260,6 +326,7 @@ export function featureRow(
         row,
         cells,
         `feature ${index}: properties.species_mix (or species_code) is required`,
+        own,
         feature.geometry as object,
       )
     const plan: StockingPlanRequest = {
@@ -286,6 +353,7 @@ export function featureRow(
     row,
     echo(geometry.type, null, null, null),
     `feature ${index}: geometry.type ${JSON.stringify(geometry.type)} is not a Point, Polygon or MultiPolygon`,
+    own,
   )
 }
 

@@ -20,6 +20,18 @@ export class ExplorerApiError extends Error {
   }
 }
 
+/** A job as GET /v1/jobs/{id} describes it (the fields the page reads). */
+export interface JobStatus {
+  id: string
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled'
+  format: 'csv' | 'ndjson' | 'geojson'
+  rows_total: number
+  rows_done: number
+  rows_failed: number
+  errors_by_code: Record<string, number>
+  failure?: unknown
+}
+
 interface GraphQLErrorBody {
   message: string
   extensions?: Record<string, unknown> & { code?: string; status?: number }
@@ -106,6 +118,44 @@ export class ExplorerApi {
         response.headers.get('request-id'),
       )
     return { key: body.key, tier: body.tier ?? 'spore' }
+  }
+
+  /** GET /v1/jobs/{id}: a job's status and format. */
+  async job(id: string): Promise<JobStatus> {
+    const response = await this.rest(`/v1/jobs/${encodeURIComponent(id)}`, 'application/json')
+    return (await response.json()) as JobStatus
+  }
+
+  /** GET /v1/jobs/{id}/results as GeoJSON (a GeoJSON job's), parsed: only the parsed value is kept. */
+  async jobGeoJson(id: string): Promise<unknown> {
+    const response = await this.rest(`/v1/jobs/${encodeURIComponent(id)}/results`, 'application/geo+json')
+    try {
+      return await response.json()
+    } catch {
+      throw new ExplorerApiError(
+        'The results could not be read as JSON',
+        'invalid_results',
+        response.status,
+        response.headers.get('request-id'),
+      )
+    }
+  }
+
+  /** A GET of the REST API with the key; an answer other than 2xx rejects with the API's error. */
+  private async rest(path: string, accept: string): Promise<Response> {
+    const response = await fetch(path, { headers: { accept, 'x-api-key': this.key() } })
+    this.noteQuota(response)
+    if (response.ok) return response
+    const body = (await response.json().catch(() => ({}))) as {
+      error?: { code?: string; message?: string; details?: unknown }
+    }
+    throw new ExplorerApiError(
+      body.error?.message ?? `The API answered ${response.status}`,
+      body.error?.code ?? 'error',
+      response.status,
+      response.headers.get('request-id'),
+      body.error?.details === undefined ? {} : { details: body.error.details },
+    )
   }
 
   private noteQuota(response: Response): void {

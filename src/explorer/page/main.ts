@@ -27,6 +27,8 @@ import {
 } from './generated/operations.ts'
 import { ExplorerMap } from './map.ts'
 import { PlanPanel } from './plan.ts'
+import { looksLikeResults, SNIFF_BYTES } from './results-data.ts'
+import { ResultsPanel } from './results-layer.ts'
 import {
   CELL_SIZES_KM,
   type CellKm,
@@ -190,6 +192,7 @@ class Explorer {
   private readonly api: ExplorerApi
   private readonly map: ExplorerMap
   private readonly plan: PlanPanel
+  private readonly results: ResultsPanel
   /** Each load's sequence number: an answer that arrives after a newer question is dropped. */
   private readonly asked = { compare: 0, ranking: 0, survivalMap: 0, coverage: 0 }
   private coverageShown = false
@@ -224,6 +227,18 @@ class Explorer {
       element('tab-compare').parentElement as HTMLElement,
       element('panel-ranking'),
     )
+    this.results = new ResultsPanel(
+      {
+        api: this.api,
+        map: this.map,
+        hasKey: () => this.hasKey,
+        horizon: () => this.state.horizon,
+        messageFor: (error) => messageFor(error, data.searchRadiusKm),
+        busy,
+      },
+      element('point-form'),
+    )
+    this.map.onFileDrop((file) => void this.dropped(file))
     this.fillControls()
     this.wireControls()
     this.reflectState()
@@ -461,6 +476,13 @@ class Explorer {
     void this.loadComparison()
     if (this.state.panel === 'ranking') void this.loadRanking()
     this.plan.pointChanged()
+  }
+
+  /** A file dropped on the map: a job's results go to the results layer, anything else is a stand to plan. */
+  private async dropped(file: File): Promise<void> {
+    const head = await file.slice(0, SNIFF_BYTES).text()
+    if (looksLikeResults(head)) await this.results.loadFile(file)
+    else this.plan.dropFile(file)
   }
 
   private async requestSporeKey(): Promise<void> {

@@ -9,6 +9,7 @@ import {
   survivalColour,
   survivalLegend,
 } from './charts.ts'
+import type { ResultFeature } from './results-data.ts'
 import type { MapMode, Point } from './state.ts'
 
 /** Oregon and Washington, with a margin. */
@@ -47,6 +48,26 @@ const CLOSE_RING_PX = 10
 /** Fewest vertices of a stand's ring. */
 export const MIN_STAND_VERTICES = 3
 
+/**
+ * How the results layer draws a job's GeoJSON results: which features are points and which stands, the
+ * colour of a point, the style of a stand and a feature's popup (results-layer.ts decides all of them).
+ */
+export interface ResultsDrawing {
+  collection: GeoJSON.FeatureCollection
+  kind(feature: ResultFeature): 'point' | 'stand' | 'failed' | 'other'
+  pointColour(feature: ResultFeature): string
+  standStyle(feature: ResultFeature): { fill: string; line: string; dashArray: string | null }
+  popup(feature: ResultFeature): HTMLElement
+}
+
+/** A point of the results layer: radius and outline (its fill is its survival class). */
+const RESULT_POINT = { radius: 6, weight: 1, color: '#263238', fillOpacity: 1 } as const
+const RESULT_STAND = { weight: 2, fillOpacity: 0.45 } as const
+
+type ResultLayer = L.Path & { feature?: ResultFeature }
+/** Leaflet's own hit test of a path (in layer pixels), which its canvas renderer uses for clicks. */
+type HitTestable = { _containsPoint(point: L.Point): boolean }
+
 export interface MatchedSite {
   latitude: number
   longitude: number
@@ -70,6 +91,18 @@ export class ExplorerMap {
   private readonly sketchLayer = L.layerGroup()
   private sketch: { vertices: L.LatLng[]; listener: StandSketch; cursor: L.LatLng | null } | null = null
   private readonly crosshair: HTMLElement
+  /**
+   * A job's results: drawn on a canvas of their own (tens of thousands of points stay responsive), in a
+   * pane above the survival cells; stands under points. One popup, for the feature clicked or found.
+   */
+  private readonly resultsRenderer: L.Canvas
+  private results: { drawing: ResultsDrawing; stands: L.GeoJSON; points: L.GeoJSON } | null = null
+  private readonly resultPopup: L.Popup
+  private selected: ResultLayer | null = null
+  private hoverPending = false
+  /** The results layer's legend, stacked above the survival map's in the map's corner. */
+  readonly resultsLegend: HTMLElement
+  private readonly legends: HTMLElement
 
   constructor(
     private readonly element: HTMLElement,
@@ -89,6 +122,25 @@ export class ExplorerMap {
     // Panes, bottom up: the state outlines (the base map), the survival cells, then outlines and marks.
     this.map.createPane('base').style.zIndex = '250'
     this.map.createPane('cells').style.zIndex = '390'
+    this.map.createPane('results').style.zIndex = '395'
+    this.resultsRenderer = L.canvas({ pane: 'results', padding: 0.3, tolerance: 3 })
+    this.resultPopup = L.popup({
+      minWidth: 230,
+      maxWidth: 320,
+      autoPanPadding: L.point(12, 12),
+      className: 'result-popup',
+    })
+    this.map.on('popupclose', (event: L.PopupEvent) => {
+      if (event.popup === this.resultPopup) this.unselectResult()
+    })
+    this.legends = document.createElement('div')
+    this.legends.className = 'map-legends'
+    legend.before(this.legends)
+    this.resultsLegend = document.createElement('div')
+    this.resultsLegend.id = 'results-legend'
+    this.resultsLegend.className = 'results-legend'
+    this.resultsLegend.hidden = true
+    this.legends.append(this.resultsLegend, legend)
     L.geoJSON(stateOutlines(), {
       pane: 'base',
       interactive: false,
@@ -114,13 +166,13 @@ export class ExplorerMap {
     this.publishView()
     this.map.on('click', (event: L.LeafletMouseEvent) => {
       if (this.sketch) this.clickVertex(event.latlng)
-      else onPick({ latitude: event.latlng.lat, longitude: event.latlng.lng })
+      else if (!this.clickResult(event)) onPick({ latitude: event.latlng.lat, longitude: event.latlng.lng })
     })
     this.map.on('dblclick', () => {
       if (this.sketch) this.finishSketch()
     })
     this.map.on('mousemove', (event: L.LeafletMouseEvent) => {
-      if (!this.sketch) return
+      if (!this.sketch) return this.hoverResult(event)
       this.sketch.cursor = event.latlng
       this.drawSketch()
     })
@@ -197,6 +249,11 @@ export class ExplorerMap {
   showPointMarks(on: boolean): void {
     if (on) this.marks.addTo(this.map)
     else this.marks.remove()
+  }
+
+  /** Hides the message over the map if it is a hint (info), leaving a warning in place. */
+  hideHint(): void {
+    if (this.message.dataset.kind !== 'warning') this.say(null)
   }
 
   /** A plain message over the map; null hides it. */
@@ -410,7 +467,195 @@ export class ExplorerMap {
     })
   }
 
-  /** A file dropped on the map (a GeoJSON stand); the map is marked while a file is dragged over it. */
+  // ----- a job's results -----
+
+  /**
+   * A job's results as a layer: stands filled, points as dots, on the results canvas (the collection is
+   * drawn as it is, nothing copied); a click opens the feature's popup. Returns how many features were
+   * drawn; fitResults() then moves the map to them.
+   */
+  showResults(drawing: ResultsDrawing): number {
+    this.clearResults()
+    // The canvas lets the mouse through (the survival cells under it keep their tooltips): the map's own
+    // click and mousemove find the feature under the pointer (resultAt).
+    const common = { renderer: this.resultsRenderer, interactive: false }
+    const collection = drawing.collection as GeoJSON.FeatureCollection<GeoJSON.Geometry | null>
+    const stands = L.geoJSON(collection as GeoJSON.GeoJsonObject, {
+      ...common,
+      filter: (feature) => drawing.kind(feature as ResultFeature) === 'stand',
+      style: (feature) => this.standOptions(drawing, feature as ResultFeature),
+    })
+    const points = L.geoJSON(collection as GeoJSON.GeoJsonObject, {
+      ...common,
+      filter: (feature) => drawing.kind(feature as ResultFeature) === 'point',
+      pointToLayer: (feature, latlng) =>
+        L.circleMarker(latlng, {
+          ...common,
+          ...RESULT_POINT,
+          fillColor: drawing.pointColour(feature as ResultFeature),
+        }),
+    })
+    stands.addTo(this.map)
+    points.addTo(this.map)
+    this.results = { drawing, stands, points }
+    return stands.getLayers().length + points.getLayers().length
+  }
+
+  /** The map around the results layer, clear of the legends in its lower corner. */
+  fitResults(): void {
+    if (!this.results) return
+    const bounds = this.results.stands.getBounds().extend(this.results.points.getBounds())
+    if (!bounds.isValid()) return
+    const below = this.legends.offsetHeight > 0 ? this.legends.offsetHeight + 36 : 24
+    this.map.fitBounds(bounds, {
+      paddingTopLeft: L.point(24, 24),
+      paddingBottomRight: L.point(24, Math.min(below, this.element.clientHeight / 2)),
+      maxZoom: 12,
+    })
+  }
+
+  /** The colours again (another horizon chosen): the same layers, restyled. */
+  restyleResults(): void {
+    const results = this.results
+    if (!results) return
+    results.points.eachLayer((layer) => {
+      const feature = (layer as ResultLayer).feature
+      if (feature) (layer as L.CircleMarker).setStyle({ fillColor: results.drawing.pointColour(feature) })
+    })
+    results.stands.eachLayer((layer) => {
+      const feature = (layer as ResultLayer).feature
+      if (feature) (layer as L.Path).setStyle(this.standOptions(results.drawing, feature))
+    })
+    if (this.selected) this.emphasize(this.selected)
+  }
+
+  /** A feature of the layer shown on the map, its popup open (found by id from the keyboard). */
+  openResult(feature: ResultFeature): boolean {
+    const results = this.results
+    if (!results) return false
+    let found: ResultLayer | undefined
+    for (const group of [results.points, results.stands])
+      group.eachLayer((layer) => {
+        if ((layer as ResultLayer).feature === feature) found = layer as ResultLayer
+      })
+    if (!found) return false
+    if (found instanceof L.CircleMarker)
+      this.map.setView(found.getLatLng(), Math.max(this.map.getZoom(), 10), { animate: false })
+    else if (found instanceof L.Polygon)
+      this.map.fitBounds(found.getBounds(), { padding: [24, 24], maxZoom: 12, animate: false })
+    this.selectResult(found, null)
+    return true
+  }
+
+  clearResults(): void {
+    if (this.map.hasLayer(this.resultPopup)) this.map.closePopup(this.resultPopup)
+    this.unselectResult()
+    this.results?.stands.remove()
+    this.results?.points.remove()
+    this.results = null
+    // Its (empty) canvas leaves too.
+    this.resultsRenderer.remove()
+    this.element.classList.remove('is-over-result')
+    this.resultsLegend.hidden = true
+    this.resultsLegend.replaceChildren()
+  }
+
+  /** Closes a feature's popup (its emphasis goes with it). */
+  clearSelection(): void {
+    if (this.map.hasLayer(this.resultPopup)) this.map.closePopup(this.resultPopup)
+  }
+
+  get hasResults(): boolean {
+    return this.results !== null
+  }
+
+  private standOptions(drawing: ResultsDrawing, feature: ResultFeature): L.PathOptions {
+    const style = drawing.standStyle(feature)
+    return {
+      ...RESULT_STAND,
+      color: style.line,
+      fillColor: style.fill,
+      // Leaflet keeps a dash pattern unless it is replaced: none is an empty one.
+      dashArray: style.dashArray ?? '',
+    }
+  }
+
+  private selectResult(layer: ResultLayer, at: L.LatLng | null): void {
+    const results = this.results
+    const feature = layer.feature
+    if (!results || !feature) return
+    this.unselectResult()
+    this.selected = layer
+    this.emphasize(layer)
+    const where =
+      layer instanceof L.CircleMarker
+        ? layer.getLatLng()
+        : (at ?? (layer instanceof L.Polygon ? layer.getCenter() : this.map.getCenter()))
+    // The popup opens clear of the legends in the lower corner (the map pans): tall enough to read,
+    // short enough to fit above them on a phone's map.
+    const legends = this.legends.offsetHeight > 0 ? this.legends.offsetHeight + 36 : 12
+    this.resultPopup.options.autoPanPaddingBottomRight = L.point(12, legends)
+    this.resultPopup.options.maxHeight = Math.max(
+      100,
+      Math.min(300, this.element.clientHeight - legends - 90),
+    )
+    this.resultPopup.setLatLng(where).setContent(results.drawing.popup(feature)).openOn(this.map)
+  }
+
+  /** The selected feature stands out: a thicker, darker outline. */
+  private emphasize(layer: ResultLayer): void {
+    if (layer instanceof L.CircleMarker) layer.setStyle({ weight: 3, color: '#000000' })
+    else layer.setStyle({ weight: 4 })
+  }
+
+  private unselectResult(): void {
+    const layer = this.selected
+    const results = this.results
+    this.selected = null
+    if (!layer?.feature || !results) return
+    if (layer instanceof L.CircleMarker)
+      layer.setStyle({ weight: RESULT_POINT.weight, color: RESULT_POINT.color })
+    else layer.setStyle(this.standOptions(results.drawing, layer.feature))
+  }
+
+  /**
+   * The feature under a pointer: the last point drawn there, else the last stand, by the hit test
+   * Leaflet's canvas renderer itself uses (a point within its radius and a few pixels, inside a stand).
+   */
+  private resultAt(event: L.LeafletMouseEvent): ResultLayer | null {
+    const results = this.results
+    if (!results) return null
+    const at = event.layerPoint
+    let hit: ResultLayer | null = null
+    const test = (layer: L.Layer) => {
+      if ((layer as ResultLayer & HitTestable)._containsPoint(at)) hit = layer as ResultLayer
+    }
+    results.points.eachLayer(test)
+    if (!hit) results.stands.eachLayer(test)
+    return hit
+  }
+
+  /** A click on a feature of the results opens its popup (and chooses no planting point). */
+  private clickResult(event: L.LeafletMouseEvent): boolean {
+    const hit = this.resultAt(event)
+    if (hit) this.selectResult(hit, event.latlng)
+    return hit !== null
+  }
+
+  /** The pointer over a feature of the results: the hand, as over any link. */
+  private hoverResult(event: L.LeafletMouseEvent): void {
+    if (!this.results || this.hoverPending) return
+    this.hoverPending = true
+    requestAnimationFrame(() => {
+      this.hoverPending = false
+      this.element.classList.toggle('is-over-result', this.resultAt(event) !== null)
+    })
+  }
+
+  /**
+   * A file dropped on the map (a GeoJSON stand, or a job's results: the page tells them apart); the map
+   * is marked while a file is dragged over it.
+   */
   onFileDrop(handle: (file: File) => void): void {
     const hasFiles = (event: DragEvent) => [...(event.dataTransfer?.types ?? [])].includes('Files')
     const target = this.element

@@ -294,10 +294,6 @@ export class PlanPanel {
       if (chosen) void this.loadFile(chosen)
       file.value = ''
     })
-    this.host.map.onFileDrop((dropped) => {
-      this.host.open()
-      void this.loadFile(dropped)
-    })
     // A file dropped beside the map must not replace the page with the file.
     for (const type of ['dragover', 'drop'] as const)
       window.addEventListener(type, (event) => {
@@ -485,6 +481,12 @@ export class PlanPanel {
         : 'Double-click the map, click the first vertex, or press “Close stand” (Enter on the map) to close it.')
     this.el<HTMLButtonElement>('plan-finish').disabled = count < MIN_STAND_VERTICES
     this.el<HTMLButtonElement>('plan-undo').disabled = count === 0
+  }
+
+  /** A stand file dropped on the map (the page sends a job's results to the results layer instead). */
+  dropFile(file: File): void {
+    this.host.open()
+    void this.loadFile(file)
   }
 
   private async loadFile(file: File): Promise<void> {
