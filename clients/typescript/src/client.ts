@@ -3,7 +3,8 @@
  * from schema/openapi.yaml (./schema.ts, generated). It returns the response body, throws
  * SurvivalApiError for every failure, retries 429 and 503 as `Retry-After` says (within bounds), and
  * adds the jobs helpers: a streamed upload, a poll until the job is final, and a resumable results
- * download.
+ * download; GeoJSON jobs (a FeatureCollection of points and stands, defaults as query parameters, results
+ * as GeoJSON) have their own upload and download helpers.
  */
 import { constants, createReadStream } from 'node:fs'
 import { access } from 'node:fs/promises'
@@ -33,12 +34,43 @@ export type UsageResponse = Schemas['UsageResponse']
 export type JobAccepted = Schemas['JobAccepted']
 /** `GET /v1/jobs/{id}`: status, progress, failures by code. */
 export type Job = Schemas['Job']
-export type JobFormat = 'csv' | 'ndjson'
+export type JobFormat = Job['format']
+/** A GeoJSON job's upload: a FeatureCollection of points (predictions) and polygons (stocking plans). */
+export type JobFeatureCollection = Schemas['JobFeatureCollection']
+export type JobFeature = Schemas['JobFeature']
+/** A GeoJSON job's results (`Accept: application/geo+json`): every feature with its results as properties. */
+export type JobResultsCollection = Schemas['JobResultsCollection']
+export type JobResultFeature = Schemas['JobResultFeature']
+/**
+ * A GeoJSON job's defaults, sent as query parameters: the value of each property a feature lacks
+ * (`species_code`, `planting_method`, `horizons` as `1|5`, `period`, `scenario`, `trees_per_acre`…).
+ */
+export type GeoJsonJobDefaults = NonNullable<paths['/v1/jobs']['post']['parameters']['query']>
 
 export const JOB_MEDIA_TYPES: Record<JobFormat, string> = {
   csv: 'text/csv',
   ndjson: 'application/x-ndjson',
+  geojson: 'application/geo+json',
 }
+
+/** Every default a GeoJSON job takes, as the document lists them (checked against its type below). */
+export const GEOJSON_JOB_DEFAULTS = [
+  'species_code',
+  'planting_method',
+  'horizons',
+  'period',
+  'scenario',
+  'trees_per_acre',
+  'trees_per_hectare',
+  'confidence',
+  'rule_set',
+  'site_class',
+  'target_trees_per_acre',
+] as const satisfies readonly (keyof GeoJsonJobDefaults)[]
+/** Fails to compile when the document gains a default the list above lacks. */
+type UnlistedDefault = Exclude<keyof GeoJsonJobDefaults, (typeof GEOJSON_JOB_DEFAULTS)[number]>
+const allDefaultsListed: [UnlistedDefault] extends [never] ? true : never = true
+void allDefaultsListed
 const FINAL_STATUSES = new Set(['succeeded', 'failed', 'cancelled'])
 
 export interface SurvivalClientOptions {
@@ -62,11 +94,26 @@ export interface CallOptions {
   requestId?: string
 }
 
-export interface UploadOptions extends CallOptions {
-  format: JobFormat
+interface UploadBase extends CallOptions {
   /** Bytes sent so far, as the body streams out. */
   onProgress?: (bytesSent: number) => void
 }
+
+export type UploadOptions =
+  | (UploadBase & { format: 'csv' | 'ndjson'; defaults?: never })
+  | (UploadBase & {
+      format: 'geojson'
+      /** Query parameters: the value of each property a feature lacks (its own value wins). */
+      defaults?: GeoJsonJobDefaults
+    })
+
+export type GeoJsonUploadOptions = UploadBase & {
+  /** Query parameters: the value of each property a feature lacks (its own value wins). */
+  defaults?: GeoJsonJobDefaults
+}
+
+/** What a job upload reads: a file (path), a Node Readable or a web ReadableStream. */
+export type UploadInput = string | Readable | ReadableStream<Uint8Array>
 
 export interface WaitOptions {
   signal?: AbortSignal
@@ -77,7 +124,10 @@ export interface WaitOptions {
 }
 
 export interface ResultsOptions extends CallOptions {
-  /** `Accept`: the results as CSV or NDJSON (default: the job's input format). */
+  /**
+   * `Accept`: the results as CSV, NDJSON or (a GeoJSON job's only) GeoJSON; default the job's input
+   * format. A CSV or NDJSON job asked for GeoJSON answers in its own format (see `contentType`).
+   */
   format?: JobFormat
   /** Byte offset to start from (resume a download): sends `Range: bytes=<from>-`. */
   from?: number
@@ -91,6 +141,8 @@ export type ResultsStream = Readable & {
   totalBytes: number | null
   /** The offset the stream starts at. */
   from: number
+  /** The media type the results came in (`text/csv`, `application/x-ndjson`, `application/geo+json`). */
+  contentType: string | null
 }
 
 type Outcome<T> = { data?: T; error?: unknown; response: Response }
@@ -163,6 +215,96 @@ export function createSurvivalClient(options: SurvivalClientOptions) {
     }
   }
 
+  /** Sends a job upload: `open` gives the body (again for a retry when `retry`). */
+  async function sendJob(
+    open: () => ReadableStream<Uint8Array>,
+    retry: boolean,
+    options: UploadOptions,
+  ): Promise<JobAccepted> {
+    const headers = { ...init(options).headers, 'Content-Type': JOB_MEDIA_TYPES[options.format] }
+    const query = options.format === 'geojson' ? options.defaults : undefined
+    const { data } = await call(
+      () =>
+        api.POST('/v1/jobs', {
+          ...(query ? { params: { query } } : {}),
+          body: counted(open(), options.onProgress) as never,
+          bodySerializer: (stream: unknown) => stream,
+          headers,
+          signal: options.signal,
+          duplex: 'half',
+        }),
+      options.signal,
+      retry,
+    )
+    return data
+  }
+
+  async function uploadJob(input: UploadInput, options: UploadOptions): Promise<JobAccepted> {
+    if (typeof input === 'string') await access(input, constants.R_OK) // a missing file is its own error
+    let opened: Readable | null = null
+    const open = (): ReadableStream<Uint8Array> => {
+      if (typeof input !== 'string' && !(input instanceof Readable)) return input
+      opened?.destroy()
+      opened = typeof input === 'string' ? createReadStream(input) : input
+      return Readable.toWeb(opened) as ReadableStream<Uint8Array>
+    }
+    try {
+      return await sendJob(open, typeof input === 'string', options)
+    } finally {
+      ;(opened as Readable | null)?.destroy()
+    }
+  }
+
+  async function streamResults(id: string, options: ResultsOptions = {}): Promise<ResultsStream> {
+    const from = options.from ?? 0
+    const first = await openResults(id, options, from, null)
+    const etag = first?.response.headers.get('etag') ?? null
+    const totalBytes = first ? totalOf(first.response) : from
+    async function* chunks(): AsyncGenerator<Uint8Array> {
+      let current = first
+      let offset = from
+      let resumes = 0
+      while (current?.stream) {
+        // A server that ignored Range sends everything: skip what the caller already has.
+        let skip = current.response.status === 200 ? offset : 0
+        try {
+          for await (const chunk of current.stream as unknown as AsyncIterable<Uint8Array>) {
+            if (skip >= chunk.byteLength) {
+              skip -= chunk.byteLength
+              continue
+            }
+            const part = skip > 0 ? chunk.subarray(skip) : chunk
+            skip = 0
+            offset += part.byteLength
+            yield part
+          }
+          if (totalBytes === null || offset >= totalBytes) return
+          throw new Error(`the results ended at byte ${offset} of ${totalBytes}`)
+        } catch (error) {
+          if (isAbort(error) || options.signal?.aborted) throw error
+          if (resumes++ >= maxRetries) throw SurvivalApiError.network(error)
+        }
+        current = await openResults(id, options, offset, etag)
+        const now = current?.response.headers.get('etag') ?? null
+        if (current && etag && now !== etag) {
+          throw new SurvivalApiError({
+            status: current.response.status,
+            code: 'results_changed',
+            message: `The results of job ${id} changed while downloading (ETag ${etag} → ${now})`,
+            requestId: current.response.headers.get('request-id'),
+          })
+        }
+      }
+    }
+    const contentType = first?.response.headers.get('content-type')?.split(';')[0]?.trim() ?? null
+    return Object.assign(Readable.from(chunks(), { objectMode: false }), {
+      etag,
+      totalBytes,
+      from,
+      contentType,
+    })
+  }
+
   return {
     /** The openapi-fetch client underneath (key header set), for anything not wrapped here. */
     raw: api,
@@ -194,39 +336,33 @@ export function createSurvivalClient(options: SurvivalClientOptions) {
 
     /**
      * Starts a job from a file (path), a Node Readable or a web ReadableStream, streamed as the request
-     * body (never read whole). A path is reopened for a retry; a stream is sent once.
+     * body (never read whole). A path is reopened for a retry; a stream is sent once. A GeoJSON upload's
+     * `defaults` go as query parameters.
      */
-    async uploadJob(
-      input: string | Readable | ReadableStream<Uint8Array>,
-      options: UploadOptions,
+    uploadJob,
+
+    /**
+     * Starts a GeoJSON job: a `.geojson` file (path; reopened for a retry), a stream of one (sent once),
+     * or a FeatureCollection object (serialised once). `defaults` go as query parameters: the value of
+     * each property a feature lacks (`planting_method`, `trees_per_acre`…); a feature's own value wins.
+     * Points are predicted, polygons planned; each stand costs one request.
+     */
+    uploadGeoJsonJob(
+      input: UploadInput | JobFeatureCollection,
+      options: GeoJsonUploadOptions = {},
     ): Promise<JobAccepted> {
-      if (typeof input === 'string') await access(input, constants.R_OK) // a missing file is its own error
-      let opened: Readable | null = null
-      const open = (): ReadableStream<Uint8Array> => {
-        if (typeof input !== 'string' && !(input instanceof Readable))
-          return counted(input, options.onProgress)
-        opened?.destroy()
-        opened = typeof input === 'string' ? createReadStream(input) : input
-        return counted(Readable.toWeb(opened) as ReadableStream<Uint8Array>, options.onProgress)
-      }
-      const headers = { ...init(options).headers, 'Content-Type': JOB_MEDIA_TYPES[options.format] }
-      try {
-        const { data } = await call(
-          () =>
-            api.POST('/v1/jobs', {
-              body: open() as never,
-              bodySerializer: (stream: unknown) => stream,
-              headers,
-              signal: options.signal,
-              duplex: 'half',
-            }),
-          options.signal,
-          typeof input === 'string',
-        )
-        return data
-      } finally {
-        ;(opened as Readable | null)?.destroy()
-      }
+      const upload = { ...options, format: 'geojson' as const }
+      if (typeof input === 'string' || input instanceof Readable || input instanceof ReadableStream)
+        return uploadJob(input, upload)
+      const bytes = new TextEncoder().encode(JSON.stringify(input))
+      const open = () =>
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(bytes)
+            controller.close()
+          },
+        })
+      return sendJob(open, true, upload)
     },
 
     getJob: (id: string, options?: CallOptions) =>
@@ -250,48 +386,22 @@ export function createSurvivalClient(options: SurvivalClientOptions) {
      * a connection lost mid-way is resumed the same way, from the bytes already delivered, up to
      * `maxRetries` times, and only while the `ETag` is unchanged.
      */
-    async streamResults(id: string, options: ResultsOptions = {}): Promise<ResultsStream> {
-      const from = options.from ?? 0
-      const first = await openResults(id, options, from, null)
-      const etag = first?.response.headers.get('etag') ?? null
-      const totalBytes = first ? totalOf(first.response) : from
-      async function* chunks(): AsyncGenerator<Uint8Array> {
-        let current = first
-        let offset = from
-        let resumes = 0
-        while (current?.stream) {
-          // A server that ignored Range sends everything: skip what the caller already has.
-          let skip = current.response.status === 200 ? offset : 0
-          try {
-            for await (const chunk of current.stream as unknown as AsyncIterable<Uint8Array>) {
-              if (skip >= chunk.byteLength) {
-                skip -= chunk.byteLength
-                continue
-              }
-              const part = skip > 0 ? chunk.subarray(skip) : chunk
-              skip = 0
-              offset += part.byteLength
-              yield part
-            }
-            if (totalBytes === null || offset >= totalBytes) return
-            throw new Error(`the results ended at byte ${offset} of ${totalBytes}`)
-          } catch (error) {
-            if (isAbort(error) || options.signal?.aborted) throw error
-            if (resumes++ >= maxRetries) throw SurvivalApiError.network(error)
-          }
-          current = await openResults(id, options, offset, etag)
-          const now = current?.response.headers.get('etag') ?? null
-          if (current && etag && now !== etag) {
-            throw new SurvivalApiError({
-              status: current.response.status,
-              code: 'results_changed',
-              message: `The results of job ${id} changed while downloading (ETag ${etag} → ${now})`,
-              requestId: current.response.headers.get('request-id'),
-            })
-          }
-        }
+    streamResults,
+
+    /**
+     * A succeeded GeoJSON job's results, read whole and parsed: every feature with its geometry, its own
+     * properties, `feature_index` and its results. For a large job, stream them instead
+     * (`streamResults(id, {format: 'geojson'})`). A job that is not a GeoJSON job is a TypeError.
+     */
+    async geoJsonResults(id: string, options: CallOptions = {}): Promise<JobResultsCollection> {
+      const results = await streamResults(id, { ...options, format: 'geojson' })
+      if (results.contentType !== JOB_MEDIA_TYPES.geojson) {
+        results.destroy()
+        throw new TypeError(`Job ${id} is not a GeoJSON job: its results are ${results.contentType}`)
       }
-      return Object.assign(Readable.from(chunks(), { objectMode: false }), { etag, totalBytes, from })
+      const parts: Buffer[] = []
+      for await (const chunk of results as AsyncIterable<Uint8Array>) parts.push(Buffer.from(chunk))
+      return JSON.parse(Buffer.concat(parts).toString('utf8')) as JobResultsCollection
     },
 
     /**

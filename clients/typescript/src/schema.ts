@@ -219,7 +219,30 @@ export interface paths {
          *     - `Content-Type: application/x-ndjson`: one JSON object per line, a `POST /v1/predict` body
          *       plus an optional `id` (string or integer); its climate as the body's `climate` or as
          *       `period` and `scenario` fields (not both). Blank lines are skipped.
+         *     - `Content-Type: application/geo+json`: an RFC 7946 `FeatureCollection` (`JobFeatureCollection`),
+         *       a planting programme from a GIS. A `Point` feature is a prediction, its properties those of a
+         *       `POST /v1/predict` body; a `Polygon` or `MultiPolygon` feature is a stand, planned as
+         *       `POST /v1/plans/stocking` plans one (same rules and stand limits). The query parameters below
+         *       give defaults for properties a feature lacks. Features are numbered from 0 (`feature_index`);
+         *       a job's rows are its features.
          *     - `Content-Encoding: gzip` is accepted. At most 512 MiB of (unzipped) body.
+         *
+         *     **GeoJSON** uploads are read one feature at a time, never whole: at most 1,000,000 features, of
+         *     which at most 100,000 stands (`413 payload_too_large`, `details.max_rows` or
+         *     `details.max_stands`), a feature at most 2 MiB. A body that is not JSON or not a
+         *     `FeatureCollection` (its root `type`, a `features` array), a feature over 2 MiB, no features, or
+         *     a query parameter other than those below fails the whole upload with `400 invalid_request`,
+         *     and nothing is kept. A feature that breaks a rule (not a Feature, no geometry or another type
+         *     than Point/Polygon/MultiPolygon, a position out of range, a missing or mistyped property)
+         *     fails alone with `invalid_request`, its message naming the feature and the path
+         *     (`feature 12: properties.species_code is required`); species, method, climate, coverage, a
+         *     stand's rings and limits and its plan's other checks are judged when it is scored, with the
+         *     codes and messages of those endpoints. A feature's own property wins over a default, and a
+         *     property given as null is absent (the default applies). Related properties go as a whole: a
+         *     feature's own `species_mix` or `species_code` replaces the default `species_code`, its own
+         *     density (either unit) both density defaults, and its own climate (`period`, `scenario` or
+         *     `climate`) the climate defaults; a `climate` object given with `period` or `scenario` fails the
+         *     feature. CSV and NDJSON uploads ignore the query string.
          *
          *     **Climate** (see `ClimateInput`): a row naming no climate, or the period `1991_2020` without a
          *     scenario, is scored for today's climate, exactly as a row without those columns; a row naming
@@ -236,7 +259,8 @@ export interface paths {
          *
          *     **Cost**: ⌈rows ÷ the tier's batch size⌉ requests against the daily quota (`mycel`: one per
          *     100 rows), charged when the upload is complete and accepted; the upload's own call is one of
-         *     them. A job that needs more than remain today is refused with `429 rate_limit_exceeded` and
+         *     them. A GeoJSON job: its stands cost one request each (each is one plan), its other features
+         *     as rows. A job that needs more than remain today is refused with `429 rate_limit_exceeded` and
          *     `details.requests_needed` / `details.remaining`, and nothing is kept. Reading a job's status
          *     and results, and cancelling it, is not counted.
          */
@@ -304,6 +328,27 @@ export interface paths {
          *     CRLF line ends);
          *     `Accept: application/x-ndjson` one JSON object per row with its `row` number and the same
          *     fields (null where empty); otherwise the job's upload format.
+         *
+         *     **GeoJSON jobs**: `Accept: application/geo+json` streams a `FeatureCollection`
+         *     (`JobResultsCollection`) of every feature in input order, each with its input geometry, its
+         *     `id` (the feature's, else `properties.id`), its own properties, `feature_index` and the results
+         *     as flat properties, every one on every feature (null where it does not apply): for a point
+         *     `survival_1y`, `survival_3y`, `survival_5y` and `top_factor_1y`, `top_factor_3y`,
+         *     `top_factor_5y` (the horizons it asked for); for a stand
+         *     `rule_set`, `rule_horizon_years`, `target_trees_per_acre`, `planted_trees_per_acre`,
+         *     `confidence`, `meets_probability`, `required_trees_per_acre`, and `expected_trees_per_acre`
+         *     with `lower_trees_per_acre` / `upper_trees_per_acre` (the interval at the plan's confidence) at
+         *     the rule's horizon; `error_code` and `error_message` on a feature that failed. `text/csv` and
+         *     `application/x-ndjson` give the same results without geometry, in the columns `id`,
+         *     `feature_index`, `geometry_type`, `latitude`, `longitude` (a stand by the centre of its outer
+         *     rings), `species` (a mix as `PSME:0.8|THPL:0.2`), `planting_method`, `period`, `scenario`,
+         *     then `survival_1y`, `survival_3y`, `survival_5y`, `top_factor_1y`, `top_factor_3y`,
+         *     `top_factor_5y`, `rule_set`, `rule_horizon_years`, `target_trees_per_acre`,
+         *     `planted_trees_per_acre`, `confidence`, `meets_probability`, `required_trees_per_acre`,
+         *     `expected_trees_per_acre`, `lower_trees_per_acre`, `upper_trees_per_acre`, `error_code`,
+         *     `error_message` (empty, or null, where a feature has no such value). A GeoJSON job answers in
+         *     GeoJSON unless `Accept` names CSV or NDJSON. GeoJSON results are for GeoJSON jobs only: a CSV
+         *     or NDJSON job asked for `application/geo+json` answers in its own format.
          *
          *     `Content-Length` and `ETag` are exact, and `Range: bytes=<start>-[<end>]` (one range, or a
          *     suffix `bytes=-<n>`; `If-Range` with the ETag) answers `206` with `Content-Range`, so an
@@ -580,7 +625,7 @@ export interface components {
         JobAccepted: {
             id: string;
             status: components["schemas"]["JobStatus"];
-            /** @description Rows received (the header not counted). */
+            /** @description Rows received (the header not counted); a GeoJSON job's features. */
             rows: number;
             links: components["schemas"]["JobLinks"];
         };
@@ -591,7 +636,7 @@ export interface components {
              * @description The upload's format, the results' default.
              * @enum {string}
              */
-            format: "csv" | "ndjson";
+            format: "csv" | "ndjson" | "geojson";
             rows_total: number;
             /** @description Rows scored so far, failed ones included. */
             rows_done: number;
@@ -638,6 +683,11 @@ export interface components {
             details: {
                 /** @constant */
                 max_rows?: 1000000;
+                /**
+                 * @description A GeoJSON job's stands (polygon features) at most.
+                 * @constant
+                 */
+                max_stands?: 100000;
                 /** @constant */
                 limit_bytes?: 536870912;
             };
@@ -647,11 +697,172 @@ export interface components {
             code: "rate_limit_exceeded";
             message: string;
             details?: {
-                /** @description The job's cost, ⌈rows ÷ tier batch size⌉ requests. */
+                /** @description The job's cost, ⌈rows ÷ tier batch size⌉ requests (a GeoJSON job's stands one each). */
                 requests_needed: number;
                 /** @description Requests left today before this job. */
                 remaining: number;
             };
+        };
+        /**
+         * @description A GeoJSON job's upload (`Content-Type: application/geo+json`): an RFC 7946 FeatureCollection.
+         *     Foreign members (`name`, `crs`, `bbox`…) are allowed and ignored. A root that is not a
+         *     FeatureCollection, or no `features` array, is `400 invalid_request` for the whole upload; a
+         *     feature that breaks a rule fails alone.
+         */
+        JobFeatureCollection: {
+            /** @constant */
+            type: "FeatureCollection";
+            /** @description At most 1,000,000 features, of which at most 100,000 stands; each at most 2 MiB of JSON. */
+            features: components["schemas"]["JobFeature"][];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description One planting unit: a `Point` is a prediction (as `POST /v1/predict`), a `Polygon` or
+         *     `MultiPolygon` a stand to plan (as `POST /v1/plans/stocking`, with its stand limits). Foreign
+         *     members (`bbox`…) are allowed and ignored.
+         */
+        JobFeature: {
+            /** @constant */
+            type: "Feature";
+            /** @description The feature's id, echoed as the result's `id` (else `properties.id`). */
+            id?: string | number;
+            geometry: components["schemas"]["JobPoint"] | components["schemas"]["StandPolygon"] | components["schemas"]["StandMultiPolygon"];
+            properties?: components["schemas"]["JobFeatureProperties"] | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A point to predict for (RFC 7946 Point); foreign members are allowed and ignored. */
+        JobPoint: {
+            /** @constant */
+            type: "Point";
+            coordinates: components["schemas"]["StandPosition"];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description A feature's properties: for a Point the fields of a `POST /v1/predict` body (`species_code`,
+         *     `planting_method`, optional `horizons` and climate), for a stand those of a
+         *     `POST /v1/plans/stocking` body (`species_mix` or `species_code` for one species,
+         *     `planting_method`, exactly one of `trees_per_acre` or `trees_per_hectare`, optional
+         *     `confidence`, `rule_set`, `site_class`, `target_trees_per_acre` and climate). A property absent,
+         *     or null (as GIS tools write an empty attribute), is taken from the query parameter of that
+         *     name when given; fields that do not apply to the geometry are ignored. Any other property is
+         *     kept and echoed in the GeoJSON results.
+         */
+        JobFeatureProperties: {
+            /** @description The result's `id` when the feature has no `id` of its own. */
+            id?: string | number | null;
+            /** @description A recognized four-letter species code, e.g. `PSME`; an unrecognized code is `invalid_species` for that feature. */
+            species_code?: string | null;
+            /** @description Stands: the species planted and their shares, as in `POST /v1/plans/stocking`. */
+            species_mix?: components["schemas"]["SpeciesShare"][] | null;
+            /**
+             * @description `manual` or `drone_seeded`; any other string is `invalid_method` for that feature.
+             * @example manual
+             * @example drone_seeded
+             */
+            planting_method?: string | null;
+            horizons?: components["schemas"]["Horizons"] | null;
+            /**
+             * @description The climate period (see `ClimateInput`); with `scenario`, or `climate` instead of both.
+             * @example 2041-2070
+             */
+            period?: string | null;
+            /** @example ssp245 */
+            scenario?: string | null;
+            climate?: components["schemas"]["ClimateInput"];
+            trees_per_acre?: number | null;
+            trees_per_hectare?: number | null;
+            confidence?: number | null;
+            /** @enum {string|null} */
+            rule_set?: "or_fpa" | "wa_fpa_west" | "wa_fpa_east" | null;
+            /** @enum {string|null} */
+            site_class?: "I-III" | "IV-V" | "VI" | null;
+            target_trees_per_acre?: number | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A GeoJSON job's results (`Accept: application/geo+json`): every feature, in input order. */
+        JobResultsCollection: {
+            /** @constant */
+            type: "FeatureCollection";
+            features: components["schemas"]["JobResultFeature"][];
+        };
+        JobResultFeature: {
+            /** @constant */
+            type: "Feature";
+            /** @description The feature's `id`, else its `properties.id`; absent when it had neither. */
+            id?: string | number;
+            /**
+             * @description The feature's geometry as uploaded (foreign members included; a stand's rings as sent, also
+             *     when its plan refused them); null when it was not a Point, Polygon or MultiPolygon with its
+             *     positions in range.
+             */
+            geometry: components["schemas"]["JobPoint"] | components["schemas"]["JobResultPolygon"] | components["schemas"]["JobResultMultiPolygon"] | null;
+            properties: components["schemas"]["JobResultProperties"];
+        };
+        JobResultPolygon: {
+            /** @constant */
+            type: "Polygon";
+            coordinates: components["schemas"]["StandPosition"][][];
+        } & {
+            [key: string]: unknown;
+        };
+        JobResultMultiPolygon: {
+            /** @constant */
+            type: "MultiPolygon";
+            coordinates: components["schemas"]["StandPosition"][][][];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description The feature's own properties as uploaded (any names), then `feature_index` and every result
+         *     property, null where it does not apply: a point has the survival and top factor of each
+         *     horizon it asked for, a stand its plan's values at the rule's horizon, a feature that failed
+         *     `error_code` and `error_message`. An own property named like a result is replaced by it (a
+         *     results file uploaded again carries no stale results).
+         */
+        JobResultProperties: {
+            /** @description The feature's place in the upload, from 0. */
+            feature_index: number;
+            /** @description A point: the survival probability at 1 year, full precision. */
+            survival_1y: number | null;
+            survival_3y: number | null;
+            survival_5y: number | null;
+            /** @description A point: the factor with the largest contribution at 1 year, as `risk_factors[0].factor` of `/v1/predict`. */
+            top_factor_1y: string | null;
+            top_factor_3y: string | null;
+            top_factor_5y: string | null;
+            /**
+             * @description A stand: the standard it was judged against.
+             * @enum {string|null}
+             */
+            rule_set: "or_fpa" | "wa_fpa_west" | "wa_fpa_east" | null;
+            /**
+             * @description A stand: the horizon the rule judges at.
+             * @enum {integer|null}
+             */
+            rule_horizon_years: 1 | 3 | 5 | null;
+            /** @description A stand: the target, trees per acre (the rule's minimum, or `target_trees_per_acre`). */
+            target_trees_per_acre: number | null;
+            planted_trees_per_acre: number | null;
+            /** @description A stand: the confidence the plan was judged at, and the level of its interval. */
+            confidence: number | null;
+            /** @description A stand: the probability that the survivors at the rule's horizon reach the target. */
+            meets_probability: number | null;
+            /** @description A stand: the smallest density whose probability of meeting the target reaches `confidence` (null also when none up to 5000 does). */
+            required_trees_per_acre: number | null;
+            /** @description A stand: expected survivors per acre at the rule's horizon. */
+            expected_trees_per_acre: number | null;
+            lower_trees_per_acre: number | null;
+            upper_trees_per_acre: number | null;
+            /** @description Why the feature failed, as the endpoints name it (`invalid_request`, `invalid_species`, `outside_coverage`…); null when it was scored. */
+            error_code: string | null;
+            /** @description What failed; for a feature refused at upload it names the feature and the path, e.g. `feature 12: properties.species_code is required`. */
+            error_message: string | null;
+        } & {
+            [key: string]: unknown;
         };
         /** @description Latitude in decimal degrees, -90 to 90. */
         Latitude: number;
@@ -1512,7 +1723,9 @@ export interface components {
         /**
          * @description `invalid_request`: the upload cannot be read as a whole: a CSV header lacking a required
          *     column, repeating one or with an empty name (`field` `header`), a body with no rows or CSV that
-         *     cannot be read (`field` `body`), or a `Content-Encoding` other than gzip. Rows that break a
+         *     cannot be read (`field` `body`), a GeoJSON body that is not JSON or not a `FeatureCollection`,
+         *     or holds a feature over 2 MiB (`field` `body`), a query parameter a GeoJSON job does not take
+         *     (`field` `query.<name>`), or a `Content-Encoding` other than gzip. Rows (features) that break a
          *     rule fail alone, in the results.
          */
         JobUploadBadRequest: {
@@ -1564,7 +1777,11 @@ export interface components {
                 };
             };
         };
-        /** @description `payload_too_large`: more than 1,000,000 rows (`details.max_rows`) or more than 512 MiB of body (`details.limit_bytes`). Nothing is kept. */
+        /**
+         * @description `payload_too_large`: more than 1,000,000 rows (`details.max_rows`), a GeoJSON job with more than
+         *     100,000 stands (polygon features, `details.max_stands`), or more than 512 MiB of body
+         *     (`details.limit_bytes`). Nothing is kept.
+         */
         JobTooLarge: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
@@ -1583,7 +1800,7 @@ export interface components {
                 };
             };
         };
-        /** @description `unsupported_media_type`: the body is not `text/csv` or `application/x-ndjson` (UTF-8). */
+        /** @description `unsupported_media_type`: the body is not `text/csv`, `application/x-ndjson` or `application/geo+json` (UTF-8). */
         JobUnsupportedMediaType: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
@@ -1597,6 +1814,17 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "unsupported_media_type",
+                 *         "message": "Send the body as text/csv (UTF-8), application/x-ndjson (UTF-8) or application/geo+json (UTF-8)",
+                 *         "details": {
+                 *           "content_type": "application/json"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     error: components["schemas"]["UnsupportedMediaTypeError"];
                 };
@@ -2728,7 +2956,30 @@ export interface operations {
     };
     createJob: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description GeoJSON uploads: the species of a feature without `species_code` (or, for a stand, `species_mix`). */
+                species_code?: string;
+                /** @description GeoJSON uploads: the planting method of a feature without one. */
+                planting_method?: string;
+                /** @description GeoJSON uploads: the horizons of a point without them, separated by `|` (or `,`, `;`, spaces), e.g. `1|5`. */
+                horizons?: string;
+                /** @description GeoJSON uploads: the climate period of a feature without one (see `ClimateInput`). */
+                period?: string;
+                /** @description GeoJSON uploads: the emission scenario of a feature without one (see `ClimateInput`). */
+                scenario?: string;
+                /** @description GeoJSON uploads: the planted density, trees per acre, of a stand without `trees_per_acre`. */
+                trees_per_acre?: number;
+                /** @description GeoJSON uploads: the planted density, per hectare, of a stand without `trees_per_hectare`. */
+                trees_per_hectare?: number;
+                /** @description GeoJSON uploads: the confidence of a stand's plan when the stand names none (default 0.9). */
+                confidence?: number;
+                /** @description GeoJSON uploads: the reforestation standard of a stand that names none (default the location's). */
+                rule_set?: "or_fpa" | "wa_fpa_west" | "wa_fpa_east";
+                /** @description GeoJSON uploads: the Oregon site class of a stand that names none (`or_fpa` only). */
+                site_class?: components["schemas"]["SiteClass"];
+                /** @description GeoJSON uploads: a custom target, trees per acre, for a stand that names none. */
+                target_trees_per_acre?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2746,6 +2997,78 @@ export interface operations {
                  *     {"id": "stand-2", "latitude": 44.2, "longitude": -122.2, "species_code": "TSHE", "planting_method": "drone_seeded", "period": "2041-2070", "scenario": "ssp245"}
                  */
                 "application/x-ndjson": string;
+                /**
+                 * @example {
+                 *       "type": "FeatureCollection",
+                 *       "name": "planting units 2027",
+                 *       "features": [
+                 *         {
+                 *           "type": "Feature",
+                 *           "id": "plot-1",
+                 *           "geometry": {
+                 *             "type": "Point",
+                 *             "coordinates": [
+                 *               -123.6,
+                 *               44.6
+                 *             ]
+                 *           },
+                 *           "properties": {
+                 *             "species_code": "PSME",
+                 *             "horizons": [
+                 *               1,
+                 *               5
+                 *             ]
+                 *           }
+                 *         },
+                 *         {
+                 *           "type": "Feature",
+                 *           "id": "unit-7",
+                 *           "geometry": {
+                 *             "type": "Polygon",
+                 *             "coordinates": [
+                 *               [
+                 *                 [
+                 *                   -123.65,
+                 *                   44.55
+                 *                 ],
+                 *                 [
+                 *                   -123.55,
+                 *                   44.55
+                 *                 ],
+                 *                 [
+                 *                   -123.55,
+                 *                   44.65
+                 *                 ],
+                 *                 [
+                 *                   -123.65,
+                 *                   44.65
+                 *                 ],
+                 *                 [
+                 *                   -123.65,
+                 *                   44.55
+                 *                 ]
+                 *               ]
+                 *             ]
+                 *           },
+                 *           "properties": {
+                 *             "species_mix": [
+                 *               {
+                 *                 "species_code": "PSME",
+                 *                 "share": 0.8
+                 *               },
+                 *               {
+                 *                 "species_code": "THPL",
+                 *                 "share": 0.2
+                 *               }
+                 *             ],
+                 *             "trees_per_acre": 300,
+                 *             "owner": "north block"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/geo+json": components["schemas"]["JobFeatureCollection"];
             };
         };
         responses: {
@@ -2904,6 +3227,7 @@ export interface operations {
                      */
                     "text/csv": string;
                     "application/x-ndjson": string;
+                    "application/geo+json": components["schemas"]["JobResultsCollection"];
                 };
             };
             /** @description The bytes of the range asked for. */
@@ -2924,6 +3248,7 @@ export interface operations {
                 content: {
                     "text/csv": string;
                     "application/x-ndjson": string;
+                    "application/geo+json": unknown;
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -6,7 +6,11 @@
  * (an NDJSON input's period and scenario after those) — the same file whichever way it went: small
  * files through `POST /v1/predict/batch` (in the tier's batch size, written in input order as results
  * come), large ones through a job (upload, wait, download). `--period`/`--scenario` give a climate to
- * the rows that name none. Ctrl-C leaves `<out>.score-state.json`; rerunning the same command resumes.
+ * the rows that name none. A GeoJSON FeatureCollection (`.geojson`: points are predicted, polygons
+ * planned) always goes through a job, as the file is, with `--default name=value` (and `--period`,
+ * `--scenario`) as query parameters; `--out` by its extension: `.geojson` the results as GeoJSON, `.csv`
+ * or `.ndjson` by the features' centres. Ctrl-C leaves `<out>.score-state.json`; rerunning the same
+ * command resumes.
  *
  * Environment: SURVIVAL_API_KEY (required), SURVIVAL_API_URL (default http://localhost:8080).
  * Exit codes: 0 every row scored; 1 some rows failed (summary by error code on stderr); 2 usage
@@ -15,13 +19,20 @@
 import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { Command, CommanderError, InvalidArgumentError } from 'commander'
-import { createSurvivalClient } from './client.ts'
+import { createSurvivalClient, GEOJSON_JOB_DEFAULTS, type GeoJsonJobDefaults } from './client.ts'
 import { SurvivalApiError } from './errors.ts'
 import { scoreByBatches } from './scoring/batch-path.ts'
 import { JobEndedError, scoreByJob } from './scoring/job-path.ts'
 import { outputFormatOf } from './scoring/output.ts'
 import { createProgress } from './scoring/progress.ts'
-import { type ClimateDefaults, countRows, InputError, inputFormatOf, readColumns } from './scoring/rows.ts'
+import {
+  type ClimateDefaults,
+  checkGeoJson,
+  countRows,
+  InputError,
+  inputFormatOf,
+  readColumns,
+} from './scoring/rows.ts'
 import type { RunContext, RunOutcome } from './scoring/run.ts'
 import { clearState, inputIdentity, loadState, type ScoreState, statePath } from './scoring/state.ts'
 
@@ -39,6 +50,44 @@ interface Options {
   restart?: boolean
   period?: string
   scenario?: string
+  default: string[]
+}
+
+/** The query parameters that take a number; the others are text (the server judges their values). */
+const NUMERIC_DEFAULTS = new Set([
+  'trees_per_acre',
+  'trees_per_hectare',
+  'confidence',
+  'target_trees_per_acre',
+])
+
+/** A command line that cannot run: said in one line, exit 2. */
+class UsageError extends Error {}
+
+/**
+ * A GeoJSON input's defaults: each `--default name=value`, and `--period`/`--scenario`. An unknown name,
+ * a name given twice, an empty value or a density that is not a number is a usage error.
+ */
+function geoJsonDefaults(pairs: string[], period?: string, scenario?: string): GeoJsonJobDefaults {
+  const defaults: Record<string, string | number> = {}
+  const given = [
+    ...pairs.map((pair) => ({ pair, flag: `--default ${pair}` })),
+    ...(period ? [{ pair: `period=${period}`, flag: `--period ${period}` }] : []),
+    ...(scenario ? [{ pair: `scenario=${scenario}`, flag: `--scenario ${scenario}` }] : []),
+  ]
+  for (const { pair, flag } of given) {
+    const at = pair.indexOf('=')
+    const name = at === -1 ? pair.trim() : pair.slice(0, at).trim()
+    const value = at === -1 ? '' : pair.slice(at + 1).trim()
+    if (!(GEOJSON_JOB_DEFAULTS as readonly string[]).includes(name))
+      throw new UsageError(`${flag}: not a default a GeoJSON job takes (${GEOJSON_JOB_DEFAULTS.join(', ')})`)
+    if (value === '') throw new UsageError(`${flag}: give it as name=value, e.g. planting_method=manual`)
+    if (name in defaults) throw new UsageError(`${flag}: ${name} is given twice`)
+    if (NUMERIC_DEFAULTS.has(name) && !Number.isFinite(Number(value)))
+      throw new UsageError(`${flag}: ${name} must be a number`)
+    defaults[name] = NUMERIC_DEFAULTS.has(name) ? Number(value) : value
+  }
+  return defaults as GeoJsonJobDefaults
 }
 
 const positive = (value: string) => {
@@ -50,16 +99,17 @@ const positive = (value: string) => {
 function program(): Command {
   return new Command('score')
     .description(
-      'Score the sites of a CSV or NDJSON file with the Survival Prediction API.\n' +
+      'Score the sites of a CSV, NDJSON or GeoJSON file with the Survival Prediction API.\n' +
         'Key from SURVIVAL_API_KEY; API from SURVIVAL_API_URL (default http://localhost:8080).',
     )
     .argument(
       '<input>',
-      'CSV with latitude,longitude,species_code,planting_method (+ horizons, id, period, scenario, others), or .ndjson',
+      'CSV with latitude,longitude,species_code,planting_method (+ horizons, id, period, scenario, others), ' +
+        '.ndjson, or a .geojson FeatureCollection (points predicted, polygons planned; always a job)',
     )
     .requiredOption(
       '-o, --out <file>',
-      'where to write the scored rows (.csv, or .ndjson / .jsonl for NDJSON)',
+      'where to write the scored rows (.csv, .ndjson / .jsonl for NDJSON, or .geojson for a GeoJSON input)',
     )
     .option(
       '--via <path>',
@@ -88,6 +138,12 @@ function program(): Command {
       '--scenario <scenario>',
       'emission scenario for the rows that name no climate: ssp245, ssp370, ssp585',
     )
+    .option(
+      '--default <name=value>',
+      `GeoJSON input: the value of a property the features lack, sent as a query parameter (repeatable): ${GEOJSON_JOB_DEFAULTS.join(', ')}`,
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .option('--restart', 'ignore a saved resume state and start over')
     .addHelpText(
       'after',
@@ -100,17 +156,18 @@ function program(): Command {
 
 const say = (line: string) => process.stderr.write(`${line}\n`)
 
-function summary(outcome: RunOutcome, out: string): number {
+/** The summary line(s); `noun` is what was scored: rows, or a GeoJSON input's features. */
+function summary(outcome: RunOutcome, out: string, noun: 'row' | 'feature' = 'row'): number {
   if (outcome.failed === 0) {
-    say(`Scored ${outcome.rows.toLocaleString('en-US')} rows → ${out}`)
+    say(`Scored ${outcome.rows.toLocaleString('en-US')} ${noun}s → ${out}`)
     return EXIT.ok
   }
   const codes = Object.entries(outcome.errorsByCode)
     .sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
     .map(([code, count]) => `${code} ${count.toLocaleString('en-US')}`)
-  const rows = outcome.failed === 1 ? 'row' : 'rows'
-  say(`${outcome.failed.toLocaleString('en-US')} ${rows} failed: ${codes.join(', ')}`)
-  say(`Wrote ${outcome.rows.toLocaleString('en-US')} rows → ${out} (failed rows have error_code set)`)
+  const failed = outcome.failed === 1 ? noun : `${noun}s`
+  say(`${outcome.failed.toLocaleString('en-US')} ${failed} failed: ${codes.join(', ')}`)
+  say(`Wrote ${outcome.rows.toLocaleString('en-US')} ${noun}s → ${out} (failed ${noun}s have error_code set)`)
   return EXIT.rowsFailed
 }
 
@@ -141,6 +198,28 @@ export async function main(argv: string[]): Promise<number> {
   const baseUrl = (process.env.SURVIVAL_API_URL || 'http://localhost:8080').replace(/\/+$/, '')
   const inputFormat = inputFormatOf(input)
   const outFormat = outputFormatOf(options.out)
+  const geojson = inputFormat === 'geojson'
+  let defaults: GeoJsonJobDefaults | undefined
+  try {
+    if (outFormat === 'geojson' && !geojson)
+      throw new UsageError(
+        `--out ${options.out}: GeoJSON results are a GeoJSON input's; write a CSV or NDJSON input to .csv or .ndjson`,
+      )
+    if (geojson && options.via === 'batch')
+      throw new UsageError(
+        'GeoJSON input goes through a job (its polygons are stocking plans): not --via batch',
+      )
+    if (!geojson && options.default.length > 0)
+      throw new UsageError('--default is for GeoJSON input; CSV and NDJSON rows take --period and --scenario')
+    if (geojson) {
+      defaults = geoJsonDefaults(options.default, options.period, options.scenario)
+      if (Object.keys(defaults).length === 0) defaults = undefined
+    }
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    say(`score: ${error.message}`)
+    return EXIT.usage
+  }
 
   const controller = new AbortController()
   let interrupts = 0
@@ -154,10 +233,13 @@ export async function main(argv: string[]): Promise<number> {
   process.on('SIGTERM', onSignal)
 
   // A row's own climate wins; whether these name a known future is the server's question (invalid_climate).
+  // A GeoJSON input sends them as defaults instead.
   const climate: ClimateDefaults | undefined =
-    options.period || options.scenario ? { period: options.period, scenario: options.scenario } : undefined
+    !geojson && (options.period || options.scenario)
+      ? { period: options.period, scenario: options.scenario }
+      : undefined
   const identity = inputIdentity(input)
-  const saved = options.restart ? null : loadState(options.out, identity, outFormat, climate)
+  const saved = options.restart ? null : loadState(options.out, identity, outFormat, climate, defaults)
   const fresh = (via: ScoreState['via']): ScoreState => ({
     version: 1,
     input: identity,
@@ -165,6 +247,7 @@ export async function main(argv: string[]): Promise<number> {
     base_url: baseUrl,
     via,
     ...(climate ? { climate } : {}),
+    ...(defaults ? { defaults } : {}),
     bytes_written: 0,
     rows_written: 0,
     errors_by_code: {},
@@ -175,6 +258,7 @@ export async function main(argv: string[]): Promise<number> {
     input,
     inputFormat,
     climate,
+    defaults,
     out: options.out,
     outFormat,
     state,
@@ -182,8 +266,33 @@ export async function main(argv: string[]): Promise<number> {
     signal: controller.signal,
     note: say,
   })
+  /** The end of a run that was not refused: interrupted (state kept), or the summary. */
+  const finish = (outcome: RunOutcome, noun: 'row' | 'feature'): number => {
+    if (outcome.interrupted) {
+      say(
+        existsSync(statePath(options.out))
+          ? `Interrupted. Rerun the same command to resume (state in ${statePath(options.out)}).`
+          : 'Interrupted before anything was saved; rerun to start again.',
+      )
+      return EXIT.interrupted
+    }
+    clearState(options.out)
+    return summary(outcome, options.out, noun)
+  }
 
   try {
+    if (geojson) {
+      // Always a job, the file as it is: nothing to count, and no batch size to know.
+      await checkGeoJson(input)
+      if (defaults)
+        say(
+          `Defaults for the features that lack them: ${Object.entries(defaults)
+            .map(([name, value]) => `${name}=${value}`)
+            .join(', ')}`,
+        )
+      const outcome = await scoreByJob(run(saved ?? fresh('job')), { pollMs: options.poll * 1000 })
+      return finish(outcome, 'feature')
+    }
     await readColumns(input, inputFormat) // a header without the required columns is a usage error
     if (climate)
       say(
@@ -228,16 +337,7 @@ export async function main(argv: string[]): Promise<number> {
       outcome = await scoreByBatches(run(state), { batchSize, totalRows, concurrency: options.concurrency })
     }
     if (!outcome) throw new Error('no scoring path ran')
-    if (outcome.interrupted) {
-      say(
-        existsSync(statePath(options.out))
-          ? `Interrupted. Rerun the same command to resume (state in ${statePath(options.out)}).`
-          : 'Interrupted before anything was saved; rerun to start again.',
-      )
-      return EXIT.interrupted
-    }
-    clearState(options.out)
-    return summary(outcome, options.out)
+    return finish(outcome, 'row')
   } catch (error) {
     if (controller.signal.aborted) {
       say('Interrupted before anything was saved; rerun to start again.')
@@ -256,6 +356,8 @@ export async function main(argv: string[]): Promise<number> {
       const where = error.requestId ? `, request ${error.requestId}` : ''
       say(`score: ${error.message} (${error.code}${error.status ? `, HTTP ${error.status}` : ''}${where})`)
       if (error.details) say(`  details: ${JSON.stringify(error.details)}`)
+      if (geojson && error.code === 'jobs_not_in_tier')
+        say('  GeoJSON input is scored through a job only: use a mycel or hypha key.')
       if (existsSync(statePath(options.out))) say('Progress is saved: rerun the same command to resume.')
       return EXIT.api
     }

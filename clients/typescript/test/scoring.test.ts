@@ -4,12 +4,15 @@ import { join } from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { afterAll, describe, expect, it } from 'vitest'
 import { csvLayout, csvRow, ndjsonRow } from '../../../src/domain/jobs/job-rows.ts'
-import { outputHeader, outputLine, resultsAt } from '../src/scoring/output.ts'
+import { outputFormatOf, outputHeader, outputLine, resultsAt } from '../src/scoring/output.ts'
 import { duration, progressLine } from '../src/scoring/progress.ts'
 import {
   type ClimateDefaults,
+  checkGeoJson,
   countRows,
+  InputError,
   type InputRow,
+  inputFormatOf,
   NDJSON_COLUMNS,
   readColumns,
   readRows,
@@ -375,6 +378,62 @@ describe('the resume state', () => {
   })
 })
 
+describe('GeoJSON input and output', () => {
+  it('is told by the extension: .geojson in and out; .json stays NDJSON as before', () => {
+    expect(
+      ['units.geojson', 'UNITS.GeoJSON', 'sites.csv', 'sites.ndjson', 'x.json'].map(inputFormatOf),
+    ).toEqual(['geojson', 'geojson', 'csv', 'ndjson', 'ndjson'])
+    expect(['planned.geojson', 'planned.csv', 'planned.jsonl'].map(outputFormatOf)).toEqual([
+      'geojson',
+      'csv',
+      'ndjson',
+    ])
+  })
+
+  it('opens as a JSON object (a byte order mark and blank lines first are fine), else a usage error', async () => {
+    const file = (name: string, text: string) => {
+      const path = join(dir, name)
+      writeFileSync(path, text)
+      return path
+    }
+    await expect(checkGeoJson(file('ok.geojson', '\uFEFF\n  {"type": "FeatureCollection"'))).resolves.toBe(
+      undefined,
+    )
+    await expect(checkGeoJson(file('csv.geojson', 'latitude,longitude\n'))).rejects.toThrow(InputError)
+    await expect(checkGeoJson(file('empty.geojson', '\n \n'))).rejects.toThrow(/is empty/)
+  })
+
+  it('the resume state is the run’s only for the same defaults, in any order', () => {
+    const input = join(dir, 'state-input.geojson')
+    writeFileSync(input, '{"type": "FeatureCollection", "features": []}')
+    const out = join(dir, 'state-out.geojson')
+    const identity = inputIdentity(input)
+    saveState(out, {
+      version: 1,
+      input: identity,
+      out_format: 'geojson',
+      base_url: 'http://localhost:8080',
+      via: 'job',
+      defaults: { planting_method: 'manual', trees_per_acre: 400 },
+      bytes_written: 0,
+      rows_written: 0,
+      errors_by_code: {},
+      job_id: 'job_000000000000000000000000',
+    })
+    const load = (defaults?: Record<string, string | number>) =>
+      loadState(out, identity, 'geojson', undefined, defaults)
+    expect(load({ trees_per_acre: 400, planting_method: 'manual' })).toMatchObject({
+      job_id: expect.any(String),
+    })
+    expect(load({ planting_method: 'manual' })).toBeNull()
+    expect(load({ planting_method: 'drone_seeded', trees_per_acre: 400 })).toBeNull()
+    expect(load()).toBeNull()
+    expect(
+      loadState(out, identity, 'csv', undefined, { planting_method: 'manual', trees_per_acre: 400 }),
+    ).toBeNull()
+  })
+})
+
 describe('progress lines', () => {
   it('read as counts, percentage, rate and ETA', () => {
     expect(progressLine('rows', 12_000, 50_000, 3100, 12.4)).toBe(
@@ -383,6 +442,9 @@ describe('progress lines', () => {
     expect(progressLine('rows', 0, 50_000, null, null)).toBe('0/50,000 rows (0%)')
     expect(progressLine('bytes', 1536, 1024 * 1024 * 3, 2048, 200)).toBe(
       '1.5 KiB/3 MiB (0%), 2 KiB/s, ETA 3 min 20 s',
+    )
+    expect(progressLine('features', 300, 1500, 120, 10)).toBe(
+      '300/1,500 features (20%), 120 features/s, ETA 10 s',
     )
     expect(duration(7260)).toBe('2 h 1 min')
   })

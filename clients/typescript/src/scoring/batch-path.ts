@@ -8,8 +8,8 @@
 import { open } from 'node:fs/promises'
 import type { BatchResponse } from '../client.ts'
 import { SurvivalApiError } from '../errors.ts'
-import { outputHeader, outputLine, resultCells, resultsAt } from './output.ts'
-import { type InputRow, readColumns, readRows } from './rows.ts'
+import { type OutputFormat, outputHeader, outputLine, resultCells, resultsAt } from './output.ts'
+import { type InputRow, type RowFormat, readColumns, readRows } from './rows.ts'
 import { addCounts, type RunContext, type RunOutcome } from './run.ts'
 import { saveState } from './state.ts'
 
@@ -57,8 +57,13 @@ function rejectedItem(error: unknown): number | null {
 
 export async function scoreByBatches(run: RunContext, options: BatchOptions): Promise<RunOutcome> {
   const { client, state, signal } = run
-  const columns = await readColumns(run.input, run.inputFormat, run.climate)
-  const at = resultsAt(run.inputFormat, columns)
+  // GeoJSON goes through a job only: its stands are plans, and GeoJSON output is the job's.
+  if (run.inputFormat === 'geojson' || run.outFormat === 'geojson')
+    throw new Error('GeoJSON input and output go through a job, not batch calls')
+  const inputFormat: RowFormat = run.inputFormat
+  const outFormat: Exclude<OutputFormat, 'geojson'> = run.outFormat
+  const columns = await readColumns(run.input, inputFormat, run.climate)
+  const at = resultsAt(inputFormat, columns)
 
   /** Scores one group (a row the server refuses alone is marked invalid_request and the rest resent). */
   async function score(group: InputRow[]): Promise<Scored> {
@@ -87,7 +92,7 @@ export async function scoreByBatches(run: RunContext, options: BatchOptions): Pr
       const results = resultCells(row, items.get(row))
       const code = results[results.length - 1] as string | null
       if (code) errors[code] = (errors[code] ?? 0) + 1
-      text += outputLine(run.outFormat, columns, row, results, at)
+      text += outputLine(outFormat, columns, row, results, at)
     }
     return { text, rows: group.length, errors }
   }
@@ -104,7 +109,7 @@ export async function scoreByBatches(run: RunContext, options: BatchOptions): Pr
       offset += bytes.length
     }
     if (offset === 0) {
-      await append(outputHeader(run.outFormat, columns, at))
+      await append(outputHeader(outFormat, columns, at))
       state.bytes_written = offset
       saveState(run.out, state)
     } else if (state.rows_written > 0) {
@@ -125,7 +130,7 @@ export async function scoreByBatches(run: RunContext, options: BatchOptions): Pr
     const concurrency = Math.max(1, options.concurrency ?? 4)
     try {
       for await (const group of groups(
-        readRows(run.input, run.inputFormat, { climate: run.climate }),
+        readRows(run.input, inputFormat, { climate: run.climate }),
         state.rows_written,
         options.batchSize,
       )) {

@@ -3,7 +3,9 @@
  * and its results streamed into the output. The job id goes into the state file as soon as the server
  * accepts the upload; a rerun re-attaches to that job and continues the download from the bytes
  * already in the output (`Range`), as long as the results' ETag is the one it started with. With
- * `--period`/`--scenario`, the rows are streamed up as `readRows` reads them, the climate filled in.
+ * `--period`/`--scenario`, the rows are streamed up as `readRows` reads them, the climate filled in. A
+ * GeoJSON input goes up as the file is, its defaults as query parameters; its results come as the
+ * output's extension asks (GeoJSON, or CSV/NDJSON by the features' centres).
  */
 import { open, stat } from 'node:fs/promises'
 import { Readable } from 'node:stream'
@@ -31,6 +33,7 @@ async function sizeOf(file: string): Promise<number> {
 
 export async function scoreByJob(run: RunContext, options: JobOptions = {}): Promise<RunOutcome> {
   const { client, state, signal, progress } = run
+  const unit = run.inputFormat === 'geojson' ? 'features' : 'rows'
   const interrupted = (rows = 0): RunOutcome => ({ interrupted: true, rows, failed: 0, errorsByCode: {} })
   try {
     let job: Job | null = null
@@ -50,33 +53,43 @@ export async function scoreByJob(run: RunContext, options: JobOptions = {}): Pro
       let created: JobAccepted
       try {
         // The file as it is (retried on 429/503: it is reopened), or its rows with the climate filled in
-        // (sent once), the progress then counting the bytes of the file read.
-        const body = run.climate
-          ? Readable.from(
-              uploadText(run.input, run.inputFormat, {
-                climate: run.climate,
-                onBytesRead: (bytes) => progress.update(bytes),
-              }),
-              { objectMode: false },
-            )
-          : run.input
-        created = await client.uploadJob(body, {
-          format: run.inputFormat,
-          signal,
-          onProgress: run.climate ? undefined : (bytes) => progress.update(bytes),
-        })
+        // (sent once), the progress then counting the bytes of the file read. GeoJSON: the file as it
+        // is, with its defaults as query parameters.
+        const format = run.inputFormat
+        if (format === 'geojson') {
+          created = await client.uploadGeoJsonJob(run.input, {
+            ...(run.defaults ? { defaults: run.defaults } : {}),
+            signal,
+            onProgress: (bytes) => progress.update(bytes),
+          })
+        } else {
+          const body = run.climate
+            ? Readable.from(
+                uploadText(run.input, format, {
+                  climate: run.climate,
+                  onBytesRead: (bytes) => progress.update(bytes),
+                }),
+                { objectMode: false },
+              )
+            : run.input
+          created = await client.uploadJob(body, {
+            format,
+            signal,
+            onProgress: run.climate ? undefined : (bytes) => progress.update(bytes),
+          })
+        }
       } finally {
         progress.stop()
       }
       Object.assign(state, { job_id: created.id, etag: null, bytes_written: 0 })
       saveState(run.out, state)
-      run.note(`Job ${created.id}: ${created.rows.toLocaleString('en-US')} rows queued`)
+      run.note(`Job ${created.id}: ${created.rows.toLocaleString('en-US')} ${unit} queued`)
       rowsTotal = created.rows
     }
     const id = state.job_id as string
 
     if (!job || (job.status !== 'succeeded' && job.status !== 'failed' && job.status !== 'cancelled')) {
-      progress.start('scoring', 'rows', job?.rows_total ?? rowsTotal, job?.rows_done ?? 0)
+      progress.start('scoring', unit, job?.rows_total ?? rowsTotal, job?.rows_done ?? 0)
       try {
         job = await client.waitForJob(id, {
           signal,

@@ -3,12 +3,15 @@
  * the job path write the same file: the input columns, then survival and the top factor at each
  * horizon (empty where not asked for, or when the row failed), then error_code — an NDJSON input's
  * period and scenario after those (see `resultsAt`). CSV (RFC 4180, CRLF) or NDJSON
- * (`{"row": n, ...}` per line, null where empty).
+ * (`{"row": n, ...}` per line, null where empty). GeoJSON output (a GeoJSON input's job results, by
+ * `.geojson`) is the server's file as it is; nothing here writes it.
  */
 import type { BatchResponse } from '../client.ts'
 import { CLIMATE_COLUMNS, type InputFormat, type InputRow } from './rows.ts'
 
-export type OutputFormat = 'csv' | 'ndjson'
+/** The output's format, by its extension; the batch path writes the first two. */
+export type OutputFormat = 'csv' | 'ndjson' | 'geojson'
+type LineFormat = Exclude<OutputFormat, 'geojson'>
 
 export const RESULT_COLUMNS = [
   'survival_1y',
@@ -47,7 +50,7 @@ function ordered<T>(inputs: readonly T[], results: readonly T[], at: number): T[
 }
 
 /** The first line of the output (CSV only; NDJSON has none). */
-export function outputHeader(format: OutputFormat, columns: readonly string[], at = columns.length): string {
+export function outputHeader(format: LineFormat, columns: readonly string[], at = columns.length): string {
   return format === 'csv' ? `${ordered(columns, RESULT_COLUMNS, at).map(csvCell).join(',')}\r\n` : ''
 }
 
@@ -70,7 +73,7 @@ export function resultCells(row: InputRow, item?: BatchItem): unknown[] {
 
 /** One output line for `row` with its result cells, placed at `at` among the input columns. */
 export function outputLine(
-  format: OutputFormat,
+  format: LineFormat,
   columns: readonly string[],
   row: InputRow,
   results: readonly unknown[],
@@ -91,5 +94,6 @@ export function outputLine(
 }
 
 export function outputFormatOf(file: string): OutputFormat {
+  if (/\.geojson$/i.test(file)) return 'geojson'
   return /\.(nd)?jsonl?$/i.test(file) ? 'ndjson' : 'csv'
 }

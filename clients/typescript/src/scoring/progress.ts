@@ -5,7 +5,11 @@
  */
 import cliProgress from 'cli-progress'
 
-export type Unit = 'rows' | 'bytes'
+/** What a phase counts: rows (a GeoJSON job's features) or bytes. */
+export type Unit = 'rows' | 'features' | 'bytes'
+
+/** ` rows` / ` features` after a count; nothing after bytes, which carry their own unit. */
+const noun = (unit: Unit) => (unit === 'bytes' ? '' : ` ${unit}`)
 
 export interface Progress {
   /** A new phase: `label` (may be empty), what is counted, the total when known, the starting value. */
@@ -26,7 +30,7 @@ const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 })
 const decimal = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 })
 
 function amount(value: number, unit: Unit): string {
-  if (unit === 'rows') return integer.format(value)
+  if (unit !== 'bytes') return integer.format(value)
   if (value < 1024) return `${integer.format(value)} B`
   if (value < 1024 ** 2) return `${decimal.format(value / 1024)} KiB`
   if (value < 1024 ** 3) return `${decimal.format(value / 1024 ** 2)} MiB`
@@ -49,9 +53,9 @@ export function progressLine(
   etaSeconds: number | null,
 ): string {
   const counted = total === null ? amount(value, unit) : `${amount(value, unit)}/${amount(total, unit)}`
-  let line = unit === 'rows' ? `${counted} rows` : counted
+  let line = `${counted}${noun(unit)}`
   if (total !== null && total > 0) line += ` (${Math.floor((value / total) * 100)}%)`
-  if (perSecond !== null) line += `, ${amount(perSecond, unit)}${unit === 'rows' ? ' rows' : ''}/s`
+  if (perSecond !== null) line += `, ${amount(perSecond, unit)}${noun(unit)}/s`
   if (etaSeconds !== null) line += `, ETA ${duration(etaSeconds)}`
   return line
 }
@@ -131,7 +135,7 @@ function barProgress(stream: NodeJS.WriteStream): Progress {
     const { perSecond, eta } = pace(startedAt, startValue, value, total)
     return {
       counted: total === null ? amount(value, unit) : `${amount(value, unit)}/${amount(total, unit)}`,
-      rate: perSecond === null ? '…' : `${amount(perSecond, unit)}${unit === 'rows' ? ' rows' : ''}/s`,
+      rate: perSecond === null ? '…' : `${amount(perSecond, unit)}${noun(unit)}/s`,
       left: eta === null ? '…' : duration(eta),
     }
   }
@@ -148,7 +152,7 @@ function barProgress(stream: NodeJS.WriteStream): Progress {
       bar = new cliProgress.SingleBar(
         {
           stream,
-          format: `${label ? `${label} ` : ''}{bar} {percentage}% | {counted}${unit === 'rows' ? ' rows' : ''} | {rate} | ETA {left}`,
+          format: `${label ? `${label} ` : ''}{bar} {percentage}% | {counted}${noun(unit)} | {rate} | ETA {left}`,
           hideCursor: true,
           clearOnComplete: false,
           etaBuffer: 50,

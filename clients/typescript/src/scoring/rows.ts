@@ -2,6 +2,7 @@
  * The scorer's input: a CSV (header with latitude, longitude, species_code, planting_method; optional
  * horizons `1|3|5`, id, period and scenario; other columns echoed) or NDJSON (one predict body per
  * line, optional id, the climate as `period`/`scenario` or `climate`), read as a stream, row by row.
+ * A GeoJSON FeatureCollection (`.geojson`) is not read here: it goes up to a job as it is.
  * Each row is checked by the rules the jobs API applies to an upload row, so a row that breaks one
  * fails alone with `invalid_request` (or `invalid_json`) exactly as it would in a job; species,
  * method and climate are judged by the server.
@@ -15,7 +16,10 @@ import { createInterface } from 'node:readline'
 import { parse } from 'csv-parse'
 import type { PredictRequest } from '../client.ts'
 
-export type InputFormat = 'csv' | 'ndjson'
+/** The inputs read row by row (and scored through batch calls or a job). */
+export type RowFormat = 'csv' | 'ndjson'
+/** GeoJSON input always goes through a job, as the file is. */
+export type InputFormat = RowFormat | 'geojson'
 
 export const REQUIRED_COLUMNS = ['latitude', 'longitude', 'species_code', 'planting_method'] as const
 /** A row's climate, flat: CSV columns, NDJSON fields (or a predict body's `climate`). */
@@ -61,13 +65,37 @@ export interface InputRow {
 export class InputError extends Error {}
 
 export function inputFormatOf(file: string): InputFormat {
+  if (/\.geojson$/i.test(file)) return 'geojson'
   return /\.(nd)?jsonl?$/i.test(file) ? 'ndjson' : 'csv'
+}
+
+/**
+ * A GeoJSON input's first look, without reading it whole: it must open as a JSON object (the server
+ * reads it, feature by feature, and answers for the rest).
+ */
+export async function checkGeoJson(file: string): Promise<void> {
+  const stream = createReadStream(file, { end: 64 * 1024 - 1 })
+  let head = ''
+  try {
+    for await (const chunk of stream) {
+      head += String(chunk)
+      if (head.replace(/^\uFEFF/, '').trim() !== '') break
+    }
+  } finally {
+    stream.destroy()
+  }
+  const start = head.replace(/^\uFEFF/, '').trimStart()
+  if (start === '') throw new InputError('is empty: it needs a GeoJSON FeatureCollection')
+  if (!start.startsWith('{'))
+    throw new InputError(
+      'is not GeoJSON: a FeatureCollection opens with {"type": "FeatureCollection", "features": [...]}',
+    )
 }
 
 /** The column names of the input, as its results echo them (reads only the first line of a CSV). */
 export async function readColumns(
   file: string,
-  format: InputFormat,
+  format: RowFormat,
   climate?: ClimateDefaults,
 ): Promise<string[]> {
   if (format === 'ndjson') return NDJSON_COLUMNS
@@ -83,7 +111,7 @@ interface SourceRow {
 
 async function* sourceRows(
   file: string,
-  format: InputFormat,
+  format: RowFormat,
   options: ReadOptions,
 ): AsyncGenerator<SourceRow | { header: string }> {
   const stream = createReadStream(file)
@@ -122,7 +150,7 @@ async function* sourceRows(
 /** The data rows of the input, in order, checked. */
 export async function* readRows(
   file: string,
-  format: InputFormat,
+  format: RowFormat,
   options: ReadOptions = {},
 ): AsyncGenerator<InputRow> {
   for await (const item of sourceRows(file, format, options)) if ('row' in item) yield item.row
@@ -134,14 +162,14 @@ export async function* readRows(
  */
 export async function* uploadText(
   file: string,
-  format: InputFormat,
+  format: RowFormat,
   options: ReadOptions = {},
 ): AsyncGenerator<string> {
   for await (const item of sourceRows(file, format, options)) yield 'row' in item ? item.text : item.header
 }
 
 /** How many data rows the input has, counting no further than `limit` (a streamed count, nothing kept). */
-export async function countRows(file: string, format: InputFormat, limit = Number.POSITIVE_INFINITY) {
+export async function countRows(file: string, format: RowFormat, limit = Number.POSITIVE_INFINITY) {
   let count = 0
   if (format === 'ndjson') {
     for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) {

@@ -1,5 +1,5 @@
 /** What both scoring paths are given and what they report. */
-import type { SurvivalClient } from '../client.ts'
+import type { GeoJsonJobDefaults, SurvivalClient } from '../client.ts'
 import type { OutputFormat } from './output.ts'
 import type { Progress } from './progress.ts'
 import type { ClimateDefaults, InputFormat } from './rows.ts'
@@ -9,8 +9,10 @@ export interface RunContext {
   client: SurvivalClient
   input: string
   inputFormat: InputFormat
-  /** `--period`/`--scenario`: the climate of the rows that name none. */
+  /** `--period`/`--scenario`: the climate of the rows that name none (CSV and NDJSON input). */
   climate?: ClimateDefaults
+  /** A GeoJSON input's defaults (`--default`, `--period`, `--scenario`), sent as query parameters. */
+  defaults?: GeoJsonJobDefaults
   out: string
   outFormat: OutputFormat
   /** The state to carry on from (a fresh one when starting); the path updates and saves it. */

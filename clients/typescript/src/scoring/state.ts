@@ -5,6 +5,7 @@
  */
 import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import type { GeoJsonJobDefaults } from '../client.ts'
 import type { OutputFormat } from './output.ts'
 import type { ClimateDefaults } from './rows.ts'
 
@@ -22,6 +23,8 @@ export interface ScoreState {
   via: 'batch' | 'job'
   /** `--period`/`--scenario` of the run (absent: none); a rerun with others starts over. */
   climate?: ClimateDefaults
+  /** A GeoJSON input's defaults (query parameters) of the run (absent: none); likewise. */
+  defaults?: GeoJsonJobDefaults
   /** Output bytes known to be complete rows (the batch path truncates to this on resume). */
   bytes_written: number
   /** Batch path: input rows whose output lines are written. */
@@ -45,12 +48,26 @@ function climateKey(climate: ClimateDefaults | undefined): string {
   return JSON.stringify({ period: climate?.period || null, scenario: climate?.scenario || null })
 }
 
-/** The saved state for `out` when it belongs to this input, output format and climate, else null. */
+/** GeoJSON defaults as the state compares them: by name, whatever the order they were given in. */
+function defaultsKey(defaults: GeoJsonJobDefaults | undefined): string {
+  return JSON.stringify(
+    Object.entries(defaults ?? {})
+      .filter(([, value]) => value !== undefined && value !== null)
+      .map(([name, value]) => [name, String(value)])
+      .sort(([a], [b]) => String(a).localeCompare(String(b))),
+  )
+}
+
+/**
+ * The saved state for `out` when it belongs to this input, output format, climate and GeoJSON defaults,
+ * else null.
+ */
 export function loadState(
   out: string,
   input: InputIdentity,
   format: OutputFormat,
   climate?: ClimateDefaults,
+  defaults?: GeoJsonJobDefaults,
 ): ScoreState | null {
   let state: ScoreState
   try {
@@ -64,7 +81,8 @@ export function loadState(
     state.input.size === input.size &&
     state.input.mtime_ms === input.mtime_ms &&
     state.out_format === format &&
-    climateKey(state.climate) === climateKey(climate)
+    climateKey(state.climate) === climateKey(climate) &&
+    defaultsKey(state.defaults) === defaultsKey(defaults)
   return same ? state : null
 }
 
