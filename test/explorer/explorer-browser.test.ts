@@ -1,44 +1,23 @@
-import { mkdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { readFileSync } from 'node:fs'
 import { parse } from 'csv-parse/sync'
-import type { Browser, BrowserContext, Page, Response } from 'playwright-core'
+import type { Page, Response } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { staysOnLoopback } from '../graphiql/loopback.ts'
-import { launchChromium } from '../support/browser.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { FOREST_POINTS } from '../support/sites.ts'
+import {
+  clickMapAt,
+  elementsWiderThan,
+  isOperation,
+  type OfflineSession,
+  openOfflinePage,
+  pixelOf,
+  screenshotter,
+} from './browser-session.ts'
 
-/** Screenshots of each step: test artefacts, kept after the run. */
-const ARTEFACTS = process.env.EXPLORER_SCREENSHOTS ?? join(import.meta.dirname, '../../.artifacts/explorer')
 const SEATTLE_DOWNTOWN = { latitude: 47.6062, longitude: -122.3321 }
 const FOREST = FOREST_POINTS.westCascades
-
-type Point = { latitude: number; longitude: number }
-
-/** Where a point is in the map's box: Web Mercator between the bounds the page publishes. */
-async function pixelOf(page: Page, point: Point): Promise<{ x: number; y: number }> {
-  const map = page.locator('#map')
-  const bounds = (await map.getAttribute('data-bounds'))?.split(',').map(Number)
-  const box = await map.boundingBox()
-  if (bounds?.length !== 4 || !box) throw new Error('the map publishes no view')
-  const [south, west, north, east] = bounds as [number, number, number, number]
-  const mercator = (latitude: number) => Math.log(Math.tan(Math.PI / 4 + (latitude * Math.PI) / 360))
-  return {
-    x: ((point.longitude - west) / (east - west)) * box.width,
-    y: ((mercator(north) - mercator(point.latitude)) / (mercator(north) - mercator(south))) * box.height,
-  }
-}
-
-async function clickMapAt(page: Page, point: Point): Promise<void> {
-  const position = await pixelOf(page, point)
-  await page.locator('#map').click({ position })
-}
-
-const isOperation = (name: string) => (response: Response) =>
-  response.url().endsWith('/graphql') &&
-  new RegExp(`query ${name}\\b`).test(response.request().postData() ?? '')
 
 /** The variables a GraphQL answer was asked with. */
 const variablesOf = (response: Response) =>
@@ -57,56 +36,24 @@ function rgb(colour: string | null): [number, number, number] {
 describe('the explorer page in a real browser (offline)', () => {
   let database: TestDatabase
   let server: TestServer
-  let browser: Browser
-  let context: BrowserContext
+  let session: OfflineSession
   let page: Page
   let apiKey: string
-  const blocked: string[] = []
-  const consoleErrors: string[] = []
-  const failedRequests: string[] = []
-  const errorResponses: string[] = []
-
-  const shoot = (name: string, target: Page = page) =>
-    target.screenshot({ path: join(ARTEFACTS, `${name}.png`), fullPage: false })
-  /** One region of the page, whole, however far it reaches below the screen. */
-  const shootRegion = (name: string, selector: string, target: Page = page) =>
-    target.locator(selector).screenshot({ path: join(ARTEFACTS, `${name}.png`) })
+  const { shoot, shootRegion } = screenshotter(() => page)
   /** The URL of today's view before a climate was chosen, and the last future survival map answered. */
   let todaySearch = ''
   let futureCells: MapCell[] = []
 
-  function watch(target: Page): void {
-    target.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text())
-    })
-    target.on('pageerror', (error) => consoleErrors.push(`page error: ${error.message}`))
-    target.on('requestfailed', (request) =>
-      failedRequests.push(`${request.url()}: ${request.failure()?.errorText}`),
-    )
-    target.on('response', (response) => {
-      if (response.status() >= 400) errorResponses.push(`${response.status()} ${response.url()}`)
-    })
-  }
-
   beforeAll(async () => {
-    mkdirSync(ARTEFACTS, { recursive: true })
     database = await createSeededDatabase()
     apiKey = (await issueKey(database, 'mycel')).key
     server = await startTestServer({ database })
-    browser = await launchChromium()
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true })
-    await context.route('**/*', async (route) => {
-      if (staysOnLoopback(route.request().url())) return route.continue()
-      blocked.push(route.request().url())
-      return route.abort('blockedbyclient')
-    })
-    page = await context.newPage()
-    page.setDefaultTimeout(20_000)
-    watch(page)
+    session = await openOfflinePage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true })
+    page = session.page
   })
 
   afterAll(async () => {
-    await browser?.close()
+    await session?.close()
     await server?.close()
     await database?.drop()
   })
@@ -295,8 +242,8 @@ describe('the explorer page in a real browser (offline)', () => {
   })
 
   it('is readable on a 390×844 phone screen: nothing wider than the screen', async () => {
-    const phone = await context.newPage()
-    watch(phone)
+    const phone = await session.context.newPage()
+    session.watch(phone)
     await phone.setViewportSize({ width: 390, height: 844 })
     await phone.goto(page.url(), { waitUntil: 'load' })
     // The key belongs to a tab (sessionStorage): a new tab asks for it again.
@@ -311,8 +258,8 @@ describe('the explorer page in a real browser (offline)', () => {
   })
 
   it('gets a free spore key from the form, uses it at once and shows its quota', async () => {
-    const fresh = await context.newPage()
-    watch(fresh)
+    const fresh = await session.context.newPage()
+    session.watch(fresh)
     await fresh.goto(`${server.url}/`, { waitUntil: 'load' })
     await fresh.locator('summary', { hasText: 'Get a free spore key' }).click()
     const issued = fresh.waitForResponse((response) => response.url().endsWith('/keys'))
@@ -514,8 +461,8 @@ describe('the explorer page in a real browser (offline)', () => {
   })
 
   it('shows a future climate on a 390×844 phone: both columns, nothing wider than the screen', async () => {
-    const phone = await context.newPage()
-    watch(phone)
+    const phone = await session.context.newPage()
+    session.watch(phone)
     await phone.setViewportSize({ width: 390, height: 844 })
     await phone.goto(page.url(), { waitUntil: 'load' })
     await phone.getByLabel('API key', { exact: true }).fill(apiKey)
@@ -525,12 +472,7 @@ describe('the explorer page in a real browser (offline)', () => {
     expect(await phone.locator('#climate-body tr').count()).toBe(6)
     await shoot('13-climate-phone', phone)
     await shootRegion('13-climate-phone-panel', '#panel-compare', phone)
-    const tooWide = await phone.evaluate(() =>
-      [...document.querySelectorAll('body *')]
-        .filter((node) => !node.closest('#map') && node.getBoundingClientRect().right > 390.5)
-        .map((node) => `${node.tagName.toLowerCase()}#${node.id}.${node.className}`),
-    )
-    expect(tooWide).toEqual([])
+    expect(await elementsWiderThan(phone, 390)).toEqual([])
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
     await phone.close()
   })
@@ -563,9 +505,9 @@ describe('the explorer page in a real browser (offline)', () => {
   })
 
   it('made no request that left the machine, logged no console error and had no failed request', () => {
-    expect(blocked).toEqual([])
-    expect(consoleErrors).toEqual([])
-    expect(failedRequests).toEqual([])
-    expect(errorResponses).toEqual([])
+    expect(session.blocked).toEqual([])
+    expect(session.consoleErrors).toEqual([])
+    expect(session.failedRequests).toEqual([])
+    expect(session.errorResponses).toEqual([])
   })
 })

@@ -1,19 +1,22 @@
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
-import type { Browser, BrowserContext, Page, Response } from 'playwright-core'
+import type { Page, Response } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { staysOnLoopback } from '../graphiql/loopback.ts'
-import { launchChromium } from '../support/browser.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { FOREST_POINTS } from '../support/sites.ts'
+import {
+  clickMapAt,
+  dropFile,
+  elementsWiderThan,
+  isOperation,
+  type OfflineSession,
+  openOfflinePage,
+  type Point,
+  pixelOf,
+  screenshotter,
+} from './browser-session.ts'
 
-/** Screenshots of each step, beside those of explorer-browser.test.ts: test artefacts, kept after the run. */
-const ARTEFACTS = process.env.EXPLORER_SCREENSHOTS ?? join(import.meta.dirname, '../../.artifacts/explorer')
 const FOREST = FOREST_POINTS.westCascades
-
-type Point = { latitude: number; longitude: number }
 
 interface PlanAnswer {
   rule: {
@@ -54,23 +57,6 @@ function squareStand(centre: Point, half: number) {
   }
 }
 
-/** Where a point is in the map's box: Web Mercator between the bounds the page publishes. */
-async function pixelOf(page: Page, point: Point): Promise<{ x: number; y: number }> {
-  const map = page.locator('#map')
-  const bounds = (await map.getAttribute('data-bounds'))?.split(',').map(Number)
-  const box = await map.boundingBox()
-  if (bounds?.length !== 4 || !box) throw new Error('the map publishes no view')
-  const [south, west, north, east] = bounds as [number, number, number, number]
-  const mercator = (latitude: number) => Math.log(Math.tan(Math.PI / 4 + (latitude * Math.PI) / 360))
-  return {
-    x: ((point.longitude - west) / (east - west)) * box.width,
-    y: ((mercator(north) - mercator(point.latitude)) / (mercator(north) - mercator(south))) * box.height,
-  }
-}
-
-const isOperation = (name: string) => (response: Response) =>
-  response.url().endsWith('/graphql') &&
-  new RegExp(`query ${name}\\b`).test(response.request().postData() ?? '')
 const isPlan = isOperation('ExplorerStockingPlan')
 
 const variablesOf = (response: Response) =>
@@ -81,89 +67,37 @@ async function planOf(response: Response): Promise<{ plan: PlanAnswer | null; er
   return { plan: body.data.stockingPlan, errors: body.errors ?? [] }
 }
 
-/** Drops a file on an element as a browser would: a DataTransfer holding it, dragged over, then dropped. */
-async function dropFile(page: Page, selector: string, name: string, text: string): Promise<void> {
-  const dataTransfer = await page.evaluateHandle(
-    ([fileName, content]) => {
-      const transfer = new DataTransfer()
-      transfer.items.add(new File([content as string], fileName as string, { type: 'application/geo+json' }))
-      return transfer
-    },
-    [name, text],
-  )
-  const target = page.locator(selector)
-  await target.dispatchEvent('dragenter', { dataTransfer })
-  await target.dispatchEvent('dragover', { dataTransfer })
-  await target.dispatchEvent('drop', { dataTransfer })
-}
-
 describe('the explorer Plan tab in a real browser (offline)', () => {
   let database: TestDatabase
   let server: TestServer
-  let browser: Browser
-  let context: BrowserContext
+  let session: OfflineSession
   let page: Page
   let apiKey: string
-  const blocked: string[] = []
-  const consoleErrors: string[] = []
-  const failedRequests: string[] = []
-  const errorResponses: string[] = []
   /** Every stocking plan asked for, in order. */
   const plans: Response[] = []
 
-  const shoot = (name: string, target: Page = page) =>
-    target.screenshot({ path: join(ARTEFACTS, `${name}.png`), fullPage: false })
-  const shootRegion = (name: string, selector: string, target: Page = page) =>
-    target.locator(selector).screenshot({ path: join(ARTEFACTS, `${name}.png`) })
+  const { shoot, shootRegion } = screenshotter(() => page)
   /** On a wide screen the side pane scrolls: the screen with `selector` at the top of the pane. */
   const shootScrolled = async (name: string, selector: string) => {
     await page.locator(selector).evaluate((node) => node.scrollIntoView({ block: 'start' }))
     await shoot(name)
   }
 
-  function watch(target: Page): void {
-    target.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text())
-    })
-    target.on('pageerror', (error) => consoleErrors.push(`page error: ${error.message}`))
-    target.on('requestfailed', (request) =>
-      failedRequests.push(`${request.url()}: ${request.failure()?.errorText}`),
-    )
-    target.on('response', (response) => {
-      if (response.status() >= 400) errorResponses.push(`${response.status()} ${response.url()}`)
-      if (isPlan(response)) plans.push(response)
-    })
-  }
-
-  /** Nothing on the page (the map's own panes aside) reaches past the right edge of a phone's screen. */
-  const tooWide = (target: Page, width: number) =>
-    target.evaluate(
-      (limit) =>
-        [...document.querySelectorAll('body *')]
-          .filter((node) => !node.closest('#map') && node.getBoundingClientRect().right > limit + 0.5)
-          .map((node) => `${node.tagName.toLowerCase()}#${node.id}.${node.className}`),
-      width,
-    )
-
   beforeAll(async () => {
-    mkdirSync(ARTEFACTS, { recursive: true })
     database = await createSeededDatabase()
     apiKey = (await issueKey(database, 'mycel')).key
     server = await startTestServer({ database })
-    browser = await launchChromium()
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
-    await context.route('**/*', async (route) => {
-      if (staysOnLoopback(route.request().url())) return route.continue()
-      blocked.push(route.request().url())
-      return route.abort('blockedbyclient')
+    session = await openOfflinePage({
+      viewport: { width: 1280, height: 800 },
+      onResponse: (response) => {
+        if (isPlan(response)) plans.push(response)
+      },
     })
-    page = await context.newPage()
-    page.setDefaultTimeout(20_000)
-    watch(page)
+    page = session.page
   })
 
   afterAll(async () => {
-    await browser?.close()
+    await session?.close()
     await server?.close()
     await database?.drop()
   })
@@ -210,7 +144,7 @@ describe('the explorer Plan tab in a real browser (offline)', () => {
   it('plans a mix for a clicked point: the chart has the band and the standard line, the verdict and the required density', async () => {
     // A click on the map plans at once with the inputs as they stand (one species, 300 per acre, 90 %).
     const first = page.waitForResponse(isPlan)
-    await page.locator('#map').click({ position: await pixelOf(page, FOREST) })
+    await clickMapAt(page, FOREST)
     const firstInput = variablesOf(await first).input
     expect(firstInput).toMatchObject({
       plantingMethod: 'MANUAL',
@@ -492,7 +426,7 @@ describe('the explorer Plan tab in a real browser (offline)', () => {
     ]
     const map = page.locator('#map')
     const before = plans.length
-    for (const corner of corners.slice(0, 3)) await map.click({ position: await pixelOf(page, corner) })
+    for (const corner of corners.slice(0, 3)) await clickMapAt(page, corner)
     expect(await page.locator('#plan-drawing-status').textContent()).toMatch(/^3 vertices\. Double-click/)
     expect(await page.locator('path.stand-vertex').count()).toBe(3)
     // Clicks while drawing choose no point and plan nothing.
@@ -500,7 +434,7 @@ describe('the explorer Plan tab in a real browser (offline)', () => {
     // Undo the third, click it again.
     await page.getByRole('button', { name: 'Undo vertex' }).click()
     expect(await page.locator('path.stand-vertex').count()).toBe(2)
-    await map.click({ position: await pixelOf(page, corners[2] as Point) })
+    await clickMapAt(page, corners[2] as Point)
     await shoot('plan-5-drawing')
     const asked = page.waitForResponse(isPlan)
     await map.dblclick({ position: await pixelOf(page, corners[3] as Point) })
@@ -591,8 +525,8 @@ describe('the explorer Plan tab in a real browser (offline)', () => {
   })
 
   it('plans on a 390×844 phone: nothing wider than the screen, the chart whole', async () => {
-    const phone = await context.newPage()
-    watch(phone)
+    const phone = await session.context.newPage()
+    session.watch(phone)
     await phone.setViewportSize({ width: 390, height: 844 })
     const url = new URL(page.url())
     url.searchParams.set('lat', String(FOREST.latitude))
@@ -616,7 +550,7 @@ describe('the explorer Plan tab in a real browser (offline)', () => {
     await phone.getByRole('button', { name: 'Plan', exact: true }).click()
     await mixed
     await expect.poll(() => phone.locator('#plan-species-body tr').count()).toBe(2)
-    expect(await tooWide(phone, 390)).toEqual([])
+    expect(await elementsWiderThan(phone, 390)).toEqual([])
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
     await shoot('plan-7-phone', phone)
     await shootRegion('plan-7-phone-panel', '#panel-plan', phone)
@@ -635,7 +569,7 @@ describe('the explorer Plan tab in a real browser (offline)', () => {
     await expect.poll(() => phone.locator('path.stand-outline').count()).toBe(1)
     await expect.poll(() => phone.locator('#plan-site').textContent()).toContain('phone-stand.geojson')
     await phone.getByRole('button', { name: 'Draw on the map' }).click()
-    expect(await tooWide(phone, 390)).toEqual([])
+    expect(await elementsWiderThan(phone, 390)).toEqual([])
     await shootRegion('plan-8-phone-stand-panel', '#panel-plan', phone)
     await phone.evaluate(() => window.scrollTo(0, 0))
     await shoot('plan-8-phone-stand', phone)
@@ -644,9 +578,9 @@ describe('the explorer Plan tab in a real browser (offline)', () => {
   })
 
   it('made no request that left the machine, logged no console error and had no failed request', () => {
-    expect(blocked).toEqual([])
-    expect(consoleErrors).toEqual([])
-    expect(failedRequests).toEqual([])
-    expect(errorResponses).toEqual([])
+    expect(session.blocked).toEqual([])
+    expect(session.consoleErrors).toEqual([])
+    expect(session.failedRequests).toEqual([])
+    expect(session.errorResponses).toEqual([])
   })
 })

@@ -1,21 +1,24 @@
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import { inflateSync } from 'node:zlib'
-import type { Browser, BrowserContext, ConsoleMessage, Page, Response } from 'playwright-core'
+import type { Page, Response } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { staysOnLoopback } from '../graphiql/loopback.ts'
-import { launchChromium } from '../support/browser.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
 import { deleteKeysWithPrefix } from '../support/redis.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { FOREST_POINTS } from '../support/sites.ts'
 import { eventually } from '../support/waiting.ts'
+import {
+  clickMapAt,
+  dragFileOver,
+  elementsWiderThan,
+  isOperation,
+  type OfflineSession,
+  openOfflinePage,
+  type Point,
+  pixelOf,
+  screenshotter,
+} from './browser-session.ts'
 
-/** Screenshots of each step, beside those of the other explorer tests, named `results-*.png`. */
-const ARTEFACTS = process.env.EXPLORER_SCREENSHOTS ?? join(import.meta.dirname, '../../.artifacts/explorer')
-
-type Point = { latitude: number; longitude: number }
 type Rgb = [number, number, number]
 type Properties = Record<string, unknown>
 interface ResultFeature {
@@ -82,20 +85,6 @@ function onePixel(png: Buffer): Rgb {
   }
   const raw = inflateSync(Buffer.concat(idat))
   return [raw[1] ?? 0, raw[2] ?? 0, raw[3] ?? 0]
-}
-
-/** Where a point is in the map's box: Web Mercator between the bounds the page publishes. */
-async function pixelOf(page: Page, point: Point): Promise<{ x: number; y: number }> {
-  const map = page.locator('#map')
-  const bounds = (await map.getAttribute('data-bounds'))?.split(',').map(Number)
-  const box = await map.boundingBox()
-  if (bounds?.length !== 4 || !box) throw new Error('the map publishes no view')
-  const [south, west, north, east] = bounds as [number, number, number, number]
-  const mercator = (latitude: number) => Math.log(Math.tan(Math.PI / 4 + (latitude * Math.PI) / 360))
-  return {
-    x: ((point.longitude - west) / (east - west)) * box.width,
-    y: ((mercator(north) - mercator(point.latitude)) / (mercator(north) - mercator(south))) * box.height,
-  }
 }
 
 /** The colour on the screen at a point of the map. */
@@ -181,9 +170,6 @@ const UPLOAD = {
 const JOB_QUERY = 'species_code=PSME&planting_method=manual&horizons=1|3|5&trees_per_acre=400'
 
 const isResults = (response: Response) => /\/v1\/jobs\/[^/]+\/results$/.test(new URL(response.url()).pathname)
-const isOperation = (name: string) => (response: Response) =>
-  response.url().endsWith('/graphql') &&
-  new RegExp(`query ${name}\\b`).test(response.request().postData() ?? '')
 
 /** A results collection of `count` points on a grid over western Oregon, survival spread over the classes. */
 function manyPoints(count: number): Collection {
@@ -219,41 +205,17 @@ describe('the explorer results layer in a real browser (offline)', () => {
    * worker): a job uploaded to it stays queued.
    */
   let idle: TestServer
-  let browser: Browser
-  let context: BrowserContext
+  let session: OfflineSession
   let page: Page
   let apiKey: string
   let jobId = ''
   let results: Collection = { type: 'FeatureCollection', features: [] }
   let resultsText = ''
-  const blocked: string[] = []
-  const consoleErrors: string[] = []
-  const failedRequests: string[] = []
-  const errorResponses: string[] = []
   /** The one answer that is an error on purpose: a job id that does not exist. */
   const MISSING_JOB = 'job_000000000000000000000000'
   const expectedError = (url: string) => new URL(url).pathname === `/v1/jobs/${MISSING_JOB}`
 
-  const shoot = (name: string, target: Page = page) =>
-    target.screenshot({ path: join(ARTEFACTS, `${name}.png`), fullPage: false })
-  const shootRegion = (name: string, selector: string, target: Page = page) =>
-    target.locator(selector).screenshot({ path: join(ARTEFACTS, `${name}.png`) })
-
-  function watch(target: Page): void {
-    target.on('console', (message: ConsoleMessage) => {
-      // Chromium logs every answer of 400 or more; the missing job's 404 is the one asked for.
-      if (message.type() === 'error' && !expectedError(message.location().url || 'http://x/'))
-        consoleErrors.push(message.text())
-    })
-    target.on('pageerror', (error) => consoleErrors.push(`page error: ${error.message}`))
-    target.on('requestfailed', (request) =>
-      failedRequests.push(`${request.url()}: ${request.failure()?.errorText}`),
-    )
-    target.on('response', (response) => {
-      if (response.status() >= 400 && !expectedError(response.url()))
-        errorResponses.push(`${response.status()} ${response.url()}`)
-    })
-  }
+  const { shoot, shootRegion } = screenshotter(() => page)
 
   async function upload(to: TestServer, body: string, contentType: string, query = ''): Promise<string> {
     const response = await fetch(`${to.url}/v1/jobs${query ? `?${query}` : ''}`, {
@@ -345,25 +307,20 @@ describe('the explorer results layer in a real browser (offline)', () => {
   }
 
   beforeAll(async () => {
-    mkdirSync(ARTEFACTS, { recursive: true })
     database = await createSeededDatabase()
     apiKey = (await issueKey(database, 'mycel')).key
     server = await startTestServer({ database })
     idle = await startTestServer({ database, jobQueue: 'redis', jobWorkers: false })
-    browser = await launchChromium()
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
-    await context.route('**/*', async (route) => {
-      if (staysOnLoopback(route.request().url())) return route.continue()
-      blocked.push(route.request().url())
-      return route.abort('blockedbyclient')
+    // Chromium logs every answer of 400 or more; the missing job's 404 is the one asked for.
+    session = await openOfflinePage({
+      viewport: { width: 1280, height: 800 },
+      isExpectedError: expectedError,
     })
-    page = await context.newPage()
-    page.setDefaultTimeout(20_000)
-    watch(page)
+    page = session.page
   })
 
   afterAll(async () => {
-    await browser?.close()
+    await session?.close()
     await idle?.close()
     if (idle) await deleteKeysWithPrefix(`${idle.quotaPrefix}bull`)
     await server?.close()
@@ -496,7 +453,7 @@ describe('the explorer results layer in a real browser (offline)', () => {
     }
     page.on('response', onResponse)
     const cascades = featureById('cascades')
-    await page.locator('#map').click({ position: await pixelOf(page, pointOf(cascades)) })
+    await clickMapAt(page, pointOf(cascades))
     const popup = page.locator('.result-popup')
     await expect.poll(() => popup.isVisible()).toBe(true)
     const text = await popup.textContent()
@@ -511,7 +468,7 @@ describe('the explorer results layer in a real browser (offline)', () => {
     // A stand's popup says whether it meets the standard, with the probability and the densities.
     const sparse = featureById('sparse')
     await page.keyboard.press('Escape')
-    await page.locator('#map').click({ position: await pixelOf(page, STAND_FAILS) })
+    await clickMapAt(page, STAND_FAILS)
     await expect.poll(() => popup.textContent()).toContain('Stand sparse (feature 4)')
     const standText = await popup.textContent()
     expect(standText).toContain('Does not meet the standard at 90% confidence')
@@ -765,16 +722,10 @@ describe('the explorer results layer in a real browser (offline)', () => {
       if (isOperation('ExplorerStockingPlan')(response)) plans.push(response)
     }
     page.on('response', onResponse)
-    const dataTransfer = await page.evaluateHandle((text) => {
-      const transfer = new DataTransfer()
-      transfer.items.add(new File([text], 'dropped-results.geojson', { type: 'application/geo+json' }))
-      return transfer
-    }, resultsText)
     const map = page.locator('#map')
-    await map.dispatchEvent('dragenter', { dataTransfer })
-    await map.dispatchEvent('dragover', { dataTransfer })
+    const drop = await dragFileOver(page, '#map', 'dropped-results.geojson', resultsText)
     expect(await map.getAttribute('class')).toContain('is-drop-target')
-    await map.dispatchEvent('drop', { dataTransfer })
+    await drop()
     await expect
       .poll(() => page.locator('#results-summary').textContent())
       .toBe('dropped-results.geojson: 3 points and 2 stands drawn; 2 features failed (below, not drawn).')
@@ -846,8 +797,8 @@ describe('the explorer results layer in a real browser (offline)', () => {
   })
 
   it('works on a 390×844 phone: nothing wider than the screen, the legend and the failures readable', async () => {
-    const phone = await context.newPage()
-    watch(phone)
+    const phone = await session.context.newPage()
+    session.watch(phone)
     await phone.setViewportSize({ width: 390, height: 844 })
     await phone.goto(`${server.url}/`, { waitUntil: 'load' })
     const coverage = phone.waitForResponse(isOperation('ExplorerCoverage'))
@@ -863,12 +814,7 @@ describe('the explorer results layer in a real browser (offline)', () => {
       .poll(() => phone.locator('#results-summary').textContent())
       .toBe(`Job ${jobId}: 3 points and 2 stands drawn; 2 features failed (below, not drawn).`)
     expect(await legendCounts(phone)).toEqual(expectedCounts(5))
-    const tooWide = await phone.evaluate(() =>
-      [...document.querySelectorAll('body *')]
-        .filter((node) => !node.closest('#map') && node.getBoundingClientRect().right > 390.5)
-        .map((node) => `${node.tagName.toLowerCase()}#${node.id}.${node.className}`),
-    )
-    expect(tooWide).toEqual([])
+    expect(await elementsWiderThan(phone, 390)).toEqual([])
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
     // The legend stays inside the map.
     const legend = await phone.locator('#results-legend').boundingBox()
@@ -883,7 +829,7 @@ describe('the explorer results layer in a real browser (offline)', () => {
     await shoot('results-7-phone', phone)
     await shootRegion('results-7-phone-panel', '#results-box', phone)
     // A popup on the phone fits the map.
-    await phone.locator('#map').click({ position: await pixelOf(phone, STAND_MEETS) })
+    await clickMapAt(phone, STAND_MEETS)
     const popup = phone.locator('.result-popup')
     await expect.poll(() => popup.textContent()).toContain('Stand dense (feature 3)')
     await phone.waitForTimeout(400)
@@ -899,9 +845,9 @@ describe('the explorer results layer in a real browser (offline)', () => {
   })
 
   it('made no request that left the machine, logged no console error and had no failed request', () => {
-    expect(blocked).toEqual([])
-    expect(consoleErrors).toEqual([])
-    expect(failedRequests).toEqual([])
-    expect(errorResponses).toEqual([])
+    expect(session.blocked).toEqual([])
+    expect(session.consoleErrors).toEqual([])
+    expect(session.failedRequests).toEqual([])
+    expect(session.errorResponses).toEqual([])
   })
 })
