@@ -63,65 +63,72 @@ interface Site {
   longitude: number
 }
 
-/** Writes the upload: the seeded sites in turn, each moved by up to ~300 m, every species and method. */
-async function writePortfolio(path: string, sites: readonly Site[], rows: number): Promise<number> {
-  const out = createWriteStream(path)
-  out.write('id,latitude,longitude,species_code,planting_method\n')
+/** The portfolio's rows: the seeded sites in turn, each moved by up to ~300 m, every species and method. */
+function* portfolioRows(sites: readonly Site[], rows: number) {
   let seed = 12_345
   const jitter = () => {
     seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
     return (seed / 2 ** 31 - 0.5) * 0.006
   }
-  let batch = ''
   for (let row = 1; row <= rows; row++) {
     const site = sites[row % sites.length] as Site
-    const species = SPECIES[row % SPECIES.length]?.code
-    const method = row % 2 ? 'manual' : 'drone_seeded'
-    batch += `p${row},${(site.latitude + jitter()).toFixed(5)},${(site.longitude + jitter()).toFixed(5)},${species},${method}\n`
+    yield {
+      row,
+      species: SPECIES[row % SPECIES.length]?.code,
+      method: row % 2 ? 'manual' : 'drone_seeded',
+      latitude: (site.latitude + jitter()).toFixed(5),
+      longitude: (site.longitude + jitter()).toFixed(5),
+    }
+  }
+}
+
+/** Writes `head`, the texts in 64 KiB batches (waiting for the file to drain), then `tail`; returns the size. */
+async function writeFile(path: string, head: string, texts: Iterable<string>, tail = ''): Promise<number> {
+  const out = createWriteStream(path)
+  out.write(head)
+  let batch = ''
+  for (const text of texts) {
+    batch += text
     if (batch.length > 1 << 16) {
       if (!out.write(batch)) await once(out, 'drain')
       batch = ''
     }
   }
-  out.end(batch)
+  out.end(batch + tail)
   await once(out, 'finish')
   return statSync(path).size
 }
 
+/** Writes the upload as CSV. */
+function writePortfolio(path: string, sites: readonly Site[], rows: number): Promise<number> {
+  return writeFile(
+    path,
+    'id,latitude,longitude,species_code,planting_method\n',
+    (function* () {
+      for (const r of portfolioRows(sites, rows))
+        yield `p${r.row},${r.latitude},${r.longitude},${r.species},${r.method}\n`
+    })(),
+  )
+}
+
 /** The same points as writePortfolio, as GeoJSON Point features (species and method in properties). */
-async function writePointCollection(path: string, sites: readonly Site[], rows: number): Promise<number> {
-  const out = createWriteStream(path)
-  out.write('{"type":"FeatureCollection","features":[\n')
-  let seed = 12_345
-  const jitter = () => {
-    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
-    return (seed / 2 ** 31 - 0.5) * 0.006
-  }
-  let batch = ''
-  for (let row = 1; row <= rows; row++) {
-    const site = sites[row % sites.length] as Site
-    const species = SPECIES[row % SPECIES.length]?.code
-    const method = row % 2 ? 'manual' : 'drone_seeded'
-    const lon = (site.longitude + jitter()).toFixed(5)
-    const lat = (site.latitude + jitter()).toFixed(5)
-    batch += `${row > 1 ? ',\n' : ''}{"type":"Feature","id":"p${row}","geometry":{"type":"Point","coordinates":[${lon},${lat}]},"properties":{"species_code":"${species}","planting_method":"${method}"}}`
-    if (batch.length > 1 << 16) {
-      if (!out.write(batch)) await once(out, 'drain')
-      batch = ''
-    }
-  }
-  out.end(`${batch}\n]}\n`)
-  await once(out, 'finish')
-  return statSync(path).size
+function writePointCollection(path: string, sites: readonly Site[], rows: number): Promise<number> {
+  return writeFile(
+    path,
+    '{"type":"FeatureCollection","features":[\n',
+    (function* () {
+      for (const r of portfolioRows(sites, rows))
+        yield `${r.row > 1 ? ',\n' : ''}{"type":"Feature","id":"p${r.row}","geometry":{"type":"Point","coordinates":[${r.longitude},${r.latitude}]},"properties":{"species_code":"${r.species}","planting_method":"${r.method}"}}`
+    })(),
+    '\n]}\n',
+  )
 }
 
 /**
  * Stands of 10–500 ha (squares, turned and stretched a little) around the seeded sites in turn, with a
  * few mixes; method and density come from the query string.
  */
-async function writeStandCollection(path: string, sites: readonly Site[], stands: number): Promise<number> {
-  const out = createWriteStream(path)
-  out.write('{"type":"FeatureCollection","features":[\n')
+function writeStandCollection(path: string, sites: readonly Site[], stands: number): Promise<number> {
   const mixes = [
     '[{"species_code":"PSME","share":1}]',
     '[{"species_code":"PSME","share":0.8},{"species_code":"THPL","share":0.2}]',
@@ -133,37 +140,32 @@ async function writeStandCollection(path: string, sites: readonly Site[], stands
     seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
     return seed / 2 ** 31
   }
-  let batch = ''
-  for (let n = 1; n <= stands; n++) {
-    const site = sites[(n * 7919) % sites.length] as Site
-    const hectares = 10 + random() * 490
-    const halfSideM = Math.sqrt(hectares * 10_000) / 2
-    const angle = random() * Math.PI
-    const stretch = 0.7 + random() * 0.6
-    const corners = [
-      [-1, -1],
-      [1, -1],
-      [1, 1],
-      [-1, 1],
-      [-1, -1],
-    ].map(([x = 0, y = 0]) => {
-      const dx = x * halfSideM * stretch
-      const dy = (y * halfSideM) / stretch
-      const east = dx * Math.cos(angle) - dy * Math.sin(angle)
-      const north = dx * Math.sin(angle) + dy * Math.cos(angle)
-      const lat = site.latitude + north / 111_195
-      const lon = site.longitude + east / (111_195 * Math.cos((site.latitude * Math.PI) / 180))
-      return `[${lon.toFixed(6)},${lat.toFixed(6)}]`
-    })
-    batch += `${n > 1 ? ',\n' : ''}{"type":"Feature","id":"s${n}","geometry":{"type":"Polygon","coordinates":[[${corners.join(',')}]]},"properties":{"species_mix":${mixes[n % mixes.length]}}}`
-    if (batch.length > 1 << 16) {
-      if (!out.write(batch)) await once(out, 'drain')
-      batch = ''
+  function* features() {
+    for (let n = 1; n <= stands; n++) {
+      const site = sites[(n * 7919) % sites.length] as Site
+      const hectares = 10 + random() * 490
+      const halfSideM = Math.sqrt(hectares * 10_000) / 2
+      const angle = random() * Math.PI
+      const stretch = 0.7 + random() * 0.6
+      const corners = [
+        [-1, -1],
+        [1, -1],
+        [1, 1],
+        [-1, 1],
+        [-1, -1],
+      ].map(([x = 0, y = 0]) => {
+        const dx = x * halfSideM * stretch
+        const dy = (y * halfSideM) / stretch
+        const east = dx * Math.cos(angle) - dy * Math.sin(angle)
+        const north = dx * Math.sin(angle) + dy * Math.cos(angle)
+        const lat = site.latitude + north / 111_195
+        const lon = site.longitude + east / (111_195 * Math.cos((site.latitude * Math.PI) / 180))
+        return `[${lon.toFixed(6)},${lat.toFixed(6)}]`
+      })
+      yield `${n > 1 ? ',\n' : ''}{"type":"Feature","id":"s${n}","geometry":{"type":"Polygon","coordinates":[[${corners.join(',')}]]},"properties":{"species_mix":${mixes[n % mixes.length]}}}`
     }
   }
-  out.end(`${batch}\n]}\n`)
-  await once(out, 'finish')
-  return statSync(path).size
+  return writeFile(path, '{"type":"FeatureCollection","features":[\n', features(), '\n]}\n')
 }
 
 interface JobRun {
