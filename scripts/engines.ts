@@ -248,6 +248,54 @@ export async function startPostgresWithReplica(): Promise<PostgresWithReplica> {
   }
 }
 
+/**
+ * Stops the replica of `pg` alone, by its own postmaster PID (pg.pids[1], checked against its
+ * postmaster.pid): SIGINT is PostgreSQL's fast shutdown (sessions ended, what `pg_ctl stop -m fast`
+ * sends), SIGQUIT its immediate one. Resolves once that process is gone; the primary keeps running.
+ */
+export async function stopReplica(
+  pg: PostgresWithReplica,
+  mode: 'fast' | 'immediate' = 'fast',
+): Promise<void> {
+  const pid = pg.pids[1]
+  if (pid === undefined || !isAlive(pid)) throw new Error('the replica is not running')
+  const replicaDir = join(pg.dataDir, 'replica')
+  if (postmasterPid(replicaDir) !== pid) throw new Error(`PID ${pid} is not the postmaster of ${replicaDir}`)
+  process.kill(pid, mode === 'fast' ? 'SIGINT' : 'SIGQUIT')
+  await waitForExit([pid])
+}
+
+/**
+ * Starts the stopped replica of `pg` again (`pg_ctl start -w` on its data directory, as the postgres OS
+ * user). Its new postmaster PID replaces the old one in pg.pids, so pg.stop() still stops it by PID.
+ * Resolves once the primary's pg_stat_replication shows it streaming again.
+ */
+export async function startReplica(pg: PostgresWithReplica): Promise<void> {
+  const old = pg.pids[1]
+  if (old !== undefined && isAlive(old)) throw new Error(`the replica is still running (PID ${old})`)
+  const replicaDir = join(pg.dataDir, 'replica')
+  const startedAt = new Date()
+  await asPostgres('pg_ctl', ['start', '-w', '-t', '30', '-D', replicaDir, '-l', `${replicaDir}.log`])
+  pg.pids[1] = postmasterPid(replicaDir)
+  const primary = postgres(pg.primaryUrl, { max: 1, onnotice: () => {} })
+  try {
+    // A sender that started after this call: not the old one, still closing down.
+    const streaming = await eventually(
+      async () => {
+        const rows = await primary<{ n: number }[]>`
+          SELECT count(*)::int AS n FROM pg_stat_replication
+          WHERE state = 'streaming' AND backend_start >= ${startedAt}`
+        return (rows[0]?.n ?? 0) >= 1
+      },
+      START_TIMEOUT_MS,
+      50,
+    )
+    if (!streaming) throw new Error(`the replica did not stream again; see ${replicaDir}.log`)
+  } finally {
+    await primary.end()
+  }
+}
+
 /** True when nothing listens on 127.0.0.1:port. */
 function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {

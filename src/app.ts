@@ -28,6 +28,7 @@ import { MemoryQuotaStore } from './quota/memory-quota-store.ts'
 import { QuotaGuard } from './quota/quota-guard.ts'
 import type { QuotaStore } from './quota/quota-store.ts'
 import { RedisQuotaStore } from './quota/redis-quota-store.ts'
+import { redisTarget } from './redis/connection.ts'
 import { createRestHandler } from './rest/router.ts'
 import {
   databaseProbe,
@@ -43,6 +44,7 @@ import type { SurvivalModel } from './types.ts'
 export type AppConfig = Pick<
   Config,
   | 'REDIS_URL'
+  | 'REDIS_CLUSTER_NODES'
   | 'QUOTA_KEY_PREFIX'
   | 'SEARCH_RADIUS_KM'
   | 'GRAPHIQL'
@@ -79,7 +81,7 @@ export interface AppOptions {
   keyCacheMs?: number
   /** How long a body other than a job upload may take to arrive (tests shorten it). */
   bodyTimeoutMs?: number
-  /** 'memory': job chunks queued in this process even with REDIS_URL (tests that cut Redis). */
+  /** 'memory': job chunks queued in this process even with REDIS_URL or REDIS_CLUSTER_NODES (tests that cut Redis). */
   jobQueue?: 'memory'
 }
 
@@ -98,10 +100,13 @@ function createQuotaStore(
     const store = options.quotaStore
     return { store, state: () => ('degraded' in store && store.degraded ? 'disconnected' : 'connected') }
   }
-  const { REDIS_URL, QUOTA_KEY_PREFIX, REDIS_TIMEOUT_MS } = options.config
-  if (!REDIS_URL) return { store: new MemoryQuotaStore(), state: () => 'not_configured' }
+  const { QUOTA_KEY_PREFIX, REDIS_TIMEOUT_MS } = options.config
+  // A single Redis (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES, which wins); the same failover
+  // either way: a master failover that leaves a script unanswered for REDIS_TIMEOUT_MS counts in memory.
+  const redis = redisTarget(options.config)
+  if (!redis) return { store: new MemoryQuotaStore(), state: () => 'not_configured' }
   const store = new FailoverQuotaStore(
-    RedisQuotaStore.connect(REDIS_URL, QUOTA_KEY_PREFIX),
+    RedisQuotaStore.connect(redis, QUOTA_KEY_PREFIX),
     new MemoryQuotaStore(),
     REDIS_TIMEOUT_MS,
     {
@@ -155,8 +160,15 @@ export function createApp(options: AppOptions): App {
     databaseAnswers: databaseProbe(database.sql),
     model: catalogue.model,
     quotaStoreState: quota.state,
+    replicas: () =>
+      database.reads.replicas().map(({ name, state, lagMs }) => ({ name, state, lag_ms: lagMs })),
     now,
   })
+  if (database.reads.replicas().length > 0)
+    metrics.watchReplicas(
+      () => database.reads.replicas(),
+      () => database.reads.primaryReads(),
+    )
   const usage = new UsageRecorder(usageLedger(database.sql, config, metrics), {
     flushMs: config.USAGE_FLUSH_MS,
     onFlushError: (error) =>
@@ -175,13 +187,13 @@ export function createApp(options: AppOptions): App {
     { perAddressPerHour: config.SPORE_KEYS_PER_ADDRESS_PER_HOUR, perHour: config.SPORE_KEYS_PER_HOUR },
     now,
   )
-  const nearestSite = siteLookup(database.sql, config, metrics)
+  const nearestSite = siteLookup(database.reads, config, metrics)
   const predictions = new PredictionService(model, nearestSite, now)
-  const plans = new StockingPlanService(model, nearestSite, sitesInArea(database.sql, config, metrics), now)
+  const plans = new StockingPlanService(model, nearestSite, sitesInArea(database.reads, config, metrics), now)
   const jobConfig: JobConfig = {
     ...DEFAULT_JOB_CONFIG,
     ...config,
-    REDIS_URL: options.jobQueue === 'memory' ? undefined : config.REDIS_URL,
+    ...(options.jobQueue === 'memory' ? { REDIS_URL: undefined, REDIS_CLUSTER_NODES: undefined } : {}),
   }
   const jobRuntime = createJobRuntime({
     config: jobConfig,
@@ -192,11 +204,11 @@ export function createApp(options: AppOptions): App {
     logger,
     now: options.now,
     // Without Redis no other process can reach the queue: this one scores its chunks.
-    work: jobConfig.JOB_WORKERS_IN_SERVER || !jobConfig.REDIS_URL ? 'with-first-job' : false,
+    work: jobConfig.JOB_WORKERS_IN_SERVER || !redisTarget(jobConfig) ? 'with-first-job' : false,
   })
   const maps = new SurvivalMapService(
     model,
-    siteTable(database.sql, config, metrics),
+    siteTable(database.sql, database.reads, config, metrics),
     { cacheEntries: config.SURVIVAL_MAP_CACHE_ENTRIES ?? 32 },
     now,
   )

@@ -8,11 +8,13 @@ import type { Metrics } from './observability/metrics.ts'
 import type { ChunkHandlers } from './queue/chunk-worker.ts'
 import { DeferredChunkQueue } from './queue/deferred-chunk-queue.ts'
 import { InProcessChunkQueue } from './queue/in-process-chunk-queue.ts'
+import { redisTarget } from './redis/connection.ts'
 import { jobStore } from './store-ports.ts'
 
 export type JobConfig = Pick<
   Config,
   | 'REDIS_URL'
+  | 'REDIS_CLUSTER_NODES'
   | 'JOB_WORKERS_IN_SERVER'
   | 'JOB_CONCURRENCY'
   | 'JOB_CHUNK_ROWS'
@@ -23,7 +25,10 @@ export type JobConfig = Pick<
   | 'DB_QUERY_TIMEOUT_MS'
 >
 
-export const DEFAULT_JOB_CONFIG: Omit<JobConfig, 'REDIS_URL' | 'DB_QUERY_TIMEOUT_MS'> = {
+export const DEFAULT_JOB_CONFIG: Omit<
+  JobConfig,
+  'REDIS_URL' | 'REDIS_CLUSTER_NODES' | 'DB_QUERY_TIMEOUT_MS'
+> = {
   JOB_WORKERS_IN_SERVER: true,
   JOB_CONCURRENCY: 2,
   JOB_CHUNK_ROWS: 500,
@@ -42,9 +47,9 @@ export interface JobRuntime {
 }
 
 /**
- * Jobs wired once for a server or a worker process: the queue (BullMQ with REDIS_URL, else this
- * process's memory), the service, workers when this process runs them, and the sweep that requeues
- * what a crash or a Redis restart lost and purges expired jobs.
+ * Jobs wired once for a server or a worker process: the queue (BullMQ on the Redis of REDIS_URL or the
+ * cluster of REDIS_CLUSTER_NODES, else this process's memory), the service, workers when this process
+ * runs them, and the sweep that requeues what a crash or a Redis restart lost and purges expired jobs.
  */
 export function createJobRuntime(options: {
   config: JobConfig
@@ -70,7 +75,8 @@ export function createJobRuntime(options: {
     attempts: config.JOB_ATTEMPTS,
     lockMs: config.JOB_LOCK_MS,
   }
-  const bull = config.REDIS_URL ? { redisUrl: config.REDIS_URL, prefix: config.JOB_QUEUE_PREFIX } : undefined
+  const redis = redisTarget(config)
+  const bull = redis ? { redis, prefix: config.JOB_QUEUE_PREFIX } : undefined
   let worker: { close(): Promise<void> } | undefined
   const queue = bull
     ? new DeferredChunkQueue(async () => {

@@ -13,7 +13,7 @@ import type { Logger } from './logging/logger.ts'
  */
 async function openEmbeddedOrConfigured(config: Config, logger: Logger): Promise<Database> {
   const statementTimeoutMs = config.DB_QUERY_TIMEOUT_MS
-  if (config.DATABASE_URL) return openDatabase(config, { statementTimeoutMs })
+  if (config.DATABASE_URL) return openDatabase(config, { statementTimeoutMs, readReplicas: true })
   const started = performance.now()
   const caching = config.EMBEDDED_CACHE_DIR !== 'off'
   const key = caching ? await snapshotKey() : ''

@@ -9,6 +9,7 @@ import {
   createJob,
   failJob,
   findJob,
+  findJobOutline,
   finishJobIfComplete,
   inputChunk,
   markJobRunning,
@@ -21,6 +22,7 @@ import {
 } from './db/jobs.ts'
 import { findKeyByHash, findKeyById, issueSporeKey, KeyStoreError, rotateKey } from './db/keys.ts'
 import { createNearestSiteLoader } from './db/nearest-site-loader.ts'
+import type { ReadPool } from './db/read-replicas.ts'
 import { allSites, findNearestSites, findSitesInBox, siteRevision } from './db/sites.ts'
 import { loadTiers } from './db/tiers.ts'
 import { addUsage, touchKeys, usageHistory } from './db/usage.ts'
@@ -53,14 +55,19 @@ async function storeCall<T>(query: Promise<T>, metrics: Metrics): Promise<T> {
 
 type StoreConfig = Pick<Config, 'SEARCH_RADIUS_KM' | 'DB_QUERY_TIMEOUT_MS'>
 
-/** One process-wide batching lookup: concurrent requests' points share one KNN statement. */
-export function siteLookup(sql: Sql, config: StoreConfig, metrics: Metrics): NearestSiteLookup {
+/**
+ * One process-wide batching lookup: concurrent requests' points share one KNN statement, read from a
+ * replica when there are healthy ones (the sites change only with a reseed; a little lag is harmless).
+ */
+export function siteLookup(reads: ReadPool, config: StoreConfig, metrics: Metrics): NearestSiteLookup {
   return createNearestSiteLoader((points) => {
     metrics.nearestSiteLookups.inc(points.length)
     metrics.nearestSiteBatchSize.observe(points.length)
     return metrics.trackQuery(() =>
       storeCall(
-        findNearestSites(sql, points, config.SEARCH_RADIUS_KM, { deadlineMs: config.DB_QUERY_TIMEOUT_MS }),
+        reads.read((sql) =>
+          findNearestSites(sql, points, config.SEARCH_RADIUS_KM, { deadlineMs: config.DB_QUERY_TIMEOUT_MS }),
+        ),
         metrics,
       ),
     )
@@ -75,19 +82,30 @@ function bounded(config: Deadline, metrics: Metrics) {
     storeCall(withDeadline(query, config.DB_QUERY_TIMEOUT_MS), metrics)
 }
 
-/** The whole site table for the survival map: its revision token (one tiny query) and every site. */
-export function siteTable(sql: Sql, config: Deadline, metrics: Metrics): SiteTable {
+/**
+ * The whole site table for the survival map: its revision token (one tiny query) and every site.
+ * The token is always the primary's, so a reseed is seen at once however far a replica lags; the sites
+ * come from a replica only when that replica's copy is of the primary's revision, else from the primary,
+ * so a map is never cached under a revision its sites do not belong to.
+ */
+export function siteTable(primary: Sql, reads: ReadPool, config: Deadline, metrics: Metrics): SiteTable {
   const call = bounded(config, metrics)
   return {
-    revision: () => call(siteRevision(sql)),
-    all: () => metrics.trackQuery(() => call(allSites(sql))),
+    revision: () => call(siteRevision(primary)),
+    all: () =>
+      metrics.trackQuery(async () => {
+        const read = await call(reads.read((sql) => allSites(sql)))
+        if (reads.replicas().length === 0) return read
+        const current = await call(siteRevision(primary))
+        return read.revision === current ? read : call(allSites(primary))
+      }),
   }
 }
 
-/** The sites inside a stand's box, bounded by the query deadline. */
-export function sitesInArea(sql: Sql, config: Deadline, metrics: Metrics): SitesInArea {
+/** The sites inside a stand's box, bounded by the query deadline, from a replica when one is healthy. */
+export function sitesInArea(reads: ReadPool, config: Deadline, metrics: Metrics): SitesInArea {
   const call = bounded(config, metrics)
-  return { within: (box) => metrics.trackQuery(() => call(findSitesInBox(sql, box))) }
+  return { within: (box) => metrics.trackQuery(() => call(reads.read((sql) => findSitesInBox(sql, box)))) }
 }
 
 export function keyDirectory(sql: Sql, config: Deadline, metrics: Metrics): KeyDirectory {
@@ -142,6 +160,7 @@ export function jobStore(sql: Sql, config: Deadline, metrics: Metrics): JobStore
     accept: (jobId, rowsTotal, chunksTotal) => call(acceptJob(sql, jobId, rowsTotal, chunksTotal)),
     remove: (jobId) => call(removeJob(sql, jobId)),
     find: (jobId) => call(findJob(sql, jobId)),
+    outline: (jobId) => call(findJobOutline(sql, jobId)),
     markRunning: (jobId, at) => call(markJobRunning(sql, jobId, at)),
     inputChunk: (jobId, chunkIndex) => call(inputChunk(sql, jobId, chunkIndex)),
     writeResultChunk: (jobId, chunkIndex, result) => call(writeResultChunk(sql, jobId, chunkIndex, result)),

@@ -308,6 +308,9 @@ export type JobFormat = (typeof JOB_FORMATS)[number]
 export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const
 export type JobStatus = (typeof JOB_STATUSES)[number]
 
+/** A job's state and the shape of its results. */
+export type JobOutline = Pick<JobRecord, 'status' | 'format' | 'columns'>
+
 /** A job as stored, with its progress summed over the chunks written so far. */
 export interface JobRecord {
   id: string
@@ -361,6 +364,8 @@ export interface JobStore {
   accept(jobId: string, rowsTotal: number, chunksTotal: number): Promise<void>
   remove(jobId: string): Promise<void>
   find(jobId: string): Promise<JobRecord | null>
+  /** What a worker needs to score a chunk, without the progress summed over every chunk written. */
+  outline(jobId: string): Promise<JobOutline | null>
   /** queued → running (the first chunk to start); false when the job is no longer queued or running. */
   markRunning(jobId: string, at: Date): Promise<boolean>
   inputChunk(jobId: string, chunkIndex: number): Promise<string | null>

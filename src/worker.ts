@@ -13,22 +13,36 @@ import { createJobRuntime } from './job-runtime.ts'
 import { createLogger } from './logging/logger.ts'
 import { loadSurvivalModel } from './model/index.ts'
 import { Metrics } from './observability/metrics.ts'
+import { queuePrefix, redisTarget } from './redis/connection.ts'
 import { siteLookup, sitesInArea } from './store-ports.ts'
 
 const config = loadConfig()
 const logger = createLogger({ level: config.LOG_LEVEL })
-if (!config.DATABASE_URL || !config.REDIS_URL) {
-  logger.error('npm run worker needs DATABASE_URL and REDIS_URL: the PostgreSQL and Redis the servers use')
+const redis = redisTarget(config)
+if (!config.DATABASE_URL || !redis) {
+  logger.error(
+    'npm run worker needs DATABASE_URL and REDIS_URL (or REDIS_CLUSTER_NODES): the PostgreSQL and Redis the servers use',
+  )
   process.exit(2)
 }
-const database = await openDatabase(config, { statementTimeoutMs: config.DB_QUERY_TIMEOUT_MS })
+const database = await openDatabase(config, {
+  statementTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
+  readReplicas: true,
+})
 const metrics = new Metrics()
 const model = loadSurvivalModel(SPECIES)
-const nearestSite = siteLookup(database.sql, config, metrics)
+const nearestSite = siteLookup(database.reads, config, metrics)
 const predictions = new PredictionService(model, nearestSite)
-const plans = new StockingPlanService(model, nearestSite, sitesInArea(database.sql, config, metrics))
+const plans = new StockingPlanService(model, nearestSite, sitesInArea(database.reads, config, metrics))
 const runtime = createJobRuntime({ config, database, predictions, plans, metrics, logger, work: 'at-start' })
-logger.info({ concurrency: config.JOB_CONCURRENCY, queue: config.JOB_QUEUE_PREFIX }, 'job worker started')
+logger.info(
+  {
+    concurrency: config.JOB_CONCURRENCY,
+    queue: queuePrefix(config.JOB_QUEUE_PREFIX, redis),
+    redis: redis.kind === 'cluster' ? 'cluster' : 'single',
+  },
+  'job worker started',
+)
 
 let stopping = false
 async function stop(signal: string) {

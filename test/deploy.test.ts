@@ -41,17 +41,54 @@ describe('docker-compose.yml', () => {
   const compose = parse(read('docker-compose.yml')) as {
     services: Record<
       string,
-      { environment?: Record<string, string>; command?: string[]; depends_on?: object }
+      {
+        environment?: Record<string, string>
+        command?: string[]
+        depends_on?: object
+        profiles?: string[]
+        volumes?: string[]
+        user?: string
+      }
     >
   }
+  /** A value as docker compose gives it when the variable is unset: `${NAME:-default}` → default. */
+  const unsetVariables = (environment: Record<string, string>) =>
+    Object.fromEntries(
+      Object.entries(environment).map(([name, value]) => [name, value.replace(/\$\{\w+:-([^}]*)\}/g, '$1')]),
+    )
 
-  it('starts PostgreSQL, Redis, a migrate-and-seed step, then the app and a job worker', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['app', 'migrate', 'postgres', 'redis', 'worker'])
+  it('starts PostgreSQL, Redis, a migrate-and-seed step, then the app and a job worker; a read replica only in its profile', () => {
+    expect(Object.keys(compose.services).sort()).toEqual([
+      'app',
+      'migrate',
+      'postgres',
+      'postgres-replica',
+      'redis',
+      'worker',
+    ])
+    for (const [name, service] of Object.entries(compose.services))
+      expect(service.profiles, name).toEqual(name === 'postgres-replica' ? ['replica'] : undefined)
     for (const service of ['app', 'worker'])
       expect(compose.services[service]?.depends_on).toMatchObject({
         migrate: { condition: 'service_completed_successfully' },
         redis: { condition: 'service_healthy' },
       })
+  })
+
+  it('clones the replica from the primary (pg_basebackup -R, as the postgres user), which allows it to stream', () => {
+    const replica = compose.services['postgres-replica']
+    expect(replica?.user).toBe('postgres')
+    expect(replica?.command?.join(' ')).toMatch(/pg_basebackup -h postgres -U survival -D \S+ -R/)
+    expect(replica?.depends_on).toMatchObject({ postgres: { condition: 'service_healthy' } })
+    const mount = compose.services.postgres?.volumes?.find((volume) =>
+      volume.includes('docker-entrypoint-initdb.d'),
+    )
+    const script = read(mount?.split(':')[0]?.replace(/^\.\//, '') ?? 'missing')
+    expect(script).toMatch(/host replication all all scram-sha-256/)
+    for (const service of ['app', 'worker'])
+      expect(compose.services[service]?.environment?.DATABASE_REPLICA_URLS).toBe(
+        `$\{DATABASE_REPLICA_URLS:-}`,
+      )
   })
 
   it('runs the compiled worker the build emits', () => {
@@ -72,7 +109,7 @@ describe('docker-compose.yml', () => {
   it('sets only configuration the app knows, and values it accepts', () => {
     const schemaKeys = Object.keys(loadConfig({}))
     for (const service of ['app', 'migrate', 'worker'] as const) {
-      const environment = compose.services[service]?.environment ?? {}
+      const environment = unsetVariables(compose.services[service]?.environment ?? {})
       for (const name of Object.keys(environment))
         expect([...schemaKeys, 'DATABASE_URL', 'REDIS_URL', 'METRICS_TOKEN']).toContain(name)
       expect(() => loadConfig(environment)).not.toThrow()

@@ -62,3 +62,52 @@ describe('KEY_CACHE_MS', () => {
     expect(() => loadConfig({ KEY_CACHE_MS: value })).toThrow(/KEY_CACHE_MS/)
   })
 })
+
+describe('DATABASE_REPLICA_URLS, REPLICA_MAX_LAG_MS, REPLICA_CHECK_MS', () => {
+  const DATABASE_URL = 'postgres://survival@primary.internal:5432/survival'
+
+  it('no replicas by default; a 5000 ms lag limit, checked every 1000 ms', () => {
+    const config = loadConfig({ DATABASE_URL })
+    expect(config.DATABASE_REPLICA_URLS).toEqual([])
+    expect(config.REPLICA_MAX_LAG_MS).toBe(5000)
+    expect(config.REPLICA_CHECK_MS).toBe(1000)
+    expect(loadConfig({ DATABASE_URL, DATABASE_REPLICA_URLS: ' , ' }).DATABASE_REPLICA_URLS).toEqual([])
+  })
+
+  it('takes postgres:// and postgresql:// URLs separated by commas', () => {
+    const urls = ' postgres://reader:pw@replica-1:5432/survival ,postgresql://replica-2/survival,'
+    expect(loadConfig({ DATABASE_URL, DATABASE_REPLICA_URLS: urls }).DATABASE_REPLICA_URLS).toEqual([
+      'postgres://reader:pw@replica-1:5432/survival',
+      'postgresql://replica-2/survival',
+    ])
+  })
+
+  it.each([
+    'mysql://reader:hunter22@replica-1/survival',
+    'http://replica-1/survival',
+    'replica-1:5432',
+    'postgres:/replica-1/survival',
+    'postgres://reader:hunter22@replica-1:99999/survival',
+    'postgres://replica-1/survival,redis://replica-2',
+  ])('refuses %s, naming the variable and not echoing the URL', (value) => {
+    expect(() => loadConfig({ DATABASE_URL, DATABASE_REPLICA_URLS: value })).toThrow(
+      /^Invalid configuration: DATABASE_REPLICA_URLS: /,
+    )
+    expect(() => loadConfig({ DATABASE_URL, DATABASE_REPLICA_URLS: value })).not.toThrow(/hunter22/)
+  })
+
+  it('refuses replicas without DATABASE_URL: the embedded store has no replicas', () => {
+    expect(() => loadConfig({ DATABASE_REPLICA_URLS: 'postgres://replica-1/survival' })).toThrow(
+      /DATABASE_REPLICA_URLS: replicas need DATABASE_URL/,
+    )
+  })
+
+  it('bounds the lag limit (0 to an hour) and the check interval (100 ms to a minute)', () => {
+    expect(loadConfig({ REPLICA_MAX_LAG_MS: '0' }).REPLICA_MAX_LAG_MS).toBe(0)
+    expect(loadConfig({ REPLICA_CHECK_MS: '100' }).REPLICA_CHECK_MS).toBe(100)
+    for (const value of ['-1', '3600001', '1.5', 'soon'])
+      expect(() => loadConfig({ REPLICA_MAX_LAG_MS: value })).toThrow(/REPLICA_MAX_LAG_MS/)
+    for (const value of ['99', '60001', 'often'])
+      expect(() => loadConfig({ REPLICA_CHECK_MS: value })).toThrow(/REPLICA_CHECK_MS/)
+  })
+})

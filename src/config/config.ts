@@ -47,6 +47,52 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   DATABASE_URL: z.string().url().optional(),
   REDIS_URL: z.string().url().optional(),
+  /**
+   * Streaming read replicas of DATABASE_URL, comma-separated: nearest-site lookups and the site table are
+   * read there, spread over the healthy ones; everything else stays on the primary. Unset = primary only.
+   */
+  DATABASE_REPLICA_URLS: z
+    .string()
+    .transform((value, context) => {
+      const urls = value
+        .split(',')
+        .map((url) => url.trim())
+        .filter((url) => url !== '')
+      for (const url of urls) {
+        if (!/^postgres(ql)?:\/\//.test(url) || !URL.canParse(url))
+          context.addIssue({ code: 'custom', message: 'expected postgres:// URLs separated by commas' })
+      }
+      return urls
+    })
+    .default([]),
+  /** A replica whose replay lags the primary by more than this is left out until it catches up. */
+  REPLICA_MAX_LAG_MS: z.coerce.number().int().min(0).max(3_600_000).default(5000),
+  /** How often each replica's health (reachable, in recovery, replay lag) is checked. */
+  REPLICA_CHECK_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
+  /**
+   * Redis Cluster seed nodes, comma-separated host:port. When set, REDIS_URL is not used: quotas, the job
+   * queue and workers all count and queue on the cluster.
+   */
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .transform((value, context) => {
+      const nodes = value
+        .split(',')
+        .map((node) => node.trim())
+        .filter((node) => node !== '')
+        .map((node) => {
+          const match = /^(\[[0-9a-f:.]+\]|[^:\s]+):(\d{1,5})$/i.exec(node)
+          const port = Number(match?.[2])
+          if (!match || port < 1 || port > 65535) {
+            context.addIssue({ code: 'custom', message: `"${node}" is not host:port` })
+            return { host: '', port: 0 }
+          }
+          return { host: (match[1] as string).replace(/^\[|\]$/g, ''), port }
+        })
+      if (nodes.length === 0) context.addIssue({ code: 'custom', message: 'expected host:port seeds' })
+      return nodes
+    })
+    .optional(),
   /** Namespace for quota counters in Redis, so several deployments (or test runs) can share one server. */
   QUOTA_KEY_PREFIX: z.string().min(1).max(100).default('survival:quota:'),
   SEARCH_RADIUS_KM: z.coerce.number().positive().max(100).default(DEFAULT_SEARCH_RADIUS_KM),
@@ -56,7 +102,7 @@ const EnvSchema = z.object({
   DB_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
   /** Longest a request waits on Redis before the quota falls back to this process's memory. */
   REDIS_TIMEOUT_MS: z.coerce.number().int().min(10).max(10_000).default(1000),
-  /** Server processes on this host (node:cluster); needs DATABASE_URL and REDIS_URL when above 1. */
+  /** Server processes on this host (node:cluster); needs DATABASE_URL and REDIS_URL (or REDIS_CLUSTER_NODES) when above 1. */
   WEB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   /** Requests served at once per process; more are shed with 503 + Retry-After instead of queueing. */
   MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(100_000).default(512),
@@ -139,7 +185,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cleaned = Object.fromEntries(
     Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
   )
-  const parsed = EnvSchema.safeParse(cleaned)
+  const parsed = EnvSchema.superRefine((config, context) => {
+    if (config.DATABASE_REPLICA_URLS.length > 0 && !config.DATABASE_URL)
+      context.addIssue({
+        code: 'custom',
+        path: ['DATABASE_REPLICA_URLS'],
+        message: 'replicas need DATABASE_URL, their primary (the embedded store has none)',
+      })
+  }).safeParse(cleaned)
   if (!parsed.success) {
     const problems = parsed.error.issues
       .map((issue) => `${issue.path.join('.')}: ${issue.message}`)

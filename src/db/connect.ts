@@ -1,6 +1,7 @@
 import postgres from 'postgres'
 import type { Config } from '../config/config.ts'
 import { type ChannelFollower, type ChannelHandlers, followChannel } from './notifications.ts'
+import { primaryOnly, type ReadPool, ReadReplicas, replicaName } from './read-replicas.ts'
 
 export type Sql = postgres.Sql
 export type DatabaseMode = 'postgres' | 'embedded'
@@ -8,6 +9,8 @@ export type DatabaseMode = 'postgres' | 'embedded'
 export interface Database {
   sql: Sql
   mode: DatabaseMode
+  /** Lag-tolerant reads: spread over DATABASE_REPLICA_URLS when opened with them, else the primary. */
+  reads: ReadPool
   /** Embedded mode only: the data directory as a snapshot to start from next time. */
   dumpSnapshot?: () => Promise<Blob>
   /**
@@ -30,8 +33,11 @@ const CLIENT_OPTIONS = {
  * reached over a loopback socket so the same postgres.js queries run against both.
  */
 export async function openDatabase(
-  config: Pick<Config, 'DATABASE_URL' | 'DB_POOL_MAX'>,
+  config: Pick<Config, 'DATABASE_URL' | 'DB_POOL_MAX'> &
+    Partial<Pick<Config, 'DATABASE_REPLICA_URLS' | 'REPLICA_MAX_LAG_MS' | 'REPLICA_CHECK_MS'>>,
   options: {
+    /** Open DATABASE_REPLICA_URLS too, for the reads that tolerate lag (servers and workers, not the CLIs). */
+    readReplicas?: boolean
     onQuery?: (query: string) => void
     /** Server-side statement_timeout for request-serving pools (not for migrations or seeding). */
     statementTimeoutMs?: number
@@ -41,7 +47,7 @@ export async function openDatabase(
 ): Promise<Database> {
   const debug = options.onQuery ? (_connection: number, query: string) => options.onQuery?.(query) : false
   if (config.DATABASE_URL) {
-    const sql = postgres(config.DATABASE_URL, {
+    const serverOptions = {
       ...CLIENT_OPTIONS,
       debug,
       max: config.DB_POOL_MAX,
@@ -50,13 +56,35 @@ export async function openDatabase(
         ...CLIENT_OPTIONS.connection,
         ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
       },
-    })
+    }
+    const sql = postgres(config.DATABASE_URL, serverOptions)
     const url = config.DATABASE_URL
+    const reads =
+      options.readReplicas && config.DATABASE_REPLICA_URLS?.length
+        ? await openReplicas(
+            sql,
+            config.DATABASE_REPLICA_URLS.map((replicaUrl) => ({
+              name: replicaName(replicaUrl),
+              // postgres.js waits longer after each failed connect, up to 20 s: a replica back from an
+              // outage would miss every check for that long. Its checks set the pace instead.
+              sql: postgres(replicaUrl, {
+                ...serverOptions,
+                backoff: () => (config.REPLICA_CHECK_MS ?? 1000) / 1000,
+              }),
+            })),
+            { maxLagMs: config.REPLICA_MAX_LAG_MS ?? 5000, checkMs: config.REPLICA_CHECK_MS ?? 1000 },
+          )
+        : primaryOnly(sql)
     return {
       sql,
       mode: 'postgres',
+      reads,
+      // LISTEN/NOTIFY is the primary's alone: a standby neither sends nor relays notifications.
       follow: (channel, handlers) => followChannel(url, channel, handlers),
-      close: () => sql.end({ timeout: 5 }),
+      close: async () => {
+        await reads.close()
+        await sql.end({ timeout: 5 })
+      },
     }
   }
   // Loaded only when needed: PGlite's WASM build costs tens of MB a server with DATABASE_URL never uses.
@@ -75,10 +103,25 @@ export async function openDatabase(
   return {
     sql,
     mode: 'embedded',
+    reads: primaryOnly(sql),
     dumpSnapshot: embedded.dump,
     close: async () => {
       await sql.end({ timeout: 5 })
       await embedded.stop()
     },
   }
+}
+
+/** The replicas in rotation after one check, so healthy ones serve from the first read. */
+async function openReplicas(
+  primary: Sql,
+  replicas: { name: string; sql: Sql }[],
+  settings: { maxLagMs: number; checkMs: number },
+): Promise<ReadReplicas> {
+  const pool = new ReadReplicas(primary, replicas, {
+    ...settings,
+    checkTimeoutMs: Math.min(5000, Math.max(500, settings.checkMs)),
+  })
+  await pool.start()
+  return pool
 }

@@ -1,4 +1,4 @@
-import type { JobFormat, JobRecord, JobResultChunk, NewJob } from '../types.ts'
+import type { JobFormat, JobOutline, JobRecord, JobResultChunk, NewJob } from '../types.ts'
 import type { Sql } from './connect.ts'
 
 interface JobRow {
@@ -70,6 +70,12 @@ export async function findJob(sql: Sql, jobId: string): Promise<JobRecord | null
     WHERE j.id = ${jobId}`
   if (!row) return null
   return { ...row, errorsByCode: row.errorsByCode ?? {} }
+}
+
+/** One row by its key: a chunk's worker reads this rather than findJob's sums over every chunk. */
+export async function findJobOutline(sql: Sql, jobId: string): Promise<JobOutline | null> {
+  const [row] = await sql<JobOutline[]>`SELECT status, format, columns FROM jobs WHERE id = ${jobId}`
+  return row ?? null
 }
 
 export async function markJobRunning(sql: Sql, jobId: string, at: Date): Promise<boolean> {

@@ -3,6 +3,13 @@ import { API_VERSION, COVERAGE_REGIONS } from '../version.ts'
 
 export type QuotaStoreState = 'connected' | 'disconnected' | 'not_configured'
 
+/** A read replica as health reports it: named without credentials, its state and replay lag. */
+export interface ReplicaHealth {
+  name: string
+  state: 'starting' | 'healthy' | 'lagging' | 'down'
+  lag_ms: number | null
+}
+
 /**
  * The spec's health fields, plus `redis`. status: healthy = everything answers; degraded = serving,
  * but Redis is away so quotas are kept per instance; unavailable = the data store does not answer, so
@@ -15,6 +22,8 @@ export interface HealthReport {
   coverage_regions: string[]
   database: 'connected' | 'disconnected'
   redis: QuotaStoreState
+  /** Only with DATABASE_REPLICA_URLS: each replica at its last background check. */
+  replicas?: ReplicaHealth[]
   timestamp: string
 }
 
@@ -28,6 +37,8 @@ export class HealthMonitor {
       databaseAnswers: () => Promise<boolean>
       model: ModelInfo
       quotaStoreState: () => QuotaStoreState
+      /** The read replicas' standing; none configured = the field is left out. */
+      replicas?: () => ReplicaHealth[]
       now?: () => Date
     },
   ) {}
@@ -35,6 +46,7 @@ export class HealthMonitor {
   async check(): Promise<HealthReport> {
     const connected = await this.databaseAnswers()
     const redis = this.deps.quotaStoreState()
+    const replicas = this.deps.replicas?.() ?? []
     return {
       status: !connected ? 'unavailable' : redis === 'disconnected' ? 'degraded' : 'healthy',
       version: API_VERSION,
@@ -42,6 +54,7 @@ export class HealthMonitor {
       coverage_regions: [...COVERAGE_REGIONS],
       database: connected ? 'connected' : 'disconnected',
       redis,
+      ...(replicas.length > 0 ? { replicas } : {}),
       timestamp: (this.deps.now?.() ?? new Date()).toISOString(),
     }
   }

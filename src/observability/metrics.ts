@@ -1,5 +1,14 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 
+/** What the metrics read of a read replica (src/db/read-replicas.ts ReplicaStatus). */
+interface ReplicaView {
+  name: string
+  state: 'starting' | 'healthy' | 'lagging' | 'down'
+  lagMs: number | null
+  reads: number
+  retriedOnPrimary: number
+}
+
 /** Prometheus metrics of one process, exposed at /metrics. */
 export class Metrics {
   readonly registry = new Registry()
@@ -85,6 +94,68 @@ export class Metrics {
       registers: [this.registry],
       async collect() {
         this.set(await depth().catch(() => 0))
+      },
+    })
+  }
+
+  /**
+   * Each read replica's standing, read from the pool when metrics are scraped: in rotation or not, its
+   * replay lag, the reads it answered, and reads that failed on it and were answered by the primary.
+   * Replicas are named host:port/database, never with credentials.
+   */
+  watchReplicas(replicas: () => readonly ReplicaView[], primaryReads: () => number): void {
+    const states = ['starting', 'healthy', 'lagging', 'down'] as const
+    new Gauge({
+      name: 'survival_db_replica_up',
+      help: '1 while a read replica is in rotation (answers, in recovery, replay lag within REPLICA_MAX_LAG_MS), else 0',
+      labelNames: ['replica'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const replica of replicas())
+          this.set({ replica: replica.name }, replica.state === 'healthy' ? 1 : 0)
+      },
+    })
+    new Gauge({
+      name: 'survival_db_replica_state',
+      help: "A read replica's state at its last health check: 1 for the state it is in",
+      labelNames: ['replica', 'state'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const replica of replicas())
+          for (const state of states)
+            this.set({ replica: replica.name, state }, replica.state === state ? 1 : 0)
+      },
+    })
+    new Gauge({
+      name: 'survival_db_replica_lag_seconds',
+      help: "A read replica's replay lag behind the primary at its last health check (absent while unmeasured)",
+      labelNames: ['replica'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset()
+        for (const replica of replicas())
+          if (replica.lagMs !== null) this.set({ replica: replica.name }, replica.lagMs / 1000)
+      },
+    })
+    new Counter({
+      name: 'survival_db_reads_total',
+      help: 'Lag-tolerant reads (nearest sites, site table, sites in a stand) by the server that answered: a replica, or primary when none was in rotation',
+      labelNames: ['server'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset()
+        this.inc({ server: 'primary' }, primaryReads())
+        for (const replica of replicas()) this.inc({ server: replica.name }, replica.reads)
+      },
+    })
+    new Counter({
+      name: 'survival_db_replica_retries_total',
+      help: 'Reads that failed on a replica (taking it out of rotation) and were run again on the primary',
+      labelNames: ['replica'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset()
+        for (const replica of replicas()) this.inc({ replica: replica.name }, replica.retriedOnPrimary)
       },
     })
   }

@@ -1,13 +1,35 @@
-import { Queue, Worker } from 'bullmq'
+import { type ConnectionOptions, Queue, Worker } from 'bullmq'
+import { openRedis, queuePrefix, type RedisTarget } from '../redis/connection.ts'
 import type { ChunkQueue, ChunkTask } from '../types.ts'
 import { type ChunkHandlers, retryDelayMs, taskKey, type WorkerSettings } from './chunk-worker.ts'
 
 const QUEUE_NAME = 'job-chunks'
 
 export interface BullSettings {
-  redisUrl: string
-  /** Namespace of the queue's keys in Redis, so deployments (and test runs) can share one server. */
+  /** A single Redis or a Redis Cluster. */
+  redis: RedisTarget
+  /**
+   * Namespace of the queue's keys in Redis, so deployments (and test runs) can share one server. On a
+   * cluster it is hash-tagged (`{…}`, see queuePrefix) so that all of the queue's keys share one slot.
+   */
   prefix: string
+}
+
+/**
+ * BullMQ's connection to the target: connection options for a single Redis, as BullMQ has always been
+ * given them (it opens and closes its own clients), or a `Cluster` for a cluster, which BullMQ takes as
+ * an instance and leaves for `release` to close. Per-node options such as `maxRetriesPerRequest` go into
+ * the cluster's `redisOptions` (BullMQ reads them there, and refuses a worker whose are not `null`).
+ */
+function bullConnection(
+  target: RedisTarget,
+  options: { maxRetriesPerRequest: number | null; enableOfflineQueue?: boolean },
+): { connection: ConnectionOptions; release(): void } {
+  if (target.kind === 'single') return { connection: { url: target.url, ...options }, release: () => {} }
+  // Lazy: a worker only duplicates it, so this one never needs to connect.
+  const cluster = openRedis(target, { ...options, lazyConnect: true })
+  cluster.on('error', () => {})
+  return { connection: cluster, release: () => cluster.disconnect() }
 }
 
 /**
@@ -17,15 +39,18 @@ export interface BullSettings {
  */
 export class BullChunkQueue implements ChunkQueue {
   private readonly queue: Queue
+  private readonly release: () => void
 
   constructor(
     settings: BullSettings,
     private readonly attempts: number,
   ) {
-    this.queue = new Queue(QUEUE_NAME, {
-      connection: { url: settings.redisUrl, maxRetriesPerRequest: 1, enableOfflineQueue: false },
-      prefix: settings.prefix,
+    const { connection, release } = bullConnection(settings.redis, {
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
     })
+    this.release = release
+    this.queue = new Queue(QUEUE_NAME, { connection, prefix: queuePrefix(settings.prefix, settings.redis) })
     this.queue.on('error', () => {})
   }
 
@@ -54,6 +79,7 @@ export class BullChunkQueue implements ChunkQueue {
 
   async close(): Promise<void> {
     await this.queue.close()
+    this.release()
   }
 }
 
@@ -62,9 +88,10 @@ export function startBullWorker(
   settings: BullSettings & WorkerSettings,
   handlers: ChunkHandlers,
 ): { close(): Promise<void> } {
+  const { connection, release } = bullConnection(settings.redis, { maxRetriesPerRequest: null })
   const worker = new Worker<ChunkTask>(QUEUE_NAME, (job) => handlers.run(job.data), {
-    connection: { url: settings.redisUrl, maxRetriesPerRequest: null },
-    prefix: settings.prefix,
+    connection,
+    prefix: queuePrefix(settings.prefix, settings.redis),
     concurrency: settings.concurrency,
     lockDuration: settings.lockMs,
     stalledInterval: Math.max(500, Math.floor(settings.lockMs / 2)),
@@ -77,5 +104,10 @@ export function startBullWorker(
     handlers.attemptFailed(job.data, error, final)
     if (final) void handlers.failed(job.data).catch(() => {})
   })
-  return { close: () => worker.close() }
+  return {
+    close: async () => {
+      await worker.close()
+      release()
+    },
+  }
 }

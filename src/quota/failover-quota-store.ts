@@ -10,13 +10,25 @@ export interface SharedQuotaStore extends QuotaStore {
   isReady(): boolean
 }
 
+/** How many unanswered keys are remembered; past it they are forgotten at once (each then probes again). */
+const MAX_UNANSWERED_KEYS = 10_000
+
 /**
  * Redis while it answers; this process's memory while it does not (an "insurance" limiter, as in
  * rate-limiter-flexible), back to Redis as soon as it is reachable again. During an outage each
  * instance enforces the daily limit on its own, so a key can get up to limit × instances that day.
+ *
+ * Redis that is connected but does not answer in time (a Redis Cluster during a master failover: the
+ * cluster stays `ready` while the failed master's slots go unanswered until a replica is promoted) is
+ * found out per key: once a key's call has timed out, that key's requests are counted in memory at once
+ * while a read of its counter (counting nothing) probes Redis, one at a time; when a probe is answered
+ * the key counts in Redis again. So only the first request of a key waits out the timeout, and keys
+ * whose calls are answered (other masters' slots) keep counting in Redis throughout.
  */
 export class FailoverQuotaStore implements QuotaStore {
   private usingFallback = false
+  /** Keys whose last call to Redis was not answered → whether a probe for it is out now. */
+  private readonly unanswered = new Map<string, boolean>()
 
   constructor(
     private readonly primary: SharedQuotaStore,
@@ -31,23 +43,26 @@ export class FailoverQuotaStore implements QuotaStore {
   }
 
   consume(keyId: string, limit: number | null, now: Date, count = 1): Promise<QuotaConsumption> {
-    return this.either((store) => store.consume(keyId, limit, now, count))
+    return this.either(keyId, now, (store) => store.consume(keyId, limit, now, count))
   }
 
   consumeEach(keyId: string, limit: number | null, now: Date, requests: number): Promise<QuotaConsumption[]> {
-    return this.either((store) => store.consumeEach(keyId, limit, now, requests))
+    return this.either(keyId, now, (store) => store.consumeEach(keyId, limit, now, requests))
   }
 
-  private async either<T>(call: (store: QuotaStore) => Promise<T>): Promise<T> {
+  private async either<T>(keyId: string, now: Date, call: (store: QuotaStore) => Promise<T>): Promise<T> {
     if (this.primary.isReady()) {
+      if (this.unanswered.has(keyId)) {
+        this.probe(keyId, now)
+        return call(this.fallback)
+      }
       try {
         const result = await this.withTimeout(call(this.primary))
-        if (this.usingFallback) {
-          this.usingFallback = false
-          this.events.onRecover()
-        }
+        this.recovered()
         return result
       } catch (error) {
+        if (this.unanswered.size >= MAX_UNANSWERED_KEYS) this.unanswered.clear()
+        this.unanswered.set(keyId, false)
         this.fallBack(error)
       }
     } else if (!this.usingFallback) {
@@ -55,6 +70,27 @@ export class FailoverQuotaStore implements QuotaStore {
       this.fallBack(new Error('Redis is not connected'))
     }
     return call(this.fallback)
+  }
+
+  /** Reads an unanswered key's counter in Redis (count 0), unless a probe for it is out already. */
+  private probe(keyId: string, now: Date): void {
+    if (this.unanswered.get(keyId)) return
+    this.unanswered.set(keyId, true)
+    this.withTimeout(this.primary.consume(keyId, null, now, 0)).then(
+      () => {
+        this.unanswered.delete(keyId)
+        this.recovered()
+      },
+      () => {
+        if (this.unanswered.has(keyId)) this.unanswered.set(keyId, false)
+      },
+    )
+  }
+
+  private recovered(): void {
+    if (!this.usingFallback) return
+    this.usingFallback = false
+    this.events.onRecover()
   }
 
   private fallBack(error: unknown): void {

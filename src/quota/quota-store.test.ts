@@ -6,7 +6,7 @@ import { CoalescingQuotaStore } from './coalescing-quota-store.ts'
 import { nextUtcMidnight, secondsUntilReset, utcDay } from './day-window.ts'
 import { MemoryQuotaStore } from './memory-quota-store.ts'
 import type { QuotaStore } from './quota-store.ts'
-import { RedisQuotaStore } from './redis-quota-store.ts'
+import { counterKey, RedisQuotaStore } from './redis-quota-store.ts'
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 const prefix = `test:quota:${randomBytes(4).toString('hex')}:`
@@ -125,6 +125,20 @@ describe('redis counters', () => {
     expect(ttl).toBeGreaterThan(0)
     expect(ttl).toBeLessThanOrEqual(secondsUntilReset(now) + 3600)
     await store.close()
+  })
+})
+
+describe('counter keys', () => {
+  it('keep their form on a single Redis: prefix, account, day', () => {
+    expect(counterKey('survival:quota:', 'acct_1', '2026-11-22', false)).toBe(
+      'survival:quota:acct_1:2026-11-22',
+    )
+  })
+
+  it('tag the account on a cluster, so all of its counters share one slot', () => {
+    expect(counterKey('survival:quota:', 'acct_1', '2026-11-22', true)).toBe(
+      'survival:quota:{acct_1}:2026-11-22',
+    )
   })
 })
 

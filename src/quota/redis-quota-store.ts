@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis'
+import { openRedis, type RedisConnection, type RedisTarget } from '../redis/connection.ts'
 import { secondsUntilReset, utcDay } from './day-window.ts'
 import type { SharedQuotaStore } from './failover-quota-store.ts'
 import { consumedInTurn, type QuotaConsumption } from './quota-store.ts'
@@ -40,8 +40,19 @@ return used - requests
 /** Keep a day's counter an hour past midnight so a request straddling the boundary still reads it. */
 const EXPIRY_GRACE_SECONDS = 3600
 
+/**
+ * The Redis key of one account's counter for one UTC day. On a cluster the account is a hash tag
+ * (`prefix{account}:day`), so all of an account's counters share one slot and each script, which touches
+ * one counter, runs on one master; accounts spread over the masters. On a single Redis the key is
+ * today's `prefix` `account:day`, unchanged, so counters survive an upgrade. (A prefix that itself holds a
+ * `{…}` tag would put every account in that one slot: still correct, just not spread.)
+ */
+export function counterKey(prefix: string, accountId: string, day: string, hashTagged: boolean): string {
+  return hashTagged ? `${prefix}{${accountId}}:${day}` : `${prefix}${accountId}:${day}`
+}
+
 export class RedisQuotaStore implements SharedQuotaStore {
-  private readonly redis: Redis & {
+  private readonly redis: RedisConnection & {
     consumeQuota(
       counterKey: string,
       limit: string,
@@ -56,18 +67,22 @@ export class RedisQuotaStore implements SharedQuotaStore {
     ): Promise<number>
   }
 
+  private readonly hashTagged: boolean
+
+  /** Over a `Redis` or a `Cluster`; on a cluster the counters are hash-tagged by account (counterKey). */
   constructor(
-    redis: Redis,
+    redis: RedisConnection,
     private readonly keyPrefix = 'survival:quota:',
   ) {
     redis.defineCommand('consumeQuota', { numberOfKeys: 1, lua: CONSUME_SCRIPT })
     redis.defineCommand('consumeQuotaEach', { numberOfKeys: 1, lua: CONSUME_EACH_SCRIPT })
     this.redis = redis as RedisQuotaStore['redis']
+    this.hashTagged = redis.isCluster
   }
 
-  static connect(url: string, keyPrefix?: string): RedisQuotaStore {
+  static connect(target: RedisTarget, keyPrefix?: string): RedisQuotaStore {
     // Fail fast while disconnected (the failover store answers from memory) and keep reconnecting.
-    const redis = new Redis(url, {
+    const redis = openRedis(target, {
       // Concurrent requests' scripts share one write to the socket (fewer syscalls on both sides).
       enableAutoPipelining: true,
       maxRetriesPerRequest: 1,
@@ -75,13 +90,18 @@ export class RedisQuotaStore implements SharedQuotaStore {
       retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     })
     redis.on('error', () => {})
+    if (redis.isCluster) redis.on('node error', () => {})
     return new RedisQuotaStore(redis, keyPrefix)
+  }
+
+  private key(accountId: string, now: Date): string {
+    return counterKey(this.keyPrefix, accountId, utcDay(now), this.hashTagged)
   }
 
   async consume(keyId: string, limit: number | null, now: Date, count = 1): Promise<QuotaConsumption> {
     const secondsToLive = secondsUntilReset(now) + EXPIRY_GRACE_SECONDS
     const [allowed, used] = await this.redis.consumeQuota(
-      `${this.keyPrefix}${keyId}:${utcDay(now)}`,
+      this.key(keyId, now),
       limit === null ? '' : String(limit),
       secondsToLive,
       count,
@@ -95,8 +115,10 @@ export class RedisQuotaStore implements SharedQuotaStore {
     now: Date,
     requests: number,
   ): Promise<QuotaConsumption[]> {
+    // One account's requests, one counter, one script: on a cluster one slot and one master, so the
+    // turn's requests are counted atomically there (the coalescing store calls this once per account).
     const before = await this.redis.consumeQuotaEach(
-      `${this.keyPrefix}${keyId}:${utcDay(now)}`,
+      this.key(keyId, now),
       limit === null ? '' : String(limit),
       secondsUntilReset(now) + EXPIRY_GRACE_SECONDS,
       requests,
@@ -104,6 +126,7 @@ export class RedisQuotaStore implements SharedQuotaStore {
     return consumedInTurn(before, limit, requests)
   }
 
+  /** Connected and able to count: a `Redis` or a `Cluster` (whose topology is known) in status `ready`. */
   isReady(): boolean {
     return this.redis.status === 'ready'
   }

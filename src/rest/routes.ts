@@ -1,6 +1,7 @@
 import { parseInput } from '../domain/input-rules.ts'
 import type { PredictionRequest } from '../domain/prediction-types.ts'
 import { SerializedJson } from '../http-io/json.ts'
+import { API_VERSION } from '../version.ts'
 import { JOB_ROUTES } from './job-routes.ts'
 import { readJsonBody, readOptionalJsonBody } from './json-body.ts'
 import { OPENAPI_DOCUMENT } from './openapi.ts'
@@ -190,6 +191,16 @@ export const ROUTES: readonly Route[] = [
     async handle(_req, _url, deps) {
       const report = await deps.health.check()
       return { status: report.status === 'unavailable' ? 503 : 200, body: report }
+    },
+  },
+  {
+    // Liveness: the process answers. It asks no dependency, so a database or Redis outage never gets
+    // healthy processes restarted; readiness is /v1/health.
+    method: 'GET',
+    path: '/v1/health/live',
+    authenticated: false,
+    async handle() {
+      return ok({ status: 'alive', version: API_VERSION })
     },
   },
   ...PLAN_ROUTES,

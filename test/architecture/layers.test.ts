@@ -18,12 +18,12 @@ const PLATFORM = ['config', 'logging', 'observability', 'types', 'project-files'
 const ALLOWED: Record<string, readonly string[]> = {
   http: ['http-io', 'domain/errors'],
   explorer: ['http-io', 'domain/errors'],
-  queue: [],
+  queue: ['redis'],
   'http-io': ['domain/errors'],
   rest: ['http-io', 'auth', 'quota', 'domain'],
   graphql: ['http-io', 'auth', 'quota', 'domain'],
   auth: ['quota', 'keys/api-key', 'domain/errors'],
-  quota: ['auth', 'domain/errors'],
+  quota: ['auth', 'domain/errors', 'redis'],
   keys: ['db'],
   domain: ['geo', 'stats'],
   model: ['stats'],
@@ -31,6 +31,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   stats: [],
   db: ['keys/api-key'],
   config: [],
+  /** Connecting to a single Redis or a Redis Cluster (REDIS_URL, REDIS_CLUSTER_NODES). */
+  redis: [],
   logging: [],
   observability: [],
 }

@@ -55,6 +55,10 @@ describe('PostgreSQL outage', () => {
     const down = await health(server.url)
     expect(down.status).toBe(503)
     expect(down.body).toMatchObject({ status: 'unavailable', database: 'disconnected' })
+    // Liveness asks no dependency: the outage takes the instance out of rotation, never restarts it.
+    const live = await get(server.url, '/v1/health/live')
+    expect(live.status).toBe(200)
+    expect(live.body).toEqual({ status: 'alive', version: '1.0.0' })
 
     const graphqlDuring = await fetch(`${server.url}/graphql`, {
       method: 'POST',

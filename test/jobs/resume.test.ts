@@ -1,14 +1,17 @@
-import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { parse } from 'csv-parse/sync'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { rest } from '../rest/client.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
-import { type ServerProcess, startServerProcess } from '../support/process.ts'
+import { expectEveryRowOnce, jobStatus, portfolioCsv } from '../support/jobs.ts'
+import {
+  killProcess,
+  type ServerProcess,
+  startServerProcess,
+  startWorkerProcess,
+} from '../support/process.ts'
 import { deleteKeysWithPrefix } from '../support/redis.ts'
 import { TEST_REDIS_URL } from '../support/services.ts'
-import { forestGrid } from '../support/sites.ts'
 import { eventually } from '../support/waiting.ts'
 
 /**
@@ -17,69 +20,6 @@ import { eventually } from '../support/waiting.ts'
  */
 const ROWS = 30_000
 const CHUNK_ROWS = '100'
-
-function portfolioCsv(): string {
-  const points = forestGrid(ROWS)
-  return [
-    'id,latitude,longitude,species_code,planting_method',
-    ...points.map((p, i) => `r${i + 1},${p.latitude},${p.longitude},PSME,manual`),
-    '',
-  ].join('\n')
-}
-
-interface JobStatus {
-  status: string
-  rows_total: number
-  rows_done: number
-}
-
-async function status(url: string, key: string, id: string): Promise<JobStatus> {
-  return (await rest(url, 'GET', `/v1/jobs/${id}`, { key })).body as JobStatus
-}
-
-/** Every input row once, in input order: the ids of the results are exactly r1…rN. */
-async function expectEveryRowOnce(url: string, key: string, id: string) {
-  const results = await rest(url, 'GET', `/v1/jobs/${id}/results`, { key })
-  expect(results.status).toBe(200)
-  const rows = parse(results.text, { columns: true }) as {
-    id: string
-    survival_1y: string
-    error_code: string
-  }[]
-  expect(rows.length).toBe(ROWS)
-  const outOfPlace = rows.findIndex((row, index) => row.id !== `r${index + 1}`)
-  expect(outOfPlace).toBe(-1)
-  expect(rows.filter((row) => row.survival_1y === '' && row.error_code === '')).toEqual([])
-}
-
-/** `npm run worker` in a child process; resolves once it says it started. */
-async function startWorker(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout?.on('data', (chunk) => {
-    output += chunk
-  })
-  child.stderr?.on('data', (chunk) => {
-    output += chunk
-  })
-  const started = await eventually(() => {
-    if (child.exitCode !== null) throw new Error(`worker exited:\n${output}`)
-    return output.includes('job worker started')
-  }, 30_000)
-  if (!started) throw new Error(`worker did not start:\n${output}`)
-  return child
-}
-
-function kill(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    child.once('exit', () => resolve())
-    child.kill('SIGKILL')
-  })
-}
 
 describe('jobs survive their processes', () => {
   let database: TestDatabase
@@ -113,23 +53,27 @@ describe('jobs survive their processes', () => {
     const first = await server({})
     const accepted = await rest(first.url, 'POST', '/v1/jobs', {
       key,
-      raw: portfolioCsv(),
+      raw: portfolioCsv(ROWS),
       contentType: 'text/csv',
     })
     expect(accepted.status).toBe(202)
     const { id } = accepted.body as { id: string }
-    expect(await eventually(async () => (await status(first.url, key, id)).rows_done > 0, 30_000, 20)).toBe(
-      true,
-    )
+    expect(
+      await eventually(async () => (await jobStatus(first.url, key, id)).rows_done > 0, 30_000, 20),
+    ).toBe(true)
     await first.stop('SIGKILL')
-    const before = await status((await server({})).url, key, id)
+    const before = await jobStatus((await server({})).url, key, id)
     expect(before.rows_done).toBeLessThan(ROWS)
 
     const second = processes.at(-1) as ServerProcess
     expect(
-      await eventually(async () => (await status(second.url, key, id)).status === 'succeeded', 60_000, 100),
+      await eventually(
+        async () => (await jobStatus(second.url, key, id)).status === 'succeeded',
+        60_000,
+        100,
+      ),
     ).toBe(true)
-    await expectEveryRowOnce(second.url, key, id)
+    await expectEveryRowOnce(second.url, key, id, ROWS)
   })
 
   it('finishes with another worker when one is killed mid-chunk, writing nothing twice (BullMQ)', async () => {
@@ -139,29 +83,29 @@ describe('jobs survive their processes', () => {
     try {
       // The server only queues; the work is the workers'.
       const api = await server({ ...queue, JOB_WORKERS_IN_SERVER: 'false' })
-      const doomed = await startWorker(workerEnv)
+      const doomed = await startWorkerProcess(workerEnv)
       const accepted = await rest(api.url, 'POST', '/v1/jobs', {
         key,
-        raw: portfolioCsv(),
+        raw: portfolioCsv(ROWS),
         contentType: 'text/csv',
       })
       const { id } = accepted.body as { id: string }
       // Killed while it scores: it holds chunks (concurrency 2) whose locks then lapse.
       expect(
-        await eventually(async () => (await status(api.url, key, id)).rows_done >= 1000, 30_000, 20),
+        await eventually(async () => (await jobStatus(api.url, key, id)).rows_done >= 1000, 30_000, 20),
       ).toBe(true)
-      await kill(doomed)
-      const partial = await status(api.url, key, id)
+      await killProcess(doomed)
+      const partial = await jobStatus(api.url, key, id)
       expect(partial.status).toBe('running')
       expect(partial.rows_done).toBeLessThan(ROWS)
 
-      const rescuer = await startWorker(workerEnv)
-      processes.push({ stop: () => kill(rescuer) })
+      const rescuer = await startWorkerProcess(workerEnv)
+      processes.push({ stop: () => killProcess(rescuer) })
       expect(
-        await eventually(async () => (await status(api.url, key, id)).status === 'succeeded', 60_000, 100),
+        await eventually(async () => (await jobStatus(api.url, key, id)).status === 'succeeded', 60_000, 100),
       ).toBe(true)
-      expect((await status(api.url, key, id)).rows_done).toBe(ROWS)
-      await expectEveryRowOnce(api.url, key, id)
+      expect((await jobStatus(api.url, key, id)).rows_done).toBe(ROWS)
+      await expectEveryRowOnce(api.url, key, id, ROWS)
     } finally {
       await deleteKeysWithPrefix(prefix)
     }

@@ -21,6 +21,7 @@ const SERVED = [
   'GET /v1/climate',
   'GET /v1/coverage',
   'GET /v1/health',
+  'GET /v1/health/live',
   'GET /v1/jobs/{id}',
   'GET /v1/jobs/{id}/results',
   'GET /v1/methods',

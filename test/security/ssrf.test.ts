@@ -47,7 +47,8 @@ const STORE_MODULES = [
   'src/db/embedded.ts',
   'src/db/notifications.ts',
   'src/queue/bullmq-chunk-queue.ts',
-  'src/quota/redis-quota-store.ts',
+  // A single Redis or a Redis Cluster (REDIS_URL, REDIS_CLUSTER_NODES), for the quota store and the queue.
+  'src/redis/connection.ts',
 ]
 
 interface Finding {

@@ -71,6 +71,10 @@ export class FakeJobStore implements JobStore {
       errorsByCode,
     }
   }
+  async outline(jobId: string) {
+    const job = this.jobs.get(jobId)
+    return job ? { status: job.status, format: job.format, columns: job.columns } : null
+  }
   async markRunning(jobId: string, at: Date) {
     const job = this.jobs.get(jobId)
     if (!job || (job.status !== 'queued' && job.status !== 'running')) return false

@@ -67,3 +67,33 @@ export async function startServerProcess(
   }
   return { child, url, output: () => output, stop }
 }
+
+/** `npm run worker` (src/worker.ts under tsx) in a child process; resolves once it says it started. */
+export async function startWorkerProcess(env: Record<string, string | undefined>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout?.on('data', (chunk) => {
+    output += chunk
+  })
+  child.stderr?.on('data', (chunk) => {
+    output += chunk
+  })
+  const started = await eventually(() => {
+    if (child.exitCode !== null) throw new Error(`worker exited:\n${output}`)
+    return output.includes('job worker started')
+  }, 30_000)
+  if (!started) throw new Error(`worker did not start:\n${output}`)
+  return child
+}
+
+/** SIGKILL: the process dies mid-work, as on a crash; resolves once it has exited. */
+export function killProcess(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    child.once('exit', () => resolve())
+    child.kill('SIGKILL')
+  })
+}

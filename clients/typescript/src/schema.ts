@@ -590,6 +590,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/health/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness (the process answers)
+         * @description No key needed; never counts. Asks no dependency: it answers 200 while the process serves
+         *     HTTP, whether or not PostgreSQL or Redis answer. Point a liveness probe here, and readiness at
+         *     `/v1/health` (503 while the data store is away), so an outage of a dependency takes instances
+         *     out of rotation without restarting them.
+         */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -1492,6 +1515,24 @@ export interface components {
              * @enum {string}
              */
             redis: "connected" | "disconnected" | "not_configured";
+            /**
+             * @description Only with `DATABASE_REPLICA_URLS`: each read replica at its last background check. A replica
+             *     out of rotation does not change `status`: the primary answers its reads.
+             */
+            replicas?: {
+                /**
+                 * @description host:port/database, never credentials.
+                 * @example replica-1.internal:5432/survival
+                 */
+                name: string;
+                /**
+                 * @description `healthy`: in rotation. `lagging`: replay behind by more than `REPLICA_MAX_LAG_MS`. `down`: unreachable, failing queries, or not a standby.
+                 * @enum {string}
+                 */
+                state: "starting" | "healthy" | "lagging" | "down";
+                /** @description Replay lag behind the primary, ms; null while it cannot be measured. */
+                lag_ms: number | null;
+            }[];
             timestamp: components["schemas"]["Timestamp"];
         };
         InvalidRequestError: {
@@ -3716,6 +3757,36 @@ export interface operations {
                     "application/json": components["schemas"]["HealthResponse"];
                 };
             };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is serving. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "alive";
+                        /**
+                         * @description API version.
+                         * @example 1.0.0
+                         */
+                        version: string;
+                    };
+                };
+            };
+            500: components["responses"]["InternalError"];
         };
     };
     getOpenApiDocument: {

@@ -416,6 +416,21 @@ describe('JobService.recover', () => {
     ])
   })
 
+  it('an upload the queue could not take (Redis failing over) is still accepted, and the sweep queues it', async () => {
+    const { jobs, store, queue, charge, charges } = setup()
+    const add = vi.spyOn(queue, 'add').mockRejectedValueOnce(new Error('CLUSTERDOWN The cluster is down'))
+    const job = await jobs.create(owner(), csvUpload(5), charge)
+    expect(job).toMatchObject({ status: 'queued', rowsTotal: 5, chunksTotal: 3 })
+    expect(charges).toEqual([1])
+    expect(store.jobs.size).toBe(1)
+    expect(queue.added).toEqual([])
+
+    add.mockRestore()
+    expect(await jobs.recover()).toBe(3)
+    await runAll(jobs, queue)
+    expect((await jobs.status(owner(), job.id)).status).toBe('succeeded')
+  })
+
   it('adds nothing when nothing is pending', async () => {
     const { jobs, queue } = setup()
     const add = vi.spyOn(queue, 'add')

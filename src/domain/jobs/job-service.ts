@@ -112,18 +112,19 @@ export class JobService {
   /**
    * Reads the upload as it streams in, storing each chunk as it fills, then charges the job's cost —
    * ⌈rows ÷ the tier's batch size⌉ requests, through `charge` — and queues its chunks. Anything that
-   * stops it (a bad header, too many rows, the quota, the client gone) leaves nothing behind.
+   * stops it before it is accepted (a bad header, too many rows, the quota, the client gone) leaves
+   * nothing behind.
    */
   async create(owner: JobOwner, upload: JobUpload, charge: (requests: number) => Promise<void>) {
     if (!JOB_TIERS.includes(owner.tier.name)) throw apiError('jobs_not_in_tier', { tier: owner.tier.name })
     const id = newJobId()
     let created = false
+    let chunks = 0
     try {
       const rows = this.rowsOf(upload)
       let columns: string[] | undefined
       let chunk: InputRow[] = []
       let chunkText = ''
-      let chunks = 0
       let total = 0
       let stands = 0
       const flush = async () => {
@@ -175,12 +176,16 @@ export class JobService {
       // Rows (a GeoJSON job's points) cost as a batch does; each stand is a plan, one request.
       await charge(Math.ceil((total - stands) / owner.tier.batchSizeLimit) + stands)
       await this.store.accept(id, total, chunks)
-      await this.queue.add(Array.from({ length: chunks }, (_, chunkIndex) => ({ jobId: id, chunkIndex })))
-      return this.view(await this.found(id))
     } catch (error) {
       if (created) await this.store.remove(id).catch(() => {})
       throw error
     }
+    // Accepted and charged, the job is whole in the store: if the queue cannot take its chunks now (Redis
+    // away, a cluster master failing over), the minute sweep (recover) queues them, so the upload stands.
+    await this.queue
+      .add(Array.from({ length: chunks }, (_, chunkIndex) => ({ jobId: id, chunkIndex })))
+      .catch(() => {})
+    return this.view(await this.found(id))
   }
 
   private async *rowsOf(upload: JobUpload): AsyncGenerator<InputRow | { columns: string[] }> {
@@ -261,7 +266,7 @@ export class JobService {
    * chunk already written (a retry after a worker died) writes nothing again.
    */
   async runChunk(task: ChunkTask): Promise<void> {
-    const job = await this.store.find(task.jobId)
+    const job = await this.store.outline(task.jobId)
     if (!job || job.status === 'receiving' || FINAL.includes(job.status)) return
     if (job.status === 'queued' && !(await this.store.markRunning(task.jobId, this.now()))) return
     const text = await this.store.inputChunk(task.jobId, task.chunkIndex)

@@ -1,7 +1,22 @@
 import type { CoverageInfo } from '../../domain/catalogue.ts'
-import type { HealthReport } from '../../domain/health.ts'
+import type { HealthReport, ReplicaHealth } from '../../domain/health.ts'
 import { builder } from '../builder.ts'
 import { ModelRef } from './catalogue.ts'
+
+const ReplicaHealthRef = builder.objectRef<ReplicaHealth>('ReplicaHealth').implement({
+  description: 'A PostgreSQL read replica at its last background check',
+  fields: (t) => ({
+    name: t.exposeString('name', { description: 'host:port/database (never credentials)' }),
+    state: t.exposeString('state', {
+      description:
+        '`healthy` (in rotation), `lagging` (replay behind by more than the limit), `down` (unreachable, failing queries or not a standby) or `starting`',
+    }),
+    lagMs: t.exposeFloat('lag_ms', {
+      nullable: true,
+      description: 'Replay lag behind the primary, ms; null while it cannot be measured',
+    }),
+  }),
+})
 
 const HealthRef = builder.objectRef<HealthReport>('Health').implement({
   description: 'API status (no key needed)',
@@ -19,6 +34,12 @@ const HealthRef = builder.objectRef<HealthReport>('Health').implement({
     coverageRegions: t.exposeStringList('coverage_regions', { description: 'Regions covered: pnw' }),
     database: t.exposeString('database', {
       description: '`connected` when the data store answers, else `disconnected`',
+    }),
+    replicas: t.field({
+      type: [ReplicaHealthRef],
+      description:
+        'Read replicas (DATABASE_REPLICA_URLS); empty without them. One out of rotation leaves `status` as it is: the primary answers its reads',
+      resolve: (h) => h.replicas ?? [],
     }),
     timestamp: t.exposeString('timestamp', { description: 'When the status was taken, ISO 8601 UTC' }),
   }),

@@ -1,0 +1,734 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import postgres from 'postgres'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  type PostgresWithReplica,
+  startPostgresWithReplica,
+  startReplica,
+  stopReplica,
+} from '../../scripts/engines.ts'
+import { seedAll } from '../../seed/seed-all.ts'
+import { type Database, openDatabase } from '../../src/db/connect.ts'
+import { createKey } from '../../src/db/keys.ts'
+import { migrate } from '../../src/db/migrate.ts'
+import { type ReplicaStatus, replicaName } from '../../src/db/read-replicas.ts'
+import type { Logger } from '../../src/logging/logger.ts'
+import { batchProblems, predictionProblems, rest } from '../rest/client.ts'
+import { recordingLogger } from '../security/support.ts'
+import { graphql } from '../support/graphql-helpers.ts'
+import { startTestServer, type TestServer } from '../support/server.ts'
+import { FOREST_POINTS, forestGrid, predictBodies, predictBody } from '../support/sites.ts'
+import { eventually, sleep } from '../support/waiting.ts'
+
+/**
+ * DATABASE_REPLICA_URLS on the real engines (scripts/engines.ts): one PostgreSQL primary and one
+ * streaming replica for the whole file, the primary migrated and seeded, the replica receiving it all by
+ * streaming. What goes where is proven on the engines themselves: their table statistics, their data
+ * (a paused replica does not have what was written since), and the replica's server log.
+ */
+
+let pg: PostgresWithReplica
+/** Observer connections of this file (not the app's: those are named `survival-api`). */
+let primary: postgres.Sql
+let replica: postgres.Sql
+let siteCount: number
+
+/** A login role of its own for the replica URL, so its name and password can be looked for in answers. */
+const READER = 'survival_reader'
+const READER_PASSWORD = 's3cret-word'
+
+beforeAll(async () => {
+  pg = await startPostgresWithReplica()
+  console.log(`PostgreSQL primary + replica started in ${pg.startupMs} ms`)
+  const seeding = await openDatabase({ DATABASE_URL: pg.primaryUrl, DB_POOL_MAX: 4 })
+  try {
+    await migrate(seeding.sql)
+    await seedAll(seeding.sql)
+    // Trust auth on 127.0.0.1 takes any password: the role is what makes the URL's credentials real.
+    await seeding.sql.unsafe(
+      `CREATE ROLE ${READER} LOGIN; GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${READER}`,
+    )
+    siteCount = (await seeding.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM sites`)[0]?.n ?? 0
+  } finally {
+    await seeding.close()
+  }
+  const observer = { max: 1, onnotice: () => {}, connection: { application_name: 'replica-test' } }
+  primary = postgres(pg.primaryUrl, observer)
+  replica = postgres(pg.replicaUrl, observer)
+  const revision = await siteRevision(primary)
+  const replicated = await eventually(
+    async () =>
+      (await siteRevision(replica)) === revision &&
+      (await replica`SELECT 1 FROM pg_roles WHERE rolname = ${READER}`).length === 1,
+    15_000,
+  )
+  if (!replicated) throw new Error('the replica did not receive the seed')
+})
+
+afterAll(async () => {
+  await primary?.end()
+  await replica?.end()
+  await pg?.stop()
+})
+
+// ---------------------------------------------------------------------------------------------------
+// Helpers
+
+async function siteRevision(sql: postgres.Sql): Promise<string> {
+  return (await sql<{ r: string }[]>`SELECT revision::text AS r FROM site_revision`)[0]?.r as string
+}
+
+/** The replica URL with a user and a password in it. */
+function credentialedReplicaUrl(): string {
+  const url = new URL(pg.replicaUrl)
+  url.username = READER
+  url.password = READER_PASSWORD
+  return url.toString()
+}
+
+interface ReplicaServer {
+  db: Database
+  server: TestServer
+  url: string
+  /** A hypha key (unlimited, may run jobs), issued on the primary. */
+  key: string
+  replica(): ReplicaStatus
+  close(): Promise<void>
+}
+
+/** The app in this process on a Database opened as serve.ts opens it, with the replicas given. */
+async function startReplicaServer(
+  replicaUrls: string[],
+  settings: { maxLagMs: number; checkMs?: number; logger?: Logger },
+): Promise<ReplicaServer> {
+  const db = await openDatabase(
+    {
+      DATABASE_URL: pg.primaryUrl,
+      DB_POOL_MAX: 4,
+      DATABASE_REPLICA_URLS: replicaUrls,
+      REPLICA_MAX_LAG_MS: settings.maxLagMs,
+      REPLICA_CHECK_MS: settings.checkMs ?? 100,
+    },
+    { readReplicas: true, statementTimeoutMs: 5000 },
+  )
+  const server = await startTestServer({
+    database: db,
+    quota: 'memory',
+    keyCacheMs: 0,
+    survivalMapPerMinute: 1000,
+    jobChunkRows: 50,
+    usageFlushMs: 100,
+    logger: settings.logger,
+  })
+  const { key } = await createKey(db.sql, { tier: 'hypha', name: 'replica test' })
+  return {
+    db,
+    server,
+    url: server.url,
+    key,
+    replica: () => db.reads.replicas()[0] as ReplicaStatus,
+    close: async () => {
+      await server.close()
+      await db.close()
+    },
+  }
+}
+
+interface SiteScans {
+  /** Scans of the `sites` table, sequential and by any index. */
+  table: number
+  /** Scans of its KNN index (one per nearest-site lookup of a point). */
+  knn: number
+}
+
+async function siteScans(sql: postgres.Sql): Promise<SiteScans> {
+  const [row] = await sql<{ table: number; knn: number }[]>`
+    SELECT (coalesce(t.seq_scan, 0) + coalesce(t.idx_scan, 0))::int AS table, i.idx_scan::int AS knn
+    FROM pg_stat_user_tables t
+    JOIN pg_stat_user_indexes i ON i.relid = t.relid AND i.indexrelname = 'sites_earth_point_knn'
+    WHERE t.relname = 'sites'`
+  return row as SiteScans
+}
+
+async function appConnections(sql: postgres.Sql): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'survival-api'`
+  return row?.n ?? 0
+}
+
+/**
+ * The sites statistics of both servers once every app connection is closed. A backend reports its
+ * table statistics at most once a second while busy, and for certain only as it exits: so the servers
+ * under test are closed before their scans are counted, and the counts are taken once they stop moving.
+ */
+async function settledScans(): Promise<{ primary: SiteScans; replica: SiteScans }> {
+  const closed = await eventually(
+    async () => (await appConnections(primary)) + (await appConnections(replica)) === 0,
+    10_000,
+  )
+  expect(closed, 'app connections still open').toBe(true)
+  let last = { primary: await siteScans(primary), replica: await siteScans(replica) }
+  for (let round = 0; round < 20; round++) {
+    await sleep(150)
+    const now = { primary: await siteScans(primary), replica: await siteScans(replica) }
+    if (JSON.stringify(now) === JSON.stringify(last)) return now
+    last = now
+  }
+  return last
+}
+
+/** A short-lived connection to the primary: its statistics are written when it closes. */
+async function onPrimaryBriefly<T>(work: (sql: postgres.Sql) => Promise<T>): Promise<T> {
+  const sql = postgres(pg.primaryUrl, { max: 1, onnotice: () => {} })
+  try {
+    return await work(sql)
+  } finally {
+    await sql.end()
+  }
+}
+
+/** The replica's server log lines about a statement refused as a write on a standby. */
+function readOnlyRefusals(): string[] {
+  const log = readFileSync(join(pg.dataDir, 'replica.log'), 'utf8')
+  return log.split('\n').filter((line) => /read-only transaction|recovery is in progress/i.test(line))
+}
+
+/** One sample of a Prometheus text exposition (labels given must match), or undefined. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line)
+    if (!match || match[1] !== name) continue
+    const found = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
+    )
+    if (Object.entries(labels).every(([label, value]) => found[label] === value)) return Number(match[3])
+  }
+  return undefined
+}
+
+async function scrape(url: string): Promise<string> {
+  const response = await fetch(`${url}/metrics`)
+  expect(response.status).toBe(200)
+  return response.text()
+}
+
+/** A CSV job of `rows` forest points, run to its end; its rows are scored with nearest-site lookups. */
+async function runJob(url: string, key: string, rows: number) {
+  const csv = [
+    'id,latitude,longitude,species_code,planting_method,horizons,notes',
+    ...forestGrid(rows).map((p, index) => `r${index},${p.latitude},${p.longitude},PSME,manual,1|5,stand`),
+    '',
+  ].join('\n')
+  const accepted = await rest(url, 'POST', '/v1/jobs', { key, raw: csv, contentType: 'text/csv' })
+  expect(accepted.status, accepted.text).toBe(202)
+  const id = accepted.body.id as string
+  let job: { status: string; rows_done: number; rows_total: number } | undefined
+  const done = await eventually(async () => {
+    job = (await rest(url, 'GET', `/v1/jobs/${id}`, { key })).body
+    return job?.status === 'succeeded' || job?.status === 'failed'
+  }, 30_000)
+  expect(done, JSON.stringify(job)).toBe(true)
+  expect(job).toMatchObject({ status: 'succeeded', rows_total: rows, rows_done: rows })
+  const results = await rest(url, 'GET', `/v1/jobs/${id}/results`, { key })
+  expect(results.status, results.text).toBe(200)
+  expect(results.text.trim().split('\n')).toHaveLength(rows + 1)
+  return { id, results: results.text }
+}
+
+const MAP = `survivalMap(speciesCode: "PSME", plantingMethod: MANUAL, horizon: 5) {
+  siteCount cells { h3Index latitude sites meanSurvival } }`
+
+interface Cell {
+  h3Index: string
+  latitude: number
+  sites: number
+  meanSurvival: number
+}
+
+async function survivalMap(url: string, key: string): Promise<{ siteCount: number; cells: Cell[] }> {
+  const result = await graphql(url, `{ ${MAP} }`, { key })
+  expect(result.status, JSON.stringify(result.body).slice(0, 500)).toBe(200)
+  expect(result.body.errors).toBeUndefined()
+  return result.body.data.survivalMap
+}
+
+/** Mean survival over the cells north of 47.7° (where the site change below makes it harsh). */
+function northernMean(cells: Cell[]): number {
+  const north = cells.filter((cell) => cell.latitude > 47.7)
+  return (
+    north.reduce((sum, cell) => sum + cell.meanSurvival * cell.sites, 0) /
+    north.reduce((sum, cell) => sum + cell.sites, 0)
+  )
+}
+
+async function predictOnce(
+  url: string,
+  key: string,
+  point: { latitude: number; longitude: number } = FOREST_POINTS.coastRange,
+): Promise<void> {
+  const result = await rest(url, 'POST', '/v1/predict', { key, json: predictBody(point) })
+  expect(result.status, result.text).toBe(200)
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+describe('lag-tolerant reads are served by the replica', () => {
+  it('predict, batch, a job, survivalMap and speciesRanking read the sites on the replica, never on the primary', async () => {
+    const before = await settledScans()
+    const running = await startReplicaServer([pg.replicaUrl], { maxLagMs: 60_000 })
+    const { url, key } = running
+    let points = 0
+    try {
+      expect(running.replica()).toMatchObject({ name: replicaName(pg.replicaUrl), state: 'healthy' })
+
+      const one = await rest(url, 'POST', '/v1/predict', { key, json: predictBody() })
+      expect(one.status, one.text).toBe(200)
+      expect(predictionProblems(one.body, { species_code: 'PSME' })).toEqual([])
+      points += 1
+
+      const batch = await rest(url, 'POST', '/v1/predict/batch', { key, json: { sites: predictBodies(20) } })
+      expect(batch.status, batch.text).toBe(200)
+      expect(batchProblems(batch.body, 20)).toEqual([])
+      points += 20
+
+      await runJob(url, key, 120)
+      points += 120
+
+      const gql = await graphql(
+        url,
+        `{ ${MAP}
+           speciesRanking(latitude: ${FOREST_POINTS.eastCascades.latitude}, longitude: ${FOREST_POINTS.eastCascades.longitude},
+                          plantingMethod: MANUAL, horizon: 5) { ranking { rank } } }`,
+        { key },
+      )
+      expect(gql.status, JSON.stringify(gql.body).slice(0, 500)).toBe(200)
+      expect(gql.body.errors).toBeUndefined()
+      expect(gql.body.data.survivalMap.siteCount).toBe(siteCount)
+      expect(gql.body.data.speciesRanking.ranking).toHaveLength(20)
+      points += 1
+
+      // The pool's own account: every lag-tolerant read answered by the replica, none by the primary.
+      const status = running.replica()
+      expect(status).toMatchObject({ state: 'healthy', retriedOnPrimary: 0 })
+      expect(status.reads).toBeGreaterThanOrEqual(5)
+      expect(running.db.reads.primaryReads()).toBe(0)
+      const metrics = await scrape(url)
+      expect(sample(metrics, 'survival_db_reads_total', { server: status.name })).toBe(status.reads)
+      expect(sample(metrics, 'survival_db_reads_total', { server: 'primary' })).toBe(0)
+      expect(sample(metrics, 'survival_db_replica_retries_total', { replica: status.name })).toBe(0)
+    } finally {
+      await running.close()
+    }
+
+    // The engines' own account: the KNN index was scanned once per point on the replica, and the whole
+    // table read there for the map; on the primary, the sites table was not touched at all.
+    const after = await settledScans()
+    expect(after.replica.knn - before.replica.knn).toBeGreaterThanOrEqual(points)
+    expect(after.replica.table - before.replica.table).toBeGreaterThan(after.replica.knn - before.replica.knn)
+    expect(after.primary).toEqual(before.primary)
+  })
+})
+
+describe('the site revision stays correct with lag', () => {
+  it('with replay paused, a survival map reflects the primary’s new sites, not the replica’s stale copy', async () => {
+    const start = await settledScans()
+    const stale = await startReplicaServer([pg.replicaUrl], { maxLagMs: 60_000 })
+    let staleOpen = true
+    let paused = false
+    try {
+      const before = await survivalMap(stale.url, stale.key)
+      expect(before.siteCount).toBe(siteCount)
+      expect(stale.replica().reads).toBe(1)
+
+      await replica`SELECT pg_wal_replay_pause()`
+      paused = true
+      // Harsh conditions in the north, on the primary only (its trigger bumps site_revision).
+      await onPrimaryBriefly(
+        (sql) =>
+          sql`UPDATE sites SET summer_water_deficit_mm = 650, vegetation_cover_pct = 100 WHERE latitude > 47.5`,
+      )
+      // The UPDATE's one scan of the primary's sites, counted once its connection is gone.
+      expect(await eventually(async () => (await siteScans(primary)).table > start.primary.table)).toBe(true)
+      await sleep(150)
+      const changed = await siteScans(primary)
+      const newRevision = await siteRevision(primary)
+      expect(await siteRevision(replica)).not.toBe(newRevision)
+      // Still in rotation: its lag is far below the limit of this server; only the revision tells.
+      expect(stale.replica().state).toBe('healthy')
+
+      const after = await survivalMap(stale.url, stale.key)
+      expect(after.siteCount).toBe(siteCount)
+      expect(northernMean(after.cells)).toBeLessThan(northernMean(before.cells) - 0.05)
+      // The replica was asked (and its copy, of the old revision, set aside).
+      expect(stale.replica().reads).toBe(2)
+      // Cached under the primary's revision: the next call reads no sites anywhere.
+      expect(await survivalMap(stale.url, stale.key)).toEqual(after)
+      expect(stale.replica().reads).toBe(2)
+      expect(await siteRevision(replica)).not.toBe(newRevision)
+      staleOpen = false
+      await stale.close()
+
+      // The sites were read again on the primary: its table scanned, its KNN index not.
+      const reread = await settledScans()
+      expect(reread.primary.table).toBeGreaterThan(changed.table)
+      expect(reread.primary.knn).toBe(changed.knn)
+
+      await replica`SELECT pg_wal_replay_resume()`
+      paused = false
+      expect(await eventually(async () => (await siteRevision(replica)) === newRevision, 10_000)).toBe(true)
+
+      // Caught up: a fresh server's map of the same data comes from the replica alone.
+      const caughtUp = await settledScans()
+      const fresh = await startReplicaServer([pg.replicaUrl], { maxLagMs: 60_000 })
+      try {
+        expect(await survivalMap(fresh.url, fresh.key)).toEqual(after)
+        expect(fresh.replica().reads).toBe(1)
+      } finally {
+        await fresh.close()
+      }
+      const served = await settledScans()
+      expect(served.primary).toEqual(caughtUp.primary)
+      expect(served.replica.table).toBeGreaterThan(caughtUp.replica.table)
+    } finally {
+      if (paused) await replica`SELECT pg_wal_replay_resume()`
+      if (staleOpen) await stale.close()
+    }
+  })
+})
+
+describe('writes, and the reads that must see them, stay on the primary', () => {
+  it('key issuance, usage, job state and results land on the primary while the replica is paused, and reach it by streaming', async () => {
+    const running = await startReplicaServer([pg.replicaUrl], { maxLagMs: 60_000 })
+    const { url } = running
+    await replica`SELECT pg_wal_replay_pause()`
+    let paused = true
+    try {
+      const issued = await rest(url, 'POST', '/keys', {
+        json: { email: 'grower@example.org', name: 'replica test' },
+      })
+      expect(issued.status, issued.text).toBe(201)
+      const newKey = issued.body as { id: string; key: string }
+
+      // Used at once: the key is looked up on the primary (the paused replica has never seen it).
+      for (const point of forestGrid(3)) await predictOnce(url, newKey.key, point)
+      const usageOnPrimary = () =>
+        primary<{ n: number }[]>`
+          SELECT coalesce(sum(requests), 0)::int AS n FROM key_usage_daily WHERE account_id = ${newKey.id}`
+      expect(await eventually(async () => (await usageOnPrimary())[0]?.n === 3)).toBe(true)
+      const usage = await rest(url, 'GET', '/v1/usage', { key: newKey.key })
+      expect(usage.status, usage.text).toBe(200)
+      expect(usage.body.history.at(-1).requests).toBeGreaterThanOrEqual(3)
+
+      const job = await runJob(url, running.key, 60)
+      const [jobRow] = await primary<{ status: string; results: number }[]>`
+        SELECT status, (SELECT count(*)::int FROM job_result_chunks c WHERE c.job_id = j.id) AS results
+        FROM jobs j WHERE id = ${job.id}`
+      expect(jobRow).toEqual({ status: 'succeeded', results: 2 })
+
+      // The replica has none of it, yet the lookups were its own all along.
+      expect(await replica`SELECT 1 FROM api_keys WHERE id = ${newKey.id}`).toHaveLength(0)
+      expect(await replica`SELECT 1 FROM jobs WHERE id = ${job.id}`).toHaveLength(0)
+      expect(running.replica()).toMatchObject({ state: 'healthy', retriedOnPrimary: 0 })
+      // 3 predictions, and the job's lookups (its two chunks, scored at once, may share one statement).
+      expect(running.replica().reads).toBeGreaterThanOrEqual(3 + 1)
+      expect(running.db.reads.primaryReads()).toBe(0)
+
+      await replica`SELECT pg_wal_replay_resume()`
+      paused = false
+      const streamed = await eventually(async () => {
+        const [row] = await replica<{ key: number; usage: number; job: string | null; results: number }[]>`
+          SELECT (SELECT count(*)::int FROM api_keys WHERE id = ${newKey.id}) AS key,
+                 (SELECT coalesce(sum(requests), 0)::int FROM key_usage_daily WHERE account_id = ${newKey.id}) AS usage,
+                 (SELECT status FROM jobs WHERE id = ${job.id}) AS job,
+                 (SELECT count(*)::int FROM job_result_chunks WHERE job_id = ${job.id}) AS results`
+        return row?.key === 1 && (row.usage ?? 0) >= 3 && row.job === 'succeeded' && row.results === 2
+      }, 10_000)
+      expect(streamed).toBe(true)
+      expect(readOnlyRefusals()).toEqual([])
+    } finally {
+      if (paused) await replica`SELECT pg_wal_replay_resume()`
+      await running.close()
+    }
+  })
+})
+
+describe('a replica out of rotation, and back (lag limit 300 ms, checked every 100 ms)', () => {
+  let running: ReplicaServer
+  let lines: Record<string, unknown>[]
+  let name: string
+
+  beforeAll(async () => {
+    const recording = recordingLogger()
+    lines = recording.lines
+    running = await startReplicaServer([credentialedReplicaUrl()], {
+      maxLagMs: 300,
+      checkMs: 100,
+      logger: recording.logger,
+    })
+    name = replicaName(pg.replicaUrl)
+  })
+
+  afterAll(() => running?.close())
+
+  /** Neither the replica URL's user nor its password, anywhere in `text`. */
+  function expectNoCredentials(text: string) {
+    expect(text).not.toContain(READER)
+    expect(text).not.toContain(READER_PASSWORD)
+  }
+
+  /** /v1/health (checked against the OpenAPI document by the REST client) once its replica is in `state`. */
+  async function healthIn(state: ReplicaStatus['state']) {
+    let health: Awaited<ReturnType<typeof rest>> | undefined
+    const reached = await eventually(async () => {
+      health = await rest(running.url, 'GET', '/v1/health')
+      return health.body.replicas?.[0]?.state === state
+    }, 15_000)
+    expect(reached, health?.text).toBe(true)
+    const answered = health as Awaited<ReturnType<typeof rest>>
+    expect(answered.status).toBe(200)
+    expectNoCredentials(answered.text)
+    return answered.body as {
+      status: string
+      replicas: { name: string; state: string; lag_ms: number | null }[]
+    }
+  }
+
+  async function metricsIn(state: ReplicaStatus['state']): Promise<string> {
+    let text = ''
+    const reached = await eventually(async () => {
+      text = await scrape(running.url)
+      return sample(text, 'survival_db_replica_state', { replica: name, state }) === 1
+    }, 15_000)
+    expect(reached, text).toBe(true)
+    expectNoCredentials(text)
+    return text
+  }
+
+  /**
+   * A read (2 s long) started through the pool and seen running on the replica: the pool may have sent it
+   * to the primary if a check had just taken the replica out, so it is tried again until one is there.
+   */
+  async function readInFlightOnReplica(): Promise<{ read: Promise<{ standby: boolean }[]> }> {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const read = running.db.reads.read(
+        (sql) => sql<{ standby: boolean }[]>`SELECT pg_is_in_recovery() AS standby FROM pg_sleep(2)`,
+      )
+      const onReplica = await eventually(
+        async () =>
+          (
+            await replica`
+              SELECT 1 FROM pg_stat_activity
+              WHERE application_name = 'survival-api' AND state = 'active' AND query LIKE '%pg_sleep(2)%'`
+          ).length === 1,
+        500,
+        20,
+      )
+      if (onReplica) return { read }
+      await read
+    }
+    throw new Error('no read could be caught in flight on the replica')
+  }
+
+  it('/v1/health, GraphQL health and /metrics show the replica by host:port/database, with its lag, and no credentials', async () => {
+    const health = await healthIn('healthy')
+    expect(health.status).toBe('healthy')
+    expect(health.replicas).toHaveLength(1)
+    expect(health.replicas[0]?.name).toBe(name)
+    expect(health.replicas[0]?.lag_ms).toBeGreaterThanOrEqual(0)
+    expect(health.replicas[0]?.lag_ms).toBeLessThanOrEqual(300)
+
+    const gql = await graphql(running.url, '{ health { status replicas { name state lagMs } } }')
+    expect(gql.status).toBe(200)
+    expect(gql.body.data.health.replicas).toEqual([
+      { name, state: expect.stringMatching(/^(healthy|lagging)$/), lagMs: expect.any(Number) },
+    ])
+    expectNoCredentials(JSON.stringify(gql.body))
+
+    // Served by the replica (a check may have just set it aside for a moment: then the next one is).
+    expect(
+      await eventually(async () => {
+        await predictOnce(running.url, running.key)
+        return running.replica().reads > 0
+      }),
+    ).toBe(true)
+    const metrics = await metricsIn('healthy')
+    expect(sample(metrics, 'survival_db_replica_up', { replica: name })).toBe(1)
+    for (const state of ['starting', 'lagging', 'down'])
+      expect(sample(metrics, 'survival_db_replica_state', { replica: name, state })).toBe(0)
+    expect(sample(metrics, 'survival_db_replica_lag_seconds', { replica: name })).toBeLessThanOrEqual(0.3)
+    expect(sample(metrics, 'survival_db_reads_total', { server: name })).toBeGreaterThanOrEqual(1)
+    expect(sample(metrics, 'survival_db_reads_total', { server: 'primary' })).toBeDefined()
+    expect(sample(metrics, 'survival_db_replica_retries_total', { replica: name })).toBe(0)
+  })
+
+  it('replay paused beyond the lag limit: lagging, reads go to the primary; resumed: healthy and serving again', async () => {
+    await healthIn('healthy')
+    await replica`SELECT pg_wal_replay_pause()`
+    let paused = true
+    try {
+      // A write the replica cannot replay: it falls behind the primary.
+      await createKey(primary, { tier: 'spore', name: 'makes the replica fall behind' })
+      const health = await healthIn('lagging')
+      expect(health.status).toBe('healthy')
+      expect(health.replicas[0]?.lag_ms).toBeGreaterThan(300)
+      const metrics = await metricsIn('lagging')
+      expect(sample(metrics, 'survival_db_replica_up', { replica: name })).toBe(0)
+      expect(sample(metrics, 'survival_db_replica_lag_seconds', { replica: name })).toBeGreaterThan(0.3)
+
+      const onReplica = running.replica().reads
+      const onPrimary = running.db.reads.primaryReads()
+      for (const point of forestGrid(5)) await predictOnce(running.url, running.key, point)
+      expect(running.replica().reads).toBe(onReplica)
+      expect(running.db.reads.primaryReads()).toBe(onPrimary + 5)
+      expect(running.replica().state).toBe('lagging')
+
+      await replica`SELECT pg_wal_replay_resume()`
+      paused = false
+      const resumed = await healthIn('healthy')
+      expect(resumed.replicas[0]?.lag_ms).toBeLessThanOrEqual(300)
+      const served = await eventually(async () => {
+        await predictOnce(running.url, running.key)
+        return running.replica().reads > onReplica
+      })
+      expect(served).toBe(true)
+    } finally {
+      if (paused) await replica`SELECT pg_wal_replay_resume()`
+    }
+  })
+
+  it('a write after the primary sat idle reads as the time since the replica was last caught up, not since the last transaction', async () => {
+    await healthIn('healthy')
+    // Nothing committed on the primary for 3 s: the replica's last replayed transaction is as old.
+    await new Promise((resolve) => setTimeout(resolve, 3000))
+    await replica`SELECT pg_wal_replay_pause()`
+    try {
+      const wroteAt = Date.now()
+      await createKey(primary, { tier: 'spore', name: 'the first write after an idle spell' })
+      expect(await eventually(async () => (running.replica().lagMs ?? 0) > 0, 5000, 20)).toBe(true)
+      // Behind by at most the time since the write and one check interval, far from the 3 s idle.
+      expect(running.replica().lagMs).toBeLessThan(Date.now() - wroteAt + 300)
+      expect(running.replica().lagMs).toBeLessThan(1500)
+    } finally {
+      await replica`SELECT pg_wal_replay_resume()`
+    }
+    await healthIn('healthy')
+  })
+
+  it('the replica stopped under load (fast shutdown): every answer 200, reads move to the primary, and it comes back when started', async () => {
+    await healthIn('healthy')
+    const outcomes = new Map<string, number>()
+    const tally = (outcome: string) => outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1)
+    const points = forestGrid(400)
+    let loading = true
+    let turn = 0
+    let backAfterMs = -1
+    const headers = { 'content-type': 'application/json', 'x-api-key': running.key }
+    const post = async (path: string, body: unknown) => {
+      const response = await fetch(`${running.url}${path}`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+      })
+      const text = await response.text()
+      if (response.status !== 200) return `${path} ${response.status} ${text.slice(0, 200)}`
+      if (path === '/graphql' && JSON.parse(text).errors) return `${path} ${text.slice(0, 200)}`
+      return '200'
+    }
+    const loop = async (call: () => Promise<string>) => {
+      while (loading) tally(await call().catch((error: Error) => `fetch failed: ${error.message}`))
+    }
+    const next = () => points[turn++ % points.length] as { latitude: number; longitude: number }
+    const loops = [
+      ...Array.from({ length: 4 }, () => loop(() => post('/v1/predict', predictBody(next())))),
+      loop(() => post('/v1/predict/batch', { sites: predictBodies(10) })),
+      loop(() => {
+        const point = next()
+        return post('/graphql', {
+          query: `{ speciesRanking(latitude: ${point.latitude}, longitude: ${point.longitude}, plantingMethod: MANUAL, horizon: 5) { ranking { rank } } }`,
+        })
+      }),
+    ]
+    try {
+      await sleep(700)
+      expect(running.replica().reads).toBeGreaterThan(0)
+      const inFlight = await readInFlightOnReplica()
+
+      await stopReplica(pg, 'fast')
+      const down = await healthIn('down')
+      expect(down.status).toBe('healthy')
+      expect(down.replicas[0]?.lag_ms).toBeNull()
+      // The read the shutdown cut off was answered all the same: by the primary (not in recovery).
+      expect(await inFlight.read).toEqual([{ standby: false }])
+      expect(running.replica().retriedOnPrimary).toBeGreaterThanOrEqual(1)
+      const primaryDuring = running.db.reads.primaryReads()
+      await sleep(1500)
+      // Meanwhile every lag-tolerant read was the primary's.
+      expect(running.db.reads.primaryReads()).toBeGreaterThan(primaryDuring + 10)
+      expect(running.replica()).toMatchObject({ state: 'down', lagMs: null })
+      const metrics = await metricsIn('down')
+      expect(sample(metrics, 'survival_db_replica_up', { replica: name })).toBe(0)
+      expect(sample(metrics, 'survival_db_replica_lag_seconds', { replica: name })).toBeUndefined()
+      expect(sample(metrics, 'survival_db_replica_retries_total', { replica: name })).toBe(
+        running.replica().retriedOnPrimary,
+      )
+      expect(sample(metrics, 'survival_db_reads_total', { server: 'primary' })).toBeGreaterThan(primaryDuring)
+
+      await startReplica(pg)
+      // Streaming again: back in rotation within a few checks, and serving.
+      const started = performance.now()
+      await healthIn('healthy')
+      backAfterMs = Math.round(performance.now() - started)
+      expect(backAfterMs).toBeLessThan(5000)
+      const replicaAgain = running.replica().reads
+      expect(await eventually(() => running.replica().reads > replicaAgain + 10, 10_000)).toBe(true)
+    } finally {
+      loading = false
+      await Promise.all(loops)
+    }
+    const answered = [...outcomes.values()].reduce((sum, count) => sum + count, 0)
+    console.log(
+      `replica stopped under load: ${answered} answers, ${running.replica().retriedOnPrimary} retried on the primary, back in rotation ${backAfterMs} ms after it was streaming again`,
+    )
+    expect(Object.fromEntries(outcomes)).toEqual({ '200': answered })
+    expect(answered).toBeGreaterThan(100)
+    expect(readOnlyRefusals()).toEqual([])
+  })
+
+  it('no credentials in the logs or in the replica’s recorded reasons', () => {
+    expect(lines.length).toBeGreaterThan(0)
+    expectNoCredentials(JSON.stringify(lines))
+    expectNoCredentials(JSON.stringify(running.db.reads.replicas()))
+  })
+})
+
+describe('without DATABASE_REPLICA_URLS', () => {
+  it('everything is read from the primary as before: no replicas in health, none in the metrics', async () => {
+    const running = await startReplicaServer([], { maxLagMs: 5000 })
+    try {
+      expect(running.db.reads.replicas()).toEqual([])
+      await predictOnce(running.url, running.key)
+      expect(running.db.reads.primaryReads()).toBe(1)
+      const health = await rest(running.url, 'GET', '/v1/health')
+      expect(health.status).toBe(200)
+      expect(health.body).not.toHaveProperty('replicas')
+      const gql = await graphql(running.url, '{ health { replicas { name } } }')
+      expect(gql.body.data.health.replicas).toEqual([])
+      const metrics = await scrape(running.url)
+      expect(metrics).not.toMatch(/survival_db_replica_|survival_db_reads_total/)
+    } finally {
+      await running.close()
+    }
+    // The CLIs open the database without readReplicas: the replicas are not opened even when listed.
+    const cli = await openDatabase({
+      DATABASE_URL: pg.primaryUrl,
+      DB_POOL_MAX: 1,
+      DATABASE_REPLICA_URLS: [pg.replicaUrl],
+    })
+    try {
+      expect(cli.reads.replicas()).toEqual([])
+    } finally {
+      await cli.close()
+    }
+  })
+})
