@@ -12,12 +12,15 @@
  * results (the same rate and RSS targets), and BENCH_JOB_STANDS (10,000) stands of 10–500 ha planned as
  * one job (≤ 2 minutes).
  *
- * Env: BENCH_JOB_ROWS (1000000), BENCH_JOB_SCALE_ROWS (rows of the worker comparison; 300000),
- * BENCH_JOB_STANDS (10000), BENCH_JOB_SCENARIOS (in-server,workers,geojson-points,geojson-stands;
- * comma-separated), BENCH_ADMIN_DATABASE_URL, BENCH_REDIS_URL.
+ * With a read replica (`replica`, opt-in): BENCH_JOB_SCALE_ROWS rows scored on a PostgreSQL primary alone
+ * and then with one streaming replica, with each engine's CPU over the scoring phase (≤ 20 % target).
+ *
+ * Env: BENCH_JOB_ROWS (1000000), BENCH_JOB_SCALE_ROWS (rows of the worker comparison and the replica
+ * split; 300000), BENCH_JOB_STANDS (10000), BENCH_JOB_SCENARIOS (in-server,workers,geojson-points,
+ * geojson-stands by default; add replica; comma-separated), BENCH_ADMIN_DATABASE_URL, BENCH_REDIS_URL.
  */
 import { once } from 'node:events'
-import { createReadStream, createWriteStream, statSync } from 'node:fs'
+import { createReadStream, createWriteStream, readFileSync, statSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -32,9 +35,11 @@ import {
   freePort,
   listRedisKeys,
   pidsOf,
+  processAndChildren,
   REDIS_URL,
   RssSampler,
   randomSuffix,
+  readCpuMs,
   readCpuMsOf,
   readMachineCpu,
   round,
@@ -184,6 +189,8 @@ async function runJob(
   file: string,
   rows: number,
   as: { type: 'text/csv' | 'application/geo+json'; query?: string } = { type: 'text/csv' },
+  /** Called as the upload is accepted and as the job is seen finished: the scoring phase's window. */
+  phases: { scoring?: () => void; scored?: () => void } = {},
 ): Promise<JobRun> {
   const started = performance.now()
   const response = await fetch(`${url}/v1/jobs${as.query ?? ''}`, {
@@ -195,6 +202,7 @@ async function runJob(
   if (response.status !== 202) throw new Error(`upload answered ${response.status}: ${await response.text()}`)
   const { id } = (await response.json()) as { id: string }
   const uploaded = performance.now()
+  phases.scoring?.()
   let status: {
     status: string
     rows_done: number
@@ -214,6 +222,7 @@ async function runJob(
     }
     await new Promise((resolve) => setTimeout(resolve, 250))
   }
+  phases.scored?.()
   if (status.status !== 'succeeded') throw new Error(`job ${id} ended ${status.status}`)
   const done = performance.now()
   const results = await fetch(`${url}/v1/jobs/${id}/results`, {
@@ -268,7 +277,151 @@ function cpuMeter(groups: Record<string, () => number[]>) {
   }
 }
 
+/** CPU ms so far of each of pids. */
+function cpuByPid(pids: readonly number[]): Map<number, number> {
+  return new Map(pids.map((pid) => [pid, readCpuMs(pid) ?? 0]))
+}
+
+/** CPU ms spent between two readings by PostgreSQL process kind: backends, walsender, the rest. */
+function cpuByRole(before: Map<number, number>, after: Map<number, number>): Record<string, number> {
+  const roles: Record<string, number> = { backends: 0, walsender: 0, background: 0 }
+  for (const [pid, ms] of after) {
+    let title = ''
+    try {
+      title = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+    } catch {}
+    const role = title.includes('walsender')
+      ? 'walsender'
+      : /postgres: \S+ \S+ [\d.:]+\(/.test(title)
+        ? 'backends'
+        : 'background'
+    roles[role] = (roles[role] ?? 0) + ms - (before.get(pid) ?? 0)
+  }
+  return roles
+}
+
 const perMinute = (rows: number, ms: number) => Math.round((rows / ms) * 60_000)
+
+/**
+ * The same job scored twice on a PostgreSQL primary with one streaming replica (scripts/engines.ts):
+ * first with the primary alone, then with DATABASE_REPLICA_URLS. The CPU of each engine's postmaster and
+ * backends over the scoring phase shows where the nearest-site lookups went; the per-row costs feed the
+ * N replicas × M workers model in docs/deployment.md. On this machine both engines share the cores,
+ * so the figure that matters is the split, not the speed.
+ */
+async function replicaSplit(sites: readonly Site[]): Promise<string[]> {
+  const { startPostgresWithReplica } = await import('../scripts/engines.ts')
+  const engines = await startPostgresWithReplica()
+  log(`primary + replica started in ${engines.startupMs} ms`)
+  const file = join(tmpdir(), `portfolio-${SCALE_ROWS}-${randomSuffix()}.csv`)
+  const prefix = `bench:jobs:${randomSuffix()}`
+  const children: Child[] = []
+  try {
+    for (const cli of ['dist/src/cli/db-migrate.js', 'dist/src/cli/db-seed.js']) {
+      const child = spawnNode(
+        cli,
+        cli,
+        { DATABASE_URL: engines.primaryUrl, LOG_LEVEL: 'warn' },
+        { quiet: true },
+      )
+      if ((await child.exited) !== 0) throw new Error(`${cli} failed`)
+    }
+    const sql = postgres(engines.primaryUrl, { max: 1, onnotice: () => {} })
+    const { createKey } = await import('../src/db/keys.ts')
+    const { key } = await createKey(sql as never, { tier: 'hypha', name: 'bench' })
+    await sql.end()
+    await writePortfolio(file, sites, SCALE_ROWS)
+    const [primaryPid, replicaPid] = engines.pids as [number, number]
+    let primaryBefore = new Map<number, number>()
+    const primaryRoles: Record<string, number>[] = []
+    const measured: {
+      label: string
+      rate: number
+      perRowUs: Record<string, number>
+      share: Record<string, number>
+    }[] = []
+    for (const [label, env] of [
+      ['primary alone', {}],
+      ['one replica', { DATABASE_REPLICA_URLS: engines.replicaUrl }],
+    ] as const) {
+      const server = await startServer(engines.primaryUrl, {
+        JOB_QUEUE_PREFIX: `${prefix}:${measured.length}`,
+        ...env,
+      })
+      children.push(server.child)
+      let cpu: ReturnType<typeof cpuMeter> | undefined
+      let spent: ReturnType<ReturnType<typeof cpuMeter>> | undefined
+      log(`${SCALE_ROWS.toLocaleString('en-US')} rows, ${label}`)
+      const run = await runJob(
+        server.url,
+        key,
+        file,
+        SCALE_ROWS,
+        { type: 'text/csv' },
+        {
+          scoring: () => {
+            primaryBefore = cpuByPid(processAndChildren(primaryPid))
+            cpu = cpuMeter({
+              server: () => [server.child.pid],
+              primary: () => processAndChildren(primaryPid),
+              replica: () => processAndChildren(replicaPid),
+            })
+          },
+          scored: () => {
+            spent = cpu?.()
+            primaryRoles.push(cpuByRole(primaryBefore, cpuByPid(processAndChildren(primaryPid))))
+          },
+        },
+      )
+      await server.child.stop()
+      if (!spent || run.resultRows !== SCALE_ROWS) throw new Error(`${label}: ${run.resultRows} result rows`)
+      const seconds = run.queuedToDoneMs / 1000
+      const groups = ['server', 'primary', 'replica'] as const
+      measured.push({
+        label,
+        rate: perMinute(SCALE_ROWS, run.scoringMs),
+        perRowUs: Object.fromEntries(groups.map((g) => [g, ((spent?.used[g] ?? 0) * 1000) / SCALE_ROWS])),
+        share: Object.fromEntries(groups.map((g) => [g, (spent?.used[g] ?? 0) / 1000 / seconds])),
+      })
+    }
+    const [alone, withReplica] = measured as [(typeof measured)[0], (typeof measured)[0]]
+    // The same rows either way, so the primary's CPU per row is its part of the same work; its share of a
+    // core also moves with how fast scoring ran, which on two shared cores is noise.
+    const fall = (withReplica.perRowUs.primary ?? 0) / Math.max(1e-9, alone.perRowUs.primary ?? 0)
+    const shareFall = (withReplica.share.primary ?? 0) / Math.max(1e-9, alone.share.primary ?? 0)
+    const pct = (share = 0) => `${round(share * 100, 0)} % of a core`
+    const us = (value = 0) => `${round(value, 1)} µs`
+    return [
+      `## Read replica: where the CPU goes while ${SCALE_ROWS.toLocaleString('en-US')} rows are scored (one server, in-server worker; primary and replica on this machine)`,
+      '',
+      '| setting | rows per minute (scoring) | primary CPU | replica CPU | server CPU |',
+      '|---|---|---|---|---|',
+      ...measured.map(
+        (m) =>
+          `| ${m.label} | ${m.rate.toLocaleString('en-US')} | ${pct(m.share.primary)} (${us(m.perRowUs.primary)}/row) | ${pct(m.share.replica)} (${us(m.perRowUs.replica)}/row) | ${pct(m.share.server)} (${us(m.perRowUs.server)}/row) |`,
+      ),
+      '',
+      `The primary's CPU for the same job with one replica / primary alone: ${round(fall * 100, 0)} % (target ≤ 20 %) ${fall <= 0.2 ? 'PASS' : 'FAIL'}; its share of a core: ${round(shareFall * 100, 0)} %.`,
+      '',
+      `The primary's CPU by process over the scoring phase (backends serve queries; the WAL sender streams to the replica): ${measured
+        .map(
+          (m, i) =>
+            `${m.label}: ${Object.entries(primaryRoles[i] ?? {})
+              .map(([role, ms]) => `${role} ${round(ms / 1000, 1)} s`)
+              .join(', ')}`,
+        )
+        .join('; ')}.`,
+      '',
+      `Per-row costs for the model in docs/deployment.md (with the replica): worker ${us(withReplica.perRowUs.server)}, replica ${us(withReplica.perRowUs.replica)}, primary ${us(withReplica.perRowUs.primary)}.`,
+      '',
+    ]
+  } finally {
+    for (const child of children) await child.stop()
+    await rm(file, { force: true })
+    await deleteRedisKeys(REDIS_URL, await listRedisKeys(REDIS_URL, `${prefix}*`))
+    await engines.stop()
+  }
+}
 
 async function main() {
   buildProject(log)
@@ -439,6 +592,7 @@ async function main() {
         '',
       )
     }
+    if (SCENARIOS.includes('replica')) report.push(...(await replicaSplit(sites)))
     process.stdout.write(`\n${report.join('\n')}\n`)
   } finally {
     for (const child of children) await child.stop()

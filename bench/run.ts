@@ -5,7 +5,7 @@
  *
  * It creates and drops its own databases (the project's, with an unlimited hypha key, and the floor's),
  * starts the servers as child processes on 127.0.0.1, keeps the forest points every server answers, runs
- * the autocannon scenarios, times survivalMap under a climate in fresh server processes, prints a table and
+ * the autocannon scenarios (`rest_predict_cluster` on a Redis Cluster of its own, scripts/engines.ts), times survivalMap under a climate in fresh server processes, prints a table and
  * the targets (issue 10's, the climate feature's and the stocking plans'), and writes a JSON document to
  * bench/results/latest.json. A missed target is reported, not an error: the exit code is non-zero only when
  * the run itself fails.
@@ -22,6 +22,7 @@
  * the maps, cpu.ts reads the CPU, report.ts prints and writes the results, targets.ts holds the thresholds.
  */
 import postgres from 'postgres'
+import { startRedisCluster } from '../scripts/engines.ts'
 import { seedAll } from '../seed/seed-all.ts'
 import { openDatabase } from '../src/db/connect.ts'
 import { createKey } from '../src/db/keys.ts'
@@ -106,7 +107,8 @@ const MIN_POINTS = 20_000
 /** The most single predicts a second any process is expected to answer. */
 const PEAK_RPS = 7_000
 
-const isProject = (name: ProcessName) => name === 'server' || name === 'server_redis_away'
+const isProject = (name: ProcessName) =>
+  name === 'server' || name === 'server_redis_away' || name === 'server_redis_cluster'
 
 /**
  * Seconds of load (warm-ups and rounds) the busiest process takes over the pool of points in these
@@ -214,15 +216,30 @@ function processPool(
     : undefined
   return new ProcessPool(
     {
-      server: () => startProjectServer('server', project, REDIS_URL, onServerLine('project')),
+      server: () => startProjectServer('server', project, { REDIS_URL }, onServerLine('project')),
       // A port nothing listens on: the server keeps its quotas in memory while it retries Redis.
       server_redis_away: async () =>
         startProjectServer(
           'server_redis_away',
           project,
-          `redis://127.0.0.1:${await freePort()}`,
+          { REDIS_URL: `redis://127.0.0.1:${await freePort()}` },
           onServerLine('project, Redis away'),
         ),
+      server_redis_cluster: async () => {
+        const cluster = await startRedisCluster()
+        log(`Redis Cluster of 3 masters and 3 replicas started in ${cluster.startupMs} ms`)
+        // First in the list, so it runs last (cleanup() goes backwards): after the server using it stopped.
+        cleanups.unshift(async () => {
+          await cluster.stop()
+          log('stopped the Redis Cluster')
+        })
+        return startProjectServer(
+          'server_redis_cluster',
+          project,
+          { REDIS_CLUSTER_NODES: cluster.nodes.join(',') },
+          onServerLine('project, Redis Cluster'),
+        )
+      },
       baseline: () => startBaseline(project, REDIS_URL),
       ...(floor && {
         floor: () => startFloorServer('floor', floor, false),
@@ -377,7 +394,7 @@ async function main(): Promise<void> {
 
   const survivalMap = measureMap
     ? await survivalMapOutcome(
-        () => startProjectServer('server_fresh', project, REDIS_URL, onServerLine('project, fresh')),
+        () => startProjectServer('server_fresh', project, { REDIS_URL }, onServerLine('project, fresh')),
         log,
       )
     : null

@@ -8,6 +8,7 @@
 export type ProcessName =
   | 'server'
   | 'server_redis_away'
+  | 'server_redis_cluster'
   | 'server_fresh'
   | 'floor'
   | 'floor_no_redis'
@@ -17,6 +18,7 @@ export type Reference = 'floor' | 'baseline'
 export const PROCESS_LABELS: Record<ProcessName, string> = {
   server: 'project',
   server_redis_away: 'project, Redis away',
+  server_redis_cluster: 'project, Redis Cluster',
   server_fresh: 'project, fresh process',
   floor: 'floor',
   floor_no_redis: 'floor, NO_REDIS=1',

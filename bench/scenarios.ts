@@ -309,6 +309,18 @@ export function buildScenarios(pool: readonly PredictBody[], options: ScenarioOp
       ],
     },
     {
+      // The project only: the same server on a Redis Cluster (3 masters, 3 replicas, started for the run)
+      // and on the single Redis, taking turns.
+      id: 'rest_predict_cluster',
+      title: `REST POST /v1/predict with quotas on a Redis Cluster vs on one Redis (${points})`,
+      connections: 32,
+      arms: [
+        { process: 'server_redis_cluster', load: singles },
+        { process: 'server', load: singles },
+      ],
+      comparisons: [{ of: 'server_redis_cluster', to: 'server' }],
+    },
+    {
       // The project only (the floor has no climate): its plain REST predict and the same bodies with a
       // future climate, taking turns on one process, going on through the points from one to the other.
       id: 'rest_predict_climate',

@@ -87,11 +87,17 @@ export interface ProjectTarget {
   metricsToken: string
 }
 
-/** The project's server, one process; redisUrl may point at a closed port (quotas then kept in memory). */
+/**
+ * Where the server counts quotas: one Redis (its URL may be a closed port: quotas then kept in memory),
+ * or a Redis Cluster's seed nodes.
+ */
+export type RedisTarget = { REDIS_URL: string } | { REDIS_CLUSTER_NODES: string }
+
+/** The project's server, one process. */
 export async function startProjectServer(
   name: ProcessName,
   target: ProjectTarget,
-  redisUrl: string,
+  redis: RedisTarget,
   onLine: (line: string) => void,
 ): Promise<MeasuredProcess> {
   const port = await freePort()
@@ -102,7 +108,7 @@ export async function startProjectServer(
       PORT: String(port),
       HOST: '127.0.0.1',
       DATABASE_URL: target.databaseUrl,
-      REDIS_URL: redisUrl,
+      ...redis,
       QUOTA_KEY_PREFIX: target.quotaKeyPrefix,
       LOG_LEVEL: 'warn',
       METRICS_TOKEN: target.metricsToken,

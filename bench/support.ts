@@ -239,6 +239,16 @@ export function pidsOf(name: string): number[] {
   }
 }
 
+/** A process and its direct children (a postmaster and its backends), from /proc; [] once it has gone. */
+export function processAndChildren(pid: number): number[] {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim()
+    return [pid, ...(children ? children.split(/\s+/).map(Number) : [])]
+  } catch {
+    return []
+  }
+}
+
 /** The machine's CPU time so far from /proc/stat's first line, in ticks: all of it, and the idle part (idle + iowait). */
 export function readMachineCpu(): { total: number; idle: number } {
   const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? ''

@@ -13,6 +13,8 @@ export const THRESHOLDS = {
   restBatchP50: 1.15,
   graphqlBatchRps: 0.6,
   redisAwayRps: 0.9,
+  /** REST predict with quotas on a Redis Cluster against the same server on one Redis, same run. */
+  redisClusterRps: 0.9,
   /** REST predict with a future climate against the same bodies without one, same process and run. */
   climatePredictRps: 0.95,
   /** survivalMap's first call under a climate against today's first call (same map, fresh processes). */
@@ -148,6 +150,17 @@ const RATIO_TARGETS: readonly RatioTarget[] = [
     threshold: THRESHOLDS.redisAwayRps,
     what: 'REST /v1/predict rps with Redis away',
     toLabel: 'Redis up',
+  },
+  {
+    id: 'redis_cluster_rps',
+    scenario: 'rest_predict_cluster',
+    of: 'server_redis_cluster',
+    to: 'server',
+    metric: 'rps',
+    bound: 'at least',
+    threshold: THRESHOLDS.redisClusterRps,
+    what: 'REST /v1/predict rps with quotas on a Redis Cluster',
+    toLabel: 'one Redis (same run)',
   },
   {
     id: 'climate_predict_rps',
