@@ -1,5 +1,7 @@
+import type postgres from 'postgres'
 import { withDeadline } from './availability.ts'
-import type { Sql } from './connect.ts'
+
+type Sql = postgres.Sql
 
 /**
  * healthy: in rotation. lagging: replay further behind than the limit. down: unreachable, failing a

@@ -36,13 +36,7 @@ export async function startServerProcess(
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  let output = ''
-  child.stdout?.on('data', (chunk) => {
-    output += chunk
-  })
-  child.stderr?.on('data', (chunk) => {
-    output += chunk
-  })
+  const output = collectOutput(child)
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const url = `http://127.0.0.1:${port}`
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
@@ -55,7 +49,7 @@ export async function startServerProcess(
   }
   const up = await eventually(
     () => {
-      if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`)
+      if (child.exitCode !== null) throw new Error(`server exited early:\n${output()}`)
       return answersHealth(url)
     },
     timeoutMs,
@@ -63,9 +57,9 @@ export async function startServerProcess(
   )
   if (!up) {
     child.kill('SIGKILL')
-    throw new Error(`server did not answer /v1/health within ${timeoutMs} ms:\n${output}`)
+    throw new Error(`server did not answer /v1/health within ${timeoutMs} ms:\n${output()}`)
   }
-  return { child, url, output: () => output, stop }
+  return { child, url, output, stop }
 }
 
 /** `npm run worker` (src/worker.ts under tsx) in a child process; resolves once it says it started. */
@@ -74,19 +68,24 @@ export async function startWorkerProcess(env: Record<string, string | undefined>
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  let output = ''
-  child.stdout?.on('data', (chunk) => {
-    output += chunk
-  })
-  child.stderr?.on('data', (chunk) => {
-    output += chunk
-  })
+  const output = collectOutput(child)
   const started = await eventually(() => {
-    if (child.exitCode !== null) throw new Error(`worker exited:\n${output}`)
-    return output.includes('job worker started')
+    if (child.exitCode !== null) throw new Error(`worker exited:\n${output()}`)
+    return output().includes('job worker started')
   }, 30_000)
-  if (!started) throw new Error(`worker did not start:\n${output}`)
+  if (!started) throw new Error(`worker did not start:\n${output()}`)
   return child
+}
+
+/** Everything the child writes to stdout and stderr, as it arrives. */
+function collectOutput(child: ChildProcess): () => string {
+  let output = ''
+  const append = (chunk: Buffer | string) => {
+    output += chunk
+  }
+  child.stdout?.on('data', append)
+  child.stderr?.on('data', append)
+  return () => output
 }
 
 /** SIGKILL: the process dies mid-work, as on a crash; resolves once it has exited. */
