@@ -10,7 +10,7 @@
  * bench/results/latest.json. A missed target is reported, not an error: the exit code is non-zero only when
  * the run itself fails.
  *
- * Env: BENCH_DURATION (s per run, 8), BENCH_ROUNDS (3), BENCH_WARMUP (s, 3), BENCH_SCENARIOS (comma-separated
+ * Env: BENCH_DURATION (s per run, 8), BENCH_ROUNDS (5), BENCH_WARMUP (s, 3), BENCH_SCENARIOS (comma-separated
  * ids of scenarios and of `survival_map_climate`; default: all but the opt-in `plan_point` and `plan_stand`,
  * which `default` stands for in the list, e.g. `default,plan_point,plan_stand`), BENCH_MAP_REPEATS (fresh processes per
  * survival map, 3), BENCH_CONNECTIONS (override every scenario's connection count), BENCH_BASELINE=1 (also
@@ -85,7 +85,7 @@ import { checkTargets } from './targets.ts'
 
 const TIMING = {
   durationS: Number(process.env.BENCH_DURATION ?? 8),
-  rounds: Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3)),
+  rounds: Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5)),
   warmupS: Number(process.env.BENCH_WARMUP ?? 3),
 }
 /** Seconds of load one arm of a scenario takes: its warm-up and its rounds. */

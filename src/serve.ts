@@ -3,6 +3,7 @@ import type { Config } from './config/config.ts'
 import { type Database, openDatabase } from './db/connect.ts'
 import { readSnapshot, snapshotKey, writeSnapshot } from './db/embedded-snapshot.ts'
 import { migrate } from './db/migrate.ts'
+import { logReplicaStates } from './db/read-replicas.ts'
 import { createDemoKeys, formatDemoKeys } from './keys/demo-keys.ts'
 import type { Logger } from './logging/logger.ts'
 
@@ -13,7 +14,12 @@ import type { Logger } from './logging/logger.ts'
  */
 async function openEmbeddedOrConfigured(config: Config, logger: Logger): Promise<Database> {
   const statementTimeoutMs = config.DB_QUERY_TIMEOUT_MS
-  if (config.DATABASE_URL) return openDatabase(config, { statementTimeoutMs, readReplicas: true })
+  if (config.DATABASE_URL)
+    return openDatabase(config, {
+      statementTimeoutMs,
+      readReplicas: true,
+      onReplicaStateChange: logReplicaStates(logger),
+    })
   const started = performance.now()
   const caching = config.EMBEDDED_CACHE_DIR !== 'off'
   const key = caching ? await snapshotKey() : ''

@@ -6,6 +6,7 @@
  */
 import { loadConfig } from './config/config.ts'
 import { openDatabase } from './db/connect.ts'
+import { logReplicaStates } from './db/read-replicas.ts'
 import { PredictionService } from './domain/prediction-service.ts'
 import { SPECIES } from './domain/species.ts'
 import { StockingPlanService } from './domain/stocking/stocking-service.ts'
@@ -28,6 +29,7 @@ if (!config.DATABASE_URL || !redis) {
 const database = await openDatabase(config, {
   statementTimeoutMs: config.DB_QUERY_TIMEOUT_MS,
   readReplicas: true,
+  onReplicaStateChange: logReplicaStates(logger),
 })
 const metrics = new Metrics()
 const model = loadSurvivalModel(SPECIES)

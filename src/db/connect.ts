@@ -1,7 +1,14 @@
 import postgres from 'postgres'
 import type { Config } from '../config/config.ts'
 import { type ChannelFollower, type ChannelHandlers, followChannel } from './notifications.ts'
-import { primaryOnly, type ReadPool, ReadReplicas, replicaName } from './read-replicas.ts'
+import {
+  primaryOnly,
+  type ReadPool,
+  ReadReplicas,
+  type ReplicaSettings,
+  type ReplicaStateListener,
+  replicaName,
+} from './read-replicas.ts'
 
 export type Sql = postgres.Sql
 export type DatabaseMode = 'postgres' | 'embedded'
@@ -38,6 +45,8 @@ export async function openDatabase(
   options: {
     /** Open DATABASE_REPLICA_URLS too, for the reads that tolerate lag (servers and workers, not the CLIs). */
     readReplicas?: boolean
+    /** Told when a read replica leaves or rejoins the rotation (e.g. to log it). */
+    onReplicaStateChange?: ReplicaStateListener
     onQuery?: (query: string) => void
     /** Server-side statement_timeout for request-serving pools (not for migrations or seeding). */
     statementTimeoutMs?: number
@@ -72,7 +81,11 @@ export async function openDatabase(
                 backoff: () => (config.REPLICA_CHECK_MS ?? 1000) / 1000,
               }),
             })),
-            { maxLagMs: config.REPLICA_MAX_LAG_MS ?? 5000, checkMs: config.REPLICA_CHECK_MS ?? 1000 },
+            {
+              maxLagMs: config.REPLICA_MAX_LAG_MS ?? 5000,
+              checkMs: config.REPLICA_CHECK_MS ?? 1000,
+              onStateChange: options.onReplicaStateChange,
+            },
           )
         : primaryOnly(sql)
     return {
@@ -116,7 +129,7 @@ export async function openDatabase(
 async function openReplicas(
   primary: Sql,
   replicas: { name: string; sql: Sql }[],
-  settings: { maxLagMs: number; checkMs: number },
+  settings: Omit<ReplicaSettings, 'checkTimeoutMs'>,
 ): Promise<ReadReplicas> {
   const pool = new ReadReplicas(primary, replicas, {
     ...settings,

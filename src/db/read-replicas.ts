@@ -51,7 +51,11 @@ export interface ReplicaSettings {
   checkMs: number
   /** A health check that takes longer than this counts as a failed one. */
   checkTimeoutMs: number
+  /** Told each time a replica changes state (the status after the change, and the state before). */
+  onStateChange?: ReplicaStateListener
 }
+
+export type ReplicaStateListener = (replica: Readonly<ReplicaStatus>, from: ReplicaState) => void
 
 interface Replica {
   sql: Sql
@@ -149,9 +153,16 @@ export class ReadReplicas implements ReadPool {
   }
 
   private takeOut(replica: Replica, reason: string): void {
-    replica.status.state = 'down'
-    replica.status.lagMs = null
-    replica.status.reason = reason
+    this.enter(replica, 'down', reason, null)
+  }
+
+  private enter(replica: Replica, state: ReplicaState, reason: string | null, lagMs: number | null): void {
+    const { status } = replica
+    const from = status.state
+    status.state = state
+    status.reason = reason
+    status.lagMs = lagMs
+    if (from !== state) this.settings.onStateChange?.({ ...status }, from)
   }
 
   private async checkAll(): Promise<void> {
@@ -169,7 +180,6 @@ export class ReadReplicas implements ReadPool {
   }
 
   private async checkOne(replica: Replica, primaryLsn: string | null, askedAt: number): Promise<void> {
-    const { status } = replica
     try {
       const [row] = await withDeadline(
         replica.sql<{ inRecovery: boolean; behind: boolean; sinceReplayMs: number | null }[]>`
@@ -183,9 +193,7 @@ export class ReadReplicas implements ReadPool {
         this.settings.checkTimeoutMs,
       )
       if (!row?.inRecovery) {
-        status.state = 'down'
-        status.lagMs = null
-        status.reason = 'not in recovery: this server is not a standby'
+        this.enter(replica, 'down', 'not in recovery: this server is not a standby', null)
         return
       }
       // Caught up: no lag. Behind: the time since the last transaction it replayed, but no more than the
@@ -196,18 +204,12 @@ export class ReadReplicas implements ReadPool {
       const sinceCaughtUpMs =
         replica.caughtUpAt === null ? Number.POSITIVE_INFINITY : Date.now() - replica.caughtUpAt
       const lagMs = row.behind ? Math.max(0, Math.round(Math.min(sinceReplayMs, sinceCaughtUpMs))) : 0
-      status.lagMs = Number.isFinite(lagMs) ? lagMs : null
-      if (lagMs > this.settings.maxLagMs) {
-        status.state = 'lagging'
-        status.reason = `replay lag over ${this.settings.maxLagMs} ms`
-      } else {
-        status.state = 'healthy'
-        status.reason = null
-      }
+      const measured = Number.isFinite(lagMs) ? lagMs : null
+      if (lagMs > this.settings.maxLagMs)
+        this.enter(replica, 'lagging', `replay lag over ${this.settings.maxLagMs} ms`, measured)
+      else this.enter(replica, 'healthy', null, measured)
     } catch (error) {
-      status.state = 'down'
-      status.lagMs = null
-      status.reason = `health check failed: ${describe(error)}`
+      this.enter(replica, 'down', `health check failed: ${describe(error)}`, null)
     }
   }
 }
@@ -217,4 +219,26 @@ function describe(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code
   if (typeof code === 'string') return code
   return String((error as Error | null)?.message ?? error).split('\n')[0] as string
+}
+
+/** What logReplicaStates needs of a logger (pino's signature). */
+interface StateLog {
+  info(fields: object, message: string): void
+  warn(fields: object, message: string): void
+}
+
+/**
+ * One log line each time a replica leaves the rotation (warn, with why) or joins it (info): the name is
+ * host:port/database and the reason is an error code or message's first line, never a credential.
+ */
+export function logReplicaStates(logger: StateLog): ReplicaStateListener {
+  return (replica, from) => {
+    const fields = { replica: replica.name, state: replica.state, from, lagMs: replica.lagMs }
+    if (replica.state === 'healthy') logger.info(fields, 'read replica in rotation')
+    else if (from === 'healthy' || from === 'starting')
+      logger.warn(
+        { ...fields, reason: replica.reason },
+        'read replica out of rotation: its reads go to the primary',
+      )
+  }
 }

@@ -12,7 +12,7 @@ import { seedAll } from '../../seed/seed-all.ts'
 import { type Database, openDatabase } from '../../src/db/connect.ts'
 import { createKey } from '../../src/db/keys.ts'
 import { migrate } from '../../src/db/migrate.ts'
-import { type ReplicaStatus, replicaName } from '../../src/db/read-replicas.ts'
+import { logReplicaStates, type ReplicaStatus, replicaName } from '../../src/db/read-replicas.ts'
 import type { Logger } from '../../src/logging/logger.ts'
 import { batchProblems, predictionProblems, rest } from '../rest/client.ts'
 import { recordingLogger } from '../security/support.ts'
@@ -110,7 +110,11 @@ async function startReplicaServer(
       REPLICA_MAX_LAG_MS: settings.maxLagMs,
       REPLICA_CHECK_MS: settings.checkMs ?? 100,
     },
-    { readReplicas: true, statementTimeoutMs: 5000 },
+    {
+      readReplicas: true,
+      statementTimeoutMs: 5000,
+      ...(settings.logger ? { onReplicaStateChange: logReplicaStates(settings.logger) } : {}),
+    },
   )
   const server = await startTestServer({
     database: db,
@@ -695,8 +699,22 @@ describe('a replica out of rotation, and back (lag limit 300 ms, checked every 1
     expect(readOnlyRefusals()).toEqual([])
   })
 
-  it('no credentials in the logs or in the replica’s recorded reasons', () => {
+  it('each departure and return is logged once (warn with its reason, info), with no credentials in the logs or the reasons', () => {
     expect(lines.length).toBeGreaterThan(0)
+    const changes = lines.filter((line) => String(line.msg).startsWith('read replica'))
+    const out = changes.filter(
+      (line) => line.msg === 'read replica out of rotation: its reads go to the primary',
+    )
+    const back = changes.filter((line) => line.msg === 'read replica in rotation')
+    // Out when replay was paused and when the replica was stopped; back after each, and at the start.
+    expect(out.length).toBeGreaterThanOrEqual(2)
+    expect(back.length).toBeGreaterThanOrEqual(3)
+    for (const line of out) {
+      expect(line).toMatchObject({ level: 40, replica: name, from: 'healthy' })
+      expect(['lagging', 'down']).toContain(line.state)
+      expect(String(line.reason)).not.toBe('')
+    }
+    for (const line of back) expect(line).toMatchObject({ level: 30, replica: name, state: 'healthy' })
     expectNoCredentials(JSON.stringify(lines))
     expectNoCredentials(JSON.stringify(running.db.reads.replicas()))
   })
