@@ -2,6 +2,8 @@
  * Puts load on the processes: the pre-pass that keeps the points every server answers, one checked
  * request per arm, autocannon rounds with each run's latency, RSS and CPU per process group, and /metrics reads.
  */
+import { existsSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import autocannon, { type AutocannonResult } from 'autocannon'
 import type postgres from 'postgres'
 import { type CpuUse, openCpuWindow } from './cpu.ts'
@@ -19,6 +21,9 @@ import type { MeasuredProcess } from './servers.ts'
 import { round } from './support.ts'
 
 export type Processes = ReadonlyMap<ProcessName, MeasuredProcess>
+
+/** Where server CPU profiles of one extra run per project arm go (bench/profile-hook.mjs); unset: none. */
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR
 
 export interface LoadSettings {
   durationS: number
@@ -225,7 +230,56 @@ export async function runScenario(
       log(`${scenario.id} round ${roundIndex + 1} ${armKey(arm).padEnd(17)} ${describeRun(run)}`)
     }
   }
+  if (PROFILE_DIR) await profileArms(scenario, processes, connections, settings, log)
   return runs
+}
+
+/**
+ * BENCH_PROFILE_DIR: one more run of each project arm, not counted in the figures, with the server's CPU
+ * profiler on for exactly that run (bench/profile-hook.mjs); its requests are written beside the profile
+ * so bench/profile-report.ts can give µs per request.
+ */
+async function profileArms(
+  scenario: Scenario,
+  processes: Processes,
+  connections: number,
+  settings: LoadSettings,
+  log: Log,
+): Promise<void> {
+  const dir = PROFILE_DIR as string
+  for (const arm of scenario.arms) {
+    const target = processes.get(arm.process)
+    if (!target || !arm.process.startsWith('server')) continue
+    const label = `${scenario.id}__${armKey(arm).replace(':', '_')}`
+    writeFileSync(join(dir, 'next-label'), label)
+    rmSync(join(dir, `${label}.done`), { force: true })
+    process.kill(target.child.pid, 'SIGUSR2')
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const run = await measureArm(arm, processes, connections, settings)
+    process.kill(target.child.pid, 'SIGUSR2')
+    const written = await waitFor(() => existsSync(join(dir, `${label}.done`)), 30_000)
+    if (!written) throw new Error(`${target.label} wrote no profile for ${label}`)
+    writeFileSync(
+      join(dir, `${label}.json`),
+      JSON.stringify({
+        scenario: scenario.id,
+        arm: armKey(arm),
+        requests: run.requests,
+        rps: run.rps,
+        cpuUs: run.cpuUs,
+      }),
+    )
+    log(`${scenario.id} profiled ${armKey(arm)}: ${describeRun(run)} → ${join(dir, `${label}.cpuprofile`)}`)
+  }
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (condition()) return true
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return condition()
 }
 
 // --- answers before load ---------------------------------------------------------------------------

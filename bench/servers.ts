@@ -6,7 +6,9 @@
  * Env: BENCH_SERVER_ENTRY (default: `npm run start:prod`'s entry and node flags, built first by
  * `npm run build`; src/main.ts measures `npm start` under tsx), BENCH_CPU_PROF (a directory: the server runs
  * under `node --cpu-prof` and writes its profile there on exit), BENCH_SERVER_NODE_ARGS (extra node flags
- * for the server, e.g. a diagnostic --import).
+ * for the server, e.g. a diagnostic --import), BENCH_PROFILE_DIR (a directory: after its rounds, each scenario
+ * runs every project arm once more with the server's CPU profiler on for that run only; see
+ * bench/profile-report.ts).
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -25,6 +27,10 @@ const SERVER_ENTRY = process.env.BENCH_SERVER_ENTRY ?? PRODUCTION_ENTRY
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF
 const SERVER_NODE_ARGS = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []
 const PROFILE_ARGS = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []
+/** BENCH_PROFILE_DIR: the project's servers can profile one load window each (bench/profile-hook.mjs). */
+const WINDOW_PROFILE_ARGS = process.env.BENCH_PROFILE_DIR
+  ? ['--import', join(ROOT, 'bench/profile-hook.mjs')]
+  : []
 const HEALTH_TIMEOUT_MS = 60_000
 
 type Log = (message: string) => void
@@ -122,6 +128,7 @@ export async function startProjectServer(
         ...(SERVER_ENTRY === PRODUCTION_ENTRY ? PRODUCTION_NODE_ARGS : []),
         ...SERVER_NODE_ARGS,
         ...PROFILE_ARGS,
+        ...WINDOW_PROFILE_ARGS,
       ],
       maxLines: 200,
       onLine,
