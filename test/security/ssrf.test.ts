@@ -61,7 +61,12 @@ function outboundUses(path: string, text: string): Finding[] {
   const found: Finding[] = []
   const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true)
   const visit = (node: ts.Node) => {
-    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+    // `import type` is erased at compile time: it brings no client into the running server.
+    if (
+      ts.isImportDeclaration(node) &&
+      ts.isStringLiteral(node.moduleSpecifier) &&
+      !node.importClause?.isTypeOnly
+    ) {
       const module = node.moduleSpecifier.text.replace(/^node:/, '')
       const allowed = NETWORK_MODULES[module]
       if (allowed) {
