@@ -97,7 +97,7 @@ export function siteTable(primary: Sql, reads: ReadPool, config: Deadline, metri
         const read = await call(reads.read((sql) => allSites(sql)))
         if (reads.replicas().length === 0) return read
         const current = await call(siteRevision(primary))
-        return read.revision === current ? read : call(allSites(primary))
+        return read.revision === current ? read : call(reads.readPrimary((sql) => allSites(sql)))
       }),
   }
 }

@@ -25,6 +25,8 @@ export interface ReplicaStatus {
 /** Where reads that tolerate a little lag are sent: the replicas when some are healthy, else the primary. */
 export interface ReadPool {
   read<T>(query: (sql: Sql) => Promise<T>): Promise<T>
+  /** A lag-tolerant read that must be the primary's this time (a replica's copy was of another revision); counted as one. */
+  readPrimary<T>(query: (sql: Sql) => Promise<T>): Promise<T>
   /** One entry per configured replica, empty without replicas. */
   replicas(): ReplicaStatus[]
   /** Reads the primary answered because no replica was in rotation. */
@@ -37,6 +39,10 @@ export function primaryOnly(primary: Sql): ReadPool {
   let reads = 0
   return {
     read: (query) => {
+      reads++
+      return query(primary)
+    },
+    readPrimary: (query) => {
       reads++
       return query(primary)
     },
@@ -117,6 +123,11 @@ export class ReadReplicas implements ReadPool {
       replica.status.retriedOnPrimary++
       return query(this.primary)
     }
+  }
+
+  readPrimary<T>(query: (sql: Sql) => Promise<T>): Promise<T> {
+    this.onPrimary++
+    return query(this.primary)
   }
 
   replicas(): ReplicaStatus[] {

@@ -139,7 +139,7 @@ export class Metrics {
     })
     new Counter({
       name: 'survival_db_reads_total',
-      help: 'Lag-tolerant reads (nearest sites, site table, sites in a stand) by the server that answered: a replica, or primary when none was in rotation',
+      help: 'Lag-tolerant reads (nearest sites, site table, sites in a stand) by the server that answered: a replica, or primary when none was in rotation or a replica held an older site table',
       labelNames: ['server'] as const,
       registers: [this.registry],
       collect() {

@@ -361,11 +361,13 @@ describe('the site revision stays correct with lag', () => {
       // Still in rotation: its lag is far below the limit of this server; only the revision tells.
       expect(stale.replica().state).toBe('healthy')
 
+      const primaryReadsBefore = stale.db.reads.primaryReads()
       const after = await survivalMap(stale.url, stale.key)
       expect(after.siteCount).toBe(siteCount)
       expect(northernMean(after.cells)).toBeLessThan(northernMean(before.cells) - 0.05)
-      // The replica was asked (and its copy, of the old revision, set aside).
+      // The replica was asked (and its copy, of the old revision, set aside); the primary's read is counted.
       expect(stale.replica().reads).toBe(2)
+      expect(stale.db.reads.primaryReads()).toBe(primaryReadsBefore + 1)
       // Cached under the primary's revision: the next call reads no sites anywhere.
       expect(await survivalMap(stale.url, stale.key)).toEqual(after)
       expect(stale.replica().reads).toBe(2)
