@@ -226,21 +226,8 @@ export async function startPostgresWithReplica(): Promise<PostgresWithReplica> {
 
     const primaryUrl = `postgres://postgres@${HOST}:${primaryPort}/postgres`
     const replicaUrl = `postgres://postgres@${HOST}:${replicaPort}/postgres`
-    const primary = postgres(primaryUrl, { max: 1, onnotice: () => {} })
-    try {
-      const streaming = await eventually(
-        async () => {
-          const rows = await primary<{ n: number }[]>`
-            SELECT count(*)::int AS n FROM pg_stat_replication WHERE state = 'streaming'`
-          return (rows[0]?.n ?? 0) >= 1
-        },
-        START_TIMEOUT_MS,
-        50,
-      )
-      if (!streaming) throw new Error(`the replica did not start streaming; see ${replicaDir}.log`)
-    } finally {
-      await primary.end()
-    }
+    if (!(await replicaStreaming(primaryUrl, new Date(0))))
+      throw new Error(`the replica did not start streaming; see ${replicaDir}.log`)
     return { primaryUrl, replicaUrl, dataDir, pids, stop, startupMs: Math.round(performance.now() - started) }
   } catch (error) {
     await stop().catch(() => {})
@@ -277,20 +264,25 @@ export async function startReplica(pg: PostgresWithReplica): Promise<void> {
   const startedAt = new Date()
   await asPostgres('pg_ctl', ['start', '-w', '-t', '30', '-D', replicaDir, '-l', `${replicaDir}.log`])
   pg.pids[1] = postmasterPid(replicaDir)
-  const primary = postgres(pg.primaryUrl, { max: 1, onnotice: () => {} })
+  // A sender that started after this call: not the old one, still closing down.
+  if (!(await replicaStreaming(pg.primaryUrl, startedAt)))
+    throw new Error(`the replica did not stream again; see ${replicaDir}.log`)
+}
+
+/** Whether the primary shows a WAL sender streaming, started at or after `since`, within the start timeout. */
+async function replicaStreaming(primaryUrl: string, since: Date): Promise<boolean> {
+  const primary = postgres(primaryUrl, { max: 1, onnotice: () => {} })
   try {
-    // A sender that started after this call: not the old one, still closing down.
-    const streaming = await eventually(
+    return await eventually(
       async () => {
         const rows = await primary<{ n: number }[]>`
           SELECT count(*)::int AS n FROM pg_stat_replication
-          WHERE state = 'streaming' AND backend_start >= ${startedAt}`
+          WHERE state = 'streaming' AND backend_start >= ${since}`
         return (rows[0]?.n ?? 0) >= 1
       },
       START_TIMEOUT_MS,
       50,
     )
-    if (!streaming) throw new Error(`the replica did not stream again; see ${replicaDir}.log`)
   } finally {
     await primary.end()
   }

@@ -42,6 +42,14 @@ export function parseTrustProxy(value: string): { trust: TrustProxy } | { proble
   return { trust: entries }
 }
 
+/** The entries of a comma-separated list setting, trimmed, empty ones dropped. */
+function commaSeparated(value: string): string[] {
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+}
+
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -54,10 +62,7 @@ const EnvSchema = z.object({
   DATABASE_REPLICA_URLS: z
     .string()
     .transform((value, context) => {
-      const urls = value
-        .split(',')
-        .map((url) => url.trim())
-        .filter((url) => url !== '')
+      const urls = commaSeparated(value)
       for (const url of urls) {
         if (!/^postgres(ql)?:\/\//.test(url) || !URL.canParse(url))
           context.addIssue({ code: 'custom', message: 'expected postgres:// URLs separated by commas' })
@@ -76,19 +81,15 @@ const EnvSchema = z.object({
   REDIS_CLUSTER_NODES: z
     .string()
     .transform((value, context) => {
-      const nodes = value
-        .split(',')
-        .map((node) => node.trim())
-        .filter((node) => node !== '')
-        .map((node) => {
-          const match = /^(\[[0-9a-f:.]+\]|[^:\s]+):(\d{1,5})$/i.exec(node)
-          const port = Number(match?.[2])
-          if (!match || port < 1 || port > 65535) {
-            context.addIssue({ code: 'custom', message: `"${node}" is not host:port` })
-            return { host: '', port: 0 }
-          }
-          return { host: (match[1] as string).replace(/^\[|\]$/g, ''), port }
-        })
+      const nodes = commaSeparated(value).map((node) => {
+        const match = /^(\[[0-9a-f:.]+\]|[^:\s]+):(\d{1,5})$/i.exec(node)
+        const port = Number(match?.[2])
+        if (!match || port < 1 || port > 65535) {
+          context.addIssue({ code: 'custom', message: `"${node}" is not host:port` })
+          return { host: '', port: 0 }
+        }
+        return { host: (match[1] as string).replace(/^\[|\]$/g, ''), port }
+      })
       if (nodes.length === 0) context.addIssue({ code: 'custom', message: 'expected host:port seeds' })
       return nodes
     })
