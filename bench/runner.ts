@@ -2,7 +2,7 @@
  * Puts load on the processes: the pre-pass that keeps the points every server answers, one checked
  * request per arm, autocannon rounds with each run's latency, RSS and CPU per process group, and /metrics reads.
  */
-import { existsSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import autocannon, { type AutocannonResult } from 'autocannon'
 import type postgres from 'postgres'
@@ -247,6 +247,7 @@ async function profileArms(
   log: Log,
 ): Promise<void> {
   const dir = PROFILE_DIR as string
+  mkdirSync(dir, { recursive: true })
   for (const arm of scenario.arms) {
     const target = processes.get(arm.process)
     if (!target || !arm.process.startsWith('server')) continue

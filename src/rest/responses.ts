@@ -14,7 +14,7 @@ import type {
   Prediction,
   SpeciesRanking,
 } from '../domain/prediction-types.ts'
-import { SerializedJson } from '../http-io/json.ts'
+import { type EncodedJson, JsonEncoder } from '../http-io/json.ts'
 import type { FactorContribution, HorizonPrediction, IssuedKey, ModelInfo, Species } from '../types.ts'
 
 /**
@@ -243,16 +243,18 @@ function batchItemText(item: BatchItemResult): string {
 }
 
 /**
- * `{"results":[…]}`, each item serialised as it comes from the domain and the whole built as one flat
- * string, so a 500-site batch never holds 500 predictions' worth of objects at once.
+ * `{"results":[…]}`, each item serialised as it comes from the domain and encoded at once, so a
+ * 500-site batch never holds 500 predictions' worth of objects, nor one string of them all.
  */
-export function batchResultsJson(results: Iterable<BatchItemResult>): SerializedJson {
-  const items: string[] = []
-  for (const result of results) items.push(batchItemText(result))
-  if (items.length === 0) return new SerializedJson('{"results":[]}')
-  items[0] = `{"results":[${items[0]}`
-  items[items.length - 1] = `${items[items.length - 1]}]}`
-  return new SerializedJson(items.join(','))
+export function batchResultsJson(results: Iterable<BatchItemResult>): EncodedJson {
+  const out = new JsonEncoder()
+  let separator = '{"results":['
+  for (const result of results) {
+    out.write(separator + batchItemText(result))
+    separator = ','
+  }
+  out.write(separator === ',' ? ']}' : '{"results":[]}')
+  return out.finish()
 }
 
 export function methodJson(m: PlantingMethodInfo) {

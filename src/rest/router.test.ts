@@ -28,7 +28,7 @@ import { ROUTES } from './routes.ts'
 const NOW = new Date('2026-11-22T12:00:00Z')
 const model = loadSurvivalModel(SPECIES)
 
-/** What the handler wrote: it only ever calls writeHead once and end once. */
+/** What the handler wrote: writeHead once, then the body (in chunks, corked, for a large one) and end once. */
 class RecordedResponse {
   status = 0
   headers: Record<string, string | number> = {}
@@ -40,8 +40,16 @@ class RecordedResponse {
     return this
   }
 
-  end(payload: Buffer) {
-    this.text = payload.toString('utf8')
+  cork() {}
+  uncork() {}
+
+  write(chunk: Buffer) {
+    this.text += chunk.toString('utf8')
+    return true
+  }
+
+  end(payload?: Buffer | string) {
+    if (payload !== undefined) this.text += payload.toString()
     return this
   }
 
