@@ -71,7 +71,10 @@ export function sendJson(
   headers: Record<string, string> = {},
   contentType = 'application/json; charset=utf-8',
 ): void {
-  if (body instanceof EncodedJson) return sendEncoded(res, status, body, headers, contentType)
+  if (body instanceof EncodedJson) {
+    sendEncoded(res, status, body, headers, contentType)
+    return
+  }
   const text = body instanceof SerializedJson ? body.text : JSON.stringify(body)
   // A small body goes as a string: Node then sends the headers and the body in one write. A large one
   // is encoded once into a buffer, whose length is the Content-Length, and written without another pass.
