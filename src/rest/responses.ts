@@ -192,46 +192,70 @@ function timestampText(at: Date): string {
   return lastTimestamp.text
 }
 
-function horizonText(horizon: HorizonPrediction): string {
-  let factors = ''
-  const shown = horizon.topContributions(RISK_FACTORS_SHOWN)
-  for (let i = 0; i < shown.length; i++) {
-    const f = shown[i] as FactorContribution
-    factors += `${i ? ',' : ''}{"factor":${quote(f.factor)},"impact":${quote(f.impact)},"magnitude":${numberText(f.magnitude)}}`
-  }
-  return `{"horizon_years":${numberText(horizon.horizonYears)},"survival_probability":${numberText(horizon.survivalProbability)},"risk_factors":[${factors}]}`
+/**
+ * The doubles of one answer, printed as JSON.stringify prints them (non-finite ones as null) in one call:
+ * String(x) per double costs a runtime call and a number-string cache entry each, several times this.
+ */
+const pending: number[] = []
+
+function printPending(): string[] {
+  const texts = JSON.stringify(pending).slice(1, -1).split(',')
+  pending.length = 0
+  return texts
 }
 
 /** Everything of a climate block but the projected attributes, per future and zone (whose deltas object it is). */
 const climatePrefixes = new WeakMap<ClimateDeltas, string>()
 
-/** The climate block as climateProjectionJson would serialise it, its fixed part written once. */
-function climateText(c: ClimateProjection): string {
+function climatePrefix(c: ClimateProjection): string {
   let prefix = climatePrefixes.get(c.deltas)
   if (prefix === undefined) {
     const { projected: _projected, ...fixed } = climateProjectionJson(c)
     prefix = `${JSON.stringify(fixed).slice(0, -1)},"projected":`
     climatePrefixes.set(c.deltas, prefix)
   }
-  const p = c.projected
-  return (
-    `${prefix}{"annual_precip_mm":${numberText(p.annualPrecipMm)},"summer_water_deficit_mm":${numberText(p.summerWaterDeficitMm)},` +
-    `"growing_season_frost_days":${numberText(p.growingSeasonFrostDays)},"thermal_elevation_m":${numberText(p.thermalElevationM)}}}`
-  )
+  return prefix
 }
 
 export function predictionText(p: Prediction): string {
   const s = p.site
+  pending.push(s.latitude, s.longitude, s.matchedLatitude, s.matchedLongitude, s.matchDistanceKm)
+  const shown: FactorContribution[][] = new Array(p.predictions.length)
+  for (let h = 0; h < p.predictions.length; h++) {
+    const horizon = p.predictions[h] as HorizonPrediction
+    const factors = horizon.topContributions(RISK_FACTORS_SHOWN)
+    shown[h] = factors
+    pending.push(horizon.survivalProbability)
+    for (let i = 0; i < factors.length; i++) pending.push((factors[i] as FactorContribution).magnitude)
+  }
+  const c = p.climate?.projected
+  if (c) pending.push(c.annualPrecipMm, c.summerWaterDeficitMm, c.growingSeasonFrostDays, c.thermalElevationM)
+  const n = printPending()
+  let k = 5
   let predictions = ''
-  for (let i = 0; i < p.predictions.length; i++)
-    predictions += (i ? ',' : '') + horizonText(p.predictions[i] as HorizonPrediction)
+  for (let h = 0; h < shown.length; h++) {
+    const factors = shown[h] as FactorContribution[]
+    const probability = n[k++]
+    let factorsText = ''
+    for (let i = 0; i < factors.length; i++) {
+      const f = factors[i] as FactorContribution
+      factorsText += `${i ? ',' : ''}{"factor":${quote(f.factor)},"impact":${quote(f.impact)},"magnitude":${n[k++]}}`
+    }
+    predictions +=
+      `${h ? ',' : ''}{"horizon_years":${numberText((p.predictions[h] as HorizonPrediction).horizonYears)},` +
+      `"survival_probability":${probability},"risk_factors":[${factorsText}]}`
+  }
+  const climate = p.climate
+    ? `"climate":${climatePrefix(p.climate)}{"annual_precip_mm":${n[k]},"summer_water_deficit_mm":${n[k + 1]},` +
+      `"growing_season_frost_days":${n[k + 2]},"thermal_elevation_m":${n[k + 3]}}},`
+    : ''
   return (
-    `{"site":{"latitude":${numberText(s.latitude)},"longitude":${numberText(s.longitude)},` +
-    `"matched_latitude":${numberText(s.matchedLatitude)},"matched_longitude":${numberText(s.matchedLongitude)},` +
-    `"match_distance_km":${numberText(s.matchDistanceKm)},"region":${quote(s.region)}},` +
+    `{"site":{"latitude":${n[0]},"longitude":${n[1]},` +
+    `"matched_latitude":${n[2]},"matched_longitude":${n[3]},` +
+    `"match_distance_km":${n[4]},"region":${quote(s.region)}},` +
     `"species_code":${quote(p.species.code)},"species_common_name":${quote(p.species.commonName)},` +
     `"planting_method":${quote(p.plantingMethod)},"predictions":[${predictions}],` +
-    (p.climate ? `"climate":${climateText(p.climate)},` : '') +
+    climate +
     `"model":${modelText(p.model)},"generated_at":${timestampText(p.generatedAt)}}`
   )
 }
