@@ -86,6 +86,7 @@ function observe(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, re
     deps.metrics.requests.inc(labels)
     deps.metrics.requestDuration.observe(labels, seconds)
     const level = res.statusCode >= 500 ? 'error' : 'info'
+    if (!deps.logger.isLevelEnabled(level)) return
     deps.logger[level](
       {
         requestId: request.requestId,
