@@ -10,7 +10,7 @@
  * bench/results/latest.json. A missed target is reported, not an error: the exit code is non-zero only when
  * the run itself fails.
  *
- * Env: BENCH_DURATION (s per run, 8), BENCH_ROUNDS (5), BENCH_WARMUP (s, 3), BENCH_SCENARIOS (comma-separated
+ * Env: BENCH_DURATION (s per run, 8), BENCH_ROUNDS (5), BENCH_WARMUP (s per arm, 12), BENCH_SCENARIOS (comma-separated
  * ids of scenarios and of `survival_map_climate`; default: all but the opt-in `plan_point` and `plan_stand`,
  * which `default` stands for in the list, e.g. `default,plan_point,plan_stand`), BENCH_MAP_REPEATS (fresh processes per
  * survival map, 3), BENCH_CONNECTIONS (override every scenario's connection count), BENCH_BASELINE=1 (also
@@ -82,11 +82,15 @@ import {
 } from './support.ts'
 import { measureSurvivalMap, SURVIVAL_MAP_ID, type SurvivalMapOutcome } from './survival-map.ts'
 import { checkTargets } from './targets.ts'
+import { checkProfiler } from './window-profiler.ts'
 
 const TIMING = {
   durationS: Number(process.env.BENCH_DURATION ?? 8),
   rounds: Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5)),
-  warmupS: Number(process.env.BENCH_WARMUP ?? 3),
+  // Long enough for V8 to have optimised a server's request path: the project's REST predict still spent
+  // ~5 % of its CPU in the compiler threads 20 s into its load, and its first rounds after a 3 s warm-up
+  // cost 30–50 % more CPU per request than its last (2026-11-24).
+  warmupS: Number(process.env.BENCH_WARMUP ?? 12),
 }
 /** Seconds of load one arm of a scenario takes: its warm-up and its rounds. */
 const ARM_SECONDS = TIMING.warmupS + TIMING.rounds * TIMING.durationS
@@ -336,6 +340,7 @@ async function survivalMapOutcome(
 }
 
 async function main(): Promise<void> {
+  if (process.env.BENCH_PROFILE_DIR) checkProfiler()
   const started = performance.now()
   const loadAtStart = loadAverages()
   const log: Log = (message) =>

@@ -2,7 +2,7 @@
  * Puts load on the processes: the pre-pass that keeps the points every server answers, one checked
  * request per arm, autocannon rounds with each run's latency, RSS and CPU per process group, and /metrics reads.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import autocannon, { type AutocannonResult } from 'autocannon'
 import type postgres from 'postgres'
@@ -19,10 +19,11 @@ import {
 } from './scenarios.ts'
 import type { MeasuredProcess } from './servers.ts'
 import { round } from './support.ts'
+import { PROFILER, startProfile } from './window-profiler.ts'
 
 export type Processes = ReadonlyMap<ProcessName, MeasuredProcess>
 
-/** Where server CPU profiles of one extra run per project arm go (bench/profile-hook.mjs); unset: none. */
+/** Where server CPU profiles of one extra run per project arm go (bench/window-profiler.ts); unset: none. */
 const PROFILE_DIR = process.env.BENCH_PROFILE_DIR
 
 export interface LoadSettings {
@@ -235,9 +236,10 @@ export async function runScenario(
 }
 
 /**
- * BENCH_PROFILE_DIR: one more run of each project arm, not counted in the figures, with the server's CPU
- * profiler on for exactly that run (bench/profile-hook.mjs); its requests are written beside the profile
- * so bench/profile-report.ts can give µs per request.
+ * BENCH_PROFILE_DIR: one more run of each project arm, not counted in the figures, with the server
+ * profiled for exactly that run (bench/window-profiler.ts: V8's profiler, or perf with
+ * BENCH_PROFILER=perf); its requests are written beside the profile so bench/profile-report.ts can give µs
+ * per request.
  */
 async function profileArms(
   scenario: Scenario,
@@ -252,35 +254,22 @@ async function profileArms(
     const target = processes.get(arm.process)
     if (!target || !arm.process.startsWith('server')) continue
     const label = `${scenario.id}__${armKey(arm).replace(':', '_')}`
-    writeFileSync(join(dir, 'next-label'), label)
-    rmSync(join(dir, `${label}.done`), { force: true })
-    process.kill(target.child.pid, 'SIGUSR2')
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    const window = await startProfile(target.child.pid, dir, label)
     const run = await measureArm(arm, processes, connections, settings)
-    process.kill(target.child.pid, 'SIGUSR2')
-    const written = await waitFor(() => existsSync(join(dir, `${label}.done`)), 30_000)
-    if (!written) throw new Error(`${target.label} wrote no profile for ${label}`)
+    await window.stop()
     writeFileSync(
       join(dir, `${label}.json`),
       JSON.stringify({
         scenario: scenario.id,
         arm: armKey(arm),
+        profiler: PROFILER,
         requests: run.requests,
         rps: run.rps,
         cpuUs: run.cpuUs,
       }),
     )
-    log(`${scenario.id} profiled ${armKey(arm)}: ${describeRun(run)} → ${join(dir, `${label}.cpuprofile`)}`)
+    log(`${scenario.id} profiled ${armKey(arm)} with ${PROFILER}: ${describeRun(run)} → ${dir}/${label}.*`)
   }
-}
-
-async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (condition()) return true
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  return condition()
 }
 
 // --- answers before load ---------------------------------------------------------------------------

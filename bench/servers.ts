@@ -7,8 +7,8 @@
  * `npm run build`; src/main.ts measures `npm start` under tsx), BENCH_CPU_PROF (a directory: the server runs
  * under `node --cpu-prof` and writes its profile there on exit), BENCH_SERVER_NODE_ARGS (extra node flags
  * for the server, e.g. a diagnostic --import), BENCH_PROFILE_DIR (a directory: after its rounds, each scenario
- * runs every project arm once more with the server's CPU profiler on for that run only; see
- * bench/profile-report.ts).
+ * runs every project arm once more with the server profiled for that run only, by V8's profiler or, with
+ * BENCH_PROFILER=perf, by Linux perf; see bench/window-profiler.ts and bench/profile-report.ts).
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -16,6 +16,7 @@ import { join } from 'node:path'
 import { FLOOR_HEALTH_PATH, startFloor } from './floor.ts'
 import { PROCESS_LABELS, type ProcessName } from './scenarios.ts'
 import { type Child, freePort, ROOT, RssSampler, spawnNode, waitForHealthy } from './support.ts'
+import { profiledServerArgs } from './window-profiler.ts'
 
 /** `npm run start:prod` (what the Docker image runs): its node flags and entry point. */
 const [, ...productionCommand] = (
@@ -27,10 +28,8 @@ const SERVER_ENTRY = process.env.BENCH_SERVER_ENTRY ?? PRODUCTION_ENTRY
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF
 const SERVER_NODE_ARGS = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []
 const PROFILE_ARGS = CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []
-/** BENCH_PROFILE_DIR: the project's servers can profile one load window each (bench/profile-hook.mjs). */
-const WINDOW_PROFILE_ARGS = process.env.BENCH_PROFILE_DIR
-  ? ['--import', join(ROOT, 'bench/profile-hook.mjs')]
-  : []
+/** BENCH_PROFILE_DIR: the project's servers can profile one load window each (bench/window-profiler.ts). */
+const WINDOW_PROFILE_ARGS = profiledServerArgs()
 const HEALTH_TIMEOUT_MS = 60_000
 
 type Log = (message: string) => void
