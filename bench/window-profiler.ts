@@ -7,6 +7,10 @@
  * - `perf` (BENCH_PROFILER=perf): Linux `perf record` of the server's threads on the cpu-clock, written as
  *   `<label>.perf.txt` (`perf script` stacks). It counts only time on a CPU, the GC and compiler threads
  *   and the kernel's socket work included, and resolves JavaScript frames through `--perf-basic-prof`.
+ *   That map only grows: where V8 has freed code and put other code at its address, a frame can carry
+ *   the old function's name (seen: zod's start-up code generator standing for the event loop's
+ *   microtasks). Its kernel, GC, compiler and Node-native totals hold; take the split between
+ *   JavaScript steps from the `v8` profile.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { existsSync, rmSync, writeFileSync } from 'node:fs'
