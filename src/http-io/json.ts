@@ -72,42 +72,32 @@ export function sendJson(
   contentType = 'application/json; charset=utf-8',
 ): void {
   if (body instanceof EncodedJson) {
-    sendEncoded(res, status, body, headers, contentType)
+    res.writeHead(status, jsonHeaders(headers, contentType, body.byteLength))
+    // Corked: the headers and every chunk leave in one writev.
+    res.cork()
+    for (const chunk of body.chunks) res.write(chunk)
+    res.end()
+    res.uncork()
     return
   }
   const text = body instanceof SerializedJson ? body.text : JSON.stringify(body)
   // A small body goes as a string: Node then sends the headers and the body in one write. A large one
   // is encoded once into a buffer, whose length is the Content-Length, and written without another pass.
   const payload = text.length <= SMALL_BODY_CHARS ? text : Buffer.from(text)
-  res.writeHead(status, {
-    ...headers,
-    'content-type': contentType,
-    'x-content-type-options': 'nosniff',
-    'content-length': typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length,
-  })
+  const length = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length
+  res.writeHead(status, jsonHeaders(headers, contentType, length))
   res.end(payload)
 }
 
 const SMALL_BODY_CHARS = 16 * 1024
 
-function sendEncoded(
-  res: ServerResponse,
-  status: number,
-  body: EncodedJson,
-  headers: Record<string, string>,
-  contentType: string,
-): void {
-  res.writeHead(status, {
+function jsonHeaders(headers: Record<string, string>, contentType: string, length: number) {
+  return {
     ...headers,
     'content-type': contentType,
     'x-content-type-options': 'nosniff',
-    'content-length': body.byteLength,
-  })
-  // Corked: the headers and every chunk leave in one writev.
-  res.cork()
-  for (const chunk of body.chunks) res.write(chunk)
-  res.end()
-  res.uncork()
+    'content-length': length,
+  }
 }
 
 /** The spec's error envelope with the error's status and its own headers (Retry-After…). */
