@@ -23,10 +23,6 @@
  */
 import postgres from 'postgres'
 import { startRedisCluster } from '../scripts/engines.ts'
-import { seedAll } from '../seed/seed-all.ts'
-import { openDatabase } from '../src/db/connect.ts'
-import { createKey } from '../src/db/keys.ts'
-import { migrate } from '../src/db/migrate.ts'
 import {
   FLOOR_API_KEY,
   floorDirName,
@@ -59,6 +55,7 @@ import {
   type Scenario,
   type ScenarioOptions,
 } from './scenarios.ts'
+import { seededDatabase } from './seeded-database.ts'
 import {
   buildProject,
   type MeasuredProcess,
@@ -70,7 +67,6 @@ import {
 } from './servers.ts'
 import {
   ADMIN_DATABASE_URL,
-  createDatabase,
   deleteRedisKeys,
   freePort,
   listRedisKeys,
@@ -154,21 +150,12 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 /** A fresh database, migrated and seeded, and an unlimited (hypha) key in it; dropped at cleanup. */
 async function prepareDatabase(log: Log): Promise<{ url: string; apiKey: string }> {
-  const database = await createDatabase('survival_bench')
+  const database = await seededDatabase('survival_bench', log)
   cleanups.push(async () => {
     await database.drop()
     log(`dropped database ${database.name}`)
   })
-  const db = await openDatabase({ DATABASE_URL: database.url, DB_POOL_MAX: 2 })
-  try {
-    await migrate(db.sql)
-    const seedStarted = performance.now()
-    await seedAll(db.sql)
-    log(`migrated and seeded ${database.name} (seed ${Math.round(performance.now() - seedStarted)} ms)`)
-    return { url: database.url, apiKey: (await createKey(db.sql, { tier: 'hypha', name: 'bench' })).key }
-  } finally {
-    await db.close()
-  }
+  return { url: database.url, apiKey: database.apiKeys[0] as string }
 }
 
 interface ReferenceSetup {

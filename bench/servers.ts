@@ -23,7 +23,7 @@ const [, ...productionCommand] = (
   JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
 ).scripts['start:prod']?.split(' ') ?? ['node', 'dist/src/main.js']
 const PRODUCTION_ENTRY = productionCommand.at(-1) ?? 'dist/src/main.js'
-const PRODUCTION_NODE_ARGS = productionCommand.slice(0, -1)
+export const PRODUCTION_NODE_ARGS = productionCommand.slice(0, -1)
 const SERVER_ENTRY = process.env.BENCH_SERVER_ENTRY ?? PRODUCTION_ENTRY
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF
 const SERVER_NODE_ARGS = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []
@@ -104,6 +104,8 @@ export async function startProjectServer(
   target: ProjectTarget,
   redis: RedisTarget,
   onLine: (line: string) => void,
+  /** Further settings of the server's (they win over the bench's own). */
+  env: Record<string, string> = {},
 ): Promise<MeasuredProcess> {
   const port = await freePort()
   const child = spawnNode(
@@ -121,6 +123,7 @@ export async function startProjectServer(
       WEB_CONCURRENCY: '1',
       // The bench's one key asks for survival maps more often than the default 10 a minute allows.
       SURVIVAL_MAP_PER_MINUTE: '10000',
+      ...env,
     },
     {
       nodeArgs: [

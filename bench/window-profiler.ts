@@ -19,7 +19,16 @@ import { ROOT } from './support.ts'
 
 export type ProfilerKind = 'v8' | 'perf'
 
-export const PROFILER: ProfilerKind = process.env.BENCH_PROFILER === 'perf' ? 'perf' : 'v8'
+const PROFILER_KINDS: readonly ProfilerKind[] = ['v8', 'perf']
+
+/** BENCH_PROFILER: unset or empty means `v8`; anything but a known profiler is refused, not guessed at. */
+export function profilerKind(setting: string | undefined): ProfilerKind {
+  if (setting === undefined || setting === '') return 'v8'
+  if ((PROFILER_KINDS as readonly string[]).includes(setting)) return setting as ProfilerKind
+  throw new Error(`BENCH_PROFILER must be ${PROFILER_KINDS.join(' or ')}, not ${JSON.stringify(setting)}`)
+}
+
+export const PROFILER: ProfilerKind = profilerKind(process.env.BENCH_PROFILER)
 
 /** perf's sampling frequency (Hz): each sample stands for 1/PERF_HZ s of CPU. */
 export const PERF_HZ = 2999

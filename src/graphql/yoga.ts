@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http'
-import { createRequire } from 'node:module'
-import { createYoga, type GraphiQLOptions, type YogaServerInstance } from 'graphql-yoga'
+import { createYoga, type YogaServerInstance } from 'graphql-yoga'
 import type { AccessControl } from '../auth/access-control.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { HealthMonitor } from '../domain/health.ts'
@@ -12,6 +11,7 @@ import { MAX_BODY_BYTES } from '../http-io/body.ts'
 import type { Logger } from '../logging/logger.ts'
 import type { RequestContext } from '../observability/request-context.ts'
 import type { GraphQLContext } from './context.ts'
+import { renderGraphiQLOnce } from './graphiql-page.ts'
 import { useAccessControl } from './plugins/access-control.ts'
 import { useCompiledExecution } from './plugins/compiled-execution.ts'
 import { useDocumentLimits } from './plugins/document-limits.ts'
@@ -72,17 +72,6 @@ query Example {
 }
 `
 
-/** The self-contained GraphiQL bundle (~9 MB) is loaded at the first page view, not at start-up. */
-let graphiqlRenderer: ((options?: GraphiQLOptions) => string) | undefined
-function renderGraphiQLOnDemand(options?: GraphiQLOptions): string {
-  graphiqlRenderer ??= (
-    createRequire(import.meta.url)('@graphql-yoga/render-graphiql') as {
-      renderGraphiQL: (options?: GraphiQLOptions) => string
-    }
-  ).renderGraphiQL
-  return graphiqlRenderer(options)
-}
-
 export function createGateway(deps: GatewayDeps): Gateway {
   return createYoga<GatewayServerContext, GraphQLContext>({
     schema,
@@ -100,7 +89,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
           shouldPersistHeaders: true,
         }
       : false,
-    renderGraphiQL: renderGraphiQLOnDemand,
+    renderGraphiQL: renderGraphiQLOnce,
     // Both ways in (src/graphql/http-transport.ts) hand over the Node request and the front door's context.
     context: ({ req, requestContext }: GatewayServerContext): GraphQLContext => {
       const apiKey = req.headers['x-api-key']
