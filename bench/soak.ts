@@ -36,6 +36,7 @@ import { buildProject, startProjectServer } from './servers.ts'
 import { LaneTally, SoakClient } from './soak-client.ts'
 import { type Lane, type SoakContext, soakLanes } from './soak-lanes.ts'
 import { memoryVerdict, type Sample, TARGET_GROWTH, TARGET_RSS_MB } from './soak-memory.ts'
+import { chosenLanes, positiveSetting } from './soak-settings.ts'
 import {
   deleteRedisKeys,
   listRedisKeys,
@@ -47,33 +48,14 @@ import {
   sleep,
 } from './support.ts'
 
-function positiveSetting(name: string, fallback: number): number {
-  const raw = process.env[name]
-  const value = raw === undefined || raw === '' ? fallback : Number(raw)
-  if (!Number.isInteger(value) || value <= 0)
-    throw new Error(`${name} must be a positive whole number, not ${raw}`)
-  return value
-}
-
-const SECONDS = positiveSetting('BENCH_SOAK_SECONDS', 600)
-const WARMUP_SECONDS = Math.min(positiveSetting('BENCH_SOAK_WARMUP', 120), Math.floor(SECONDS / 2))
-const JOB_ROWS = positiveSetting('BENCH_SOAK_JOB_ROWS', 20_000)
-const JOB_STANDS = positiveSetting('BENCH_SOAK_JOB_STANDS', 300)
+const SECONDS = positiveSetting(process.env, 'BENCH_SOAK_SECONDS', 600)
+const WARMUP_SECONDS = Math.min(
+  positiveSetting(process.env, 'BENCH_SOAK_WARMUP', 120),
+  Math.floor(SECONDS / 2),
+)
+const JOB_ROWS = positiveSetting(process.env, 'BENCH_SOAK_JOB_ROWS', 20_000)
+const JOB_STANDS = positiveSetting(process.env, 'BENCH_SOAK_JOB_STANDS', 300)
 const HEAP_SCRAPE_MS = 15_000
-
-/** BENCH_SOAK_LANES: the ids of the lanes to run (default: all), to see what one kind of traffic does. */
-function chosenLanes(lanes: Lane[]): Lane[] {
-  const wanted = process.env.BENCH_SOAK_LANES?.split(',')
-    .map((id) => id.trim())
-    .filter(Boolean)
-  if (!wanted?.length) return lanes
-  const unknown = wanted.filter((id) => !lanes.some((lane) => lane.id === id))
-  if (unknown.length)
-    throw new Error(
-      `BENCH_SOAK_LANES: no lane ${unknown.join(', ')} (lanes: ${lanes.map((lane) => lane.id).join(', ')})`,
-    )
-  return lanes.filter((lane) => wanted.includes(lane.id))
-}
 
 /** Rows of the portfolio outside the coverage (a site by the coast or a state line, moved): they fail. */
 function rowsOutsideCoverage(sites: readonly Site[], rows: number): number {
@@ -251,7 +233,10 @@ async function main() {
       sites,
       jobFiles: files,
     }
-    const lanes = chosenLanes(soakLanes(ctx, await explorerAssets(client.current)))
+    const lanes = chosenLanes(
+      soakLanes(ctx, await explorerAssets(client.current)),
+      process.env.BENCH_SOAK_LANES,
+    )
     const tallies = new Map(lanes.map((lane) => [lane.name, new LaneTally(lane.name)]))
     log(
       `soak: ${lanes.length} lanes, ${lanes.reduce((sum, lane) => sum + lane.connections, 0)} connections, ${SECONDS} s, server pid ${pid}`,
