@@ -119,6 +119,17 @@ async function runLanes(
   await Promise.all(loops)
 }
 
+/** Calls made and calls answered otherwise than expected, over every lane. */
+function totals(tallies: Map<string, LaneTally>): { calls: number; unexpected: number } {
+  let calls = 0
+  let unexpected = 0
+  for (const tally of tallies.values()) {
+    calls += tally.calls
+    unexpected += tally.unexpected
+  }
+  return { calls, unexpected }
+}
+
 const pass = (ok: boolean) => (ok ? 'PASS' : 'FAIL')
 
 function report(
@@ -129,8 +140,7 @@ function report(
   seconds: number,
 ) {
   const memory = memoryVerdict(rss, WARMUP_SECONDS)
-  const unexpected = [...tallies.values()].reduce((sum, tally) => sum + tally.unexpected, 0)
-  const calls = [...tallies.values()].reduce((sum, tally) => sum + tally.calls, 0)
+  const { calls, unexpected } = totals(tallies)
   const lines = [
     `## Soak: ${round(seconds / 60, 1)} minutes of every endpoint at once, one server process`,
     '',
@@ -260,8 +270,7 @@ async function main() {
       })
     }, HEAP_SCRAPE_MS)
     const progressTimer = setInterval(() => {
-      const calls = [...tallies.values()].reduce((sum, tally) => sum + tally.calls, 0)
-      const unexpected = [...tallies.values()].reduce((sum, tally) => sum + tally.unexpected, 0)
+      const { calls, unexpected } = totals(tallies)
       log(
         `  ${Math.round(second())} s: RSS ${round(rss.at(-1)?.mb ?? 0, 1)} MB, ${calls.toLocaleString('en-US')} calls, ${unexpected} unexpected`,
       )
