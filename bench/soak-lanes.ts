@@ -36,9 +36,26 @@ export interface JobFile {
   outside: number
 }
 
+/** Every lane's id, as BENCH_SOAK_LANES names them. */
+export const SOAK_LANE_IDS = [
+  'predict',
+  'batch',
+  'compare',
+  'graphql-predict',
+  'graphql-batch',
+  'map',
+  'plans',
+  'graphql-planning',
+  'service',
+  'refusals',
+  'keys',
+  'jobs',
+] as const
+export type LaneId = (typeof SOAK_LANE_IDS)[number]
+
 export interface Lane {
   /** Its name in BENCH_SOAK_LANES. */
-  id: string
+  id: LaneId
   name: string
   connections: number
   /** Pause after each step, ms (0: closed loop). */
@@ -107,7 +124,7 @@ const graphqlRefused = answerHas('errors', (body) => Array.isArray(body.errors) 
 
 /** A lane of single calls, the next one built by `next`. */
 function callLane(
-  id: string,
+  id: LaneId,
   name: string,
   connections: number,
   pauseMs: number,

@@ -11,18 +11,17 @@ export function positiveSetting(env: NodeJS.ProcessEnv, name: string, fallback: 
 
 /**
  * BENCH_SOAK_LANES: the ids of the lanes to run, comma-separated (unset or empty: all of them), to see
- * what one kind of traffic does alone. An id that names no lane is refused with the list of lanes.
+ * what one kind of traffic does alone. An id that names no lane is refused with the list of lanes, before
+ * anything is set up.
  */
-export function chosenLanes<Lane extends { id: string }>(lanes: Lane[], setting: string | undefined): Lane[] {
+export function chosenLaneIds<Id extends string>(ids: readonly Id[], setting: string | undefined): Id[] {
   const wanted = setting
     ?.split(',')
     .map((id) => id.trim())
     .filter(Boolean)
-  if (!wanted?.length) return lanes
-  const unknown = wanted.filter((id) => !lanes.some((lane) => lane.id === id))
+  if (!wanted?.length) return [...ids]
+  const unknown = wanted.filter((id) => !(ids as readonly string[]).includes(id))
   if (unknown.length)
-    throw new Error(
-      `BENCH_SOAK_LANES: no lane ${unknown.join(', ')} (lanes: ${lanes.map((lane) => lane.id).join(', ')})`,
-    )
-  return lanes.filter((lane) => wanted.includes(lane.id))
+    throw new Error(`BENCH_SOAK_LANES: no lane ${unknown.join(', ')} (lanes: ${ids.join(', ')})`)
+  return ids.filter((id) => wanted.includes(id))
 }

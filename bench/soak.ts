@@ -34,9 +34,9 @@ import {
 import { seededDatabase } from './seeded-database.ts'
 import { buildProject, startProjectServer } from './servers.ts'
 import { LaneTally, SoakClient } from './soak-client.ts'
-import { type Lane, type SoakContext, soakLanes } from './soak-lanes.ts'
+import { type Lane, SOAK_LANE_IDS, type SoakContext, soakLanes } from './soak-lanes.ts'
 import { memoryVerdict, type Sample, TARGET_GROWTH, TARGET_RSS_MB } from './soak-memory.ts'
-import { chosenLanes, positiveSetting } from './soak-settings.ts'
+import { chosenLaneIds, positiveSetting } from './soak-settings.ts'
 import {
   deleteRedisKeys,
   listRedisKeys,
@@ -55,6 +55,7 @@ const WARMUP_SECONDS = Math.min(
 )
 const JOB_ROWS = positiveSetting(process.env, 'BENCH_SOAK_JOB_ROWS', 20_000)
 const JOB_STANDS = positiveSetting(process.env, 'BENCH_SOAK_JOB_STANDS', 300)
+const LANE_IDS = chosenLaneIds(SOAK_LANE_IDS, process.env.BENCH_SOAK_LANES)
 const HEAP_SCRAPE_MS = 15_000
 
 /** Rows of the portfolio outside the coverage (a site by the coast or a state line, moved): they fail. */
@@ -243,9 +244,8 @@ async function main() {
       sites,
       jobFiles: files,
     }
-    const lanes = chosenLanes(
-      soakLanes(ctx, await explorerAssets(client.current)),
-      process.env.BENCH_SOAK_LANES,
+    const lanes = soakLanes(ctx, await explorerAssets(client.current)).filter((lane) =>
+      LANE_IDS.includes(lane.id),
     )
     const tallies = new Map(lanes.map((lane) => [lane.name, new LaneTally(lane.name)]))
     log(

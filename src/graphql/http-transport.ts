@@ -3,6 +3,7 @@ import { type ExecutionResult, GraphQLError, getOperationAST } from 'graphql'
 import { processRegularResult } from 'graphql-yoga'
 import { ApiError, apiError } from '../domain/errors.ts'
 import { MAX_BODY_BYTES, readBodyBytes } from '../http-io/body.ts'
+import { SerializedJson, sendJson } from '../http-io/json.ts'
 import type { Logger } from '../logging/logger.ts'
 import type { RequestContext } from '../observability/request-context.ts'
 import { toGraphQLError } from './errors.ts'
@@ -81,10 +82,10 @@ function writeResult(
   requestContext: RequestContext,
 ): void {
   const response = processRegularResult(result, plainFetchApi, mediaType) as unknown as PlainResponse
-  response.headers['request-id'] = requestContext.requestId
-  response.headers['x-content-type-options'] = 'nosniff'
-  res.writeHead(response.status, response.headers)
-  res.end(response.body)
+  const { 'Content-Type': contentType, ...headers } = response.headers
+  headers['request-id'] = requestContext.requestId
+  // With its Content-Length, as yoga's own answer has, rather than chunked.
+  sendJson(res, response.status, new SerializedJson(response.body ?? ''), headers, contentType)
 }
 
 /**

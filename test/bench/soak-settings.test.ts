@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { chosenLanes, positiveSetting } from '../../bench/soak-settings.ts'
+import { chosenLaneIds, positiveSetting } from '../../bench/soak-settings.ts'
 
 describe('the soak settings', () => {
   it('take a positive whole number, or the default when unset or empty', () => {
@@ -15,16 +15,16 @@ describe('the soak settings', () => {
       )
   })
 
-  const lanes = [{ id: 'predict' }, { id: 'map' }, { id: 'jobs' }]
+  const lanes = ['predict', 'map', 'jobs']
 
   it('run every lane unless some are named', () => {
-    expect(chosenLanes(lanes, undefined)).toEqual(lanes)
-    expect(chosenLanes(lanes, ' , ')).toEqual(lanes)
-    expect(chosenLanes(lanes, 'jobs, map')).toEqual([{ id: 'map' }, { id: 'jobs' }])
+    expect(chosenLaneIds(lanes, undefined)).toEqual(lanes)
+    expect(chosenLaneIds(lanes, ' , ')).toEqual(lanes)
+    expect(chosenLaneIds(lanes, 'jobs, map')).toEqual(['map', 'jobs'])
   })
 
   it('refuse a lane that does not exist, listing the ones that do', () => {
-    expect(() => chosenLanes(lanes, 'map,maps')).toThrow(
+    expect(() => chosenLaneIds(lanes, 'map,maps')).toThrow(
       'BENCH_SOAK_LANES: no lane maps (lanes: predict, map, jobs)',
     )
   })

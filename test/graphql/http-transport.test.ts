@@ -7,7 +7,7 @@ import { createLogger } from '../../src/logging/logger.ts'
 import { createRequestContext } from '../../src/observability/request-context.ts'
 import { predictInput } from '../support/graphql-helpers.ts'
 import { type SeededServer, startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
-import { FOREST_POINTS } from '../support/sites.ts'
+import { FOREST_POINTS, OUTSIDE_POINTS, predictionInputs } from '../support/sites.ts'
 
 /**
  * POST /graphql JSON requests are executed by src/graphql/http-transport.ts without yoga's Fetch
@@ -75,6 +75,13 @@ const PREDICT = `query Predict($input: PredictionInput!) {
     predictions { horizonYears survivalProbability riskFactors { factor impact magnitude } }
   }
 }`
+const PREDICT_BATCH = `query Batch($sites: [BatchSiteInput!]!) {
+  predictBatch(sites: $sites) {
+    index
+    prediction { speciesCode site { matchedLatitude region } predictions { horizonYears survivalProbability riskFactors { factor impact magnitude } } }
+    error { code message }
+  }
+}`
 const forestInput = {
   latitude: FOREST_POINTS.coastRange.latitude,
   longitude: FOREST_POINTS.coastRange.longitude,
@@ -98,6 +105,8 @@ interface Case {
   headers?: Record<string, string>
   /** Send no X-API-Key. */
   anonymous?: boolean
+  /** The status both must answer with, where the case is about a successful answer. */
+  status?: number
 }
 
 const json = (value: unknown) => JSON.stringify(value)
@@ -155,6 +164,20 @@ const CASES: Case[] = [
     body: json({ query: PREDICT, variables: { input: { ...forestInput, latitude: 'north' } } }),
     headers: { accept: 'application/json' },
   },
+  {
+    // Long enough to be written piece by piece; one site outside the coverage answers an item error.
+    name: 'a batch of 120 sites, one outside the coverage',
+    status: 200,
+    body: json({
+      query: PREDICT_BATCH,
+      variables: {
+        sites: [
+          ...predictionInputs(119, { plantingMethod: 'MANUAL' }),
+          { ...forestInput, ...OUTSIDE_POINTS.boise },
+        ],
+      },
+    }),
+  },
   { name: 'no key', body: json({ query: PREDICT, variables: { input: forestInput } }), anonymous: true },
   { name: 'a public operation without a key', body: json({ query: '{ __typename }' }), anonymous: true },
   { name: 'invalid JSON', body: '{"query": ' },
@@ -184,7 +207,7 @@ const CASES: Case[] = [
 ]
 
 describe('POST /graphql answered directly equals yoga’s answer', () => {
-  it.each(CASES)('$name', async ({ body, headers = {}, anonymous }) => {
+  it.each(CASES)('$name', async ({ body, headers = {}, anonymous, status }) => {
     const requestHeaders = {
       'content-type': 'application/json',
       'request-id': 'req_transport_case',
@@ -194,6 +217,10 @@ describe('POST /graphql answered directly equals yoga’s answer', () => {
     const direct = await send(running.server.url, body, requestHeaders, 'content-length')
     const viaYoga = await send(running.server.url, body, requestHeaders, 'chunked')
     expect(comparable(direct)).toEqual(comparable(viaYoga))
+    expect(direct.body).toBe(viaYoga.body)
+    if (direct.body !== '')
+      expect(direct.headers['content-length']).toBe(String(Buffer.byteLength(direct.body)))
+    if (status !== undefined) expect(direct.status).toBe(status)
     expect(direct.status).toBeLessThan(500)
   })
 })
