@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module'
 import { dirname } from 'node:path'
 import type { GraphiQLOptions } from 'graphql-yoga'
+import { LruCache } from '../domain/lru-cache.ts'
 
 const RENDERER = '@graphql-yoga/render-graphiql'
 
@@ -28,14 +29,12 @@ function renderWithBundleReleased(options?: GraphiQLOptions): Buffer {
  * Rendered per view, each view copied the 9 MB bundle twice into new strings and encoded it again:
  * ~30 MB of garbage a view, which under the mixed soak pushed the server's RSS past 256 MB on its own.
  */
-const graphiqlPages = new Map<string, Buffer>()
-const MAX_GRAPHIQL_PAGES = 4
+const graphiqlPages = new LruCache<string, Buffer>(4)
 export function renderGraphiQLOnce(options?: GraphiQLOptions): string {
   const key = JSON.stringify(options ?? {})
   let page = graphiqlPages.get(key)
   if (!page) {
     page = renderWithBundleReleased(options)
-    if (graphiqlPages.size >= MAX_GRAPHIQL_PAGES) graphiqlPages.clear()
     graphiqlPages.set(key, page)
   }
   // Yoga makes the renderer's result the Response body; bytes are written to the socket as they are.
