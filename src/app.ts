@@ -62,6 +62,7 @@ export type AppConfig = Pick<
       | 'MAX_IN_FLIGHT'
       | 'SURVIVAL_MAP_PER_MINUTE'
       | 'SURVIVAL_MAP_CACHE_ENTRIES'
+      | 'SITE_CACHE_SITES'
       | 'EXPLORER'
       | 'TRUST_PROXY'
       | 'TRUST_PROXY_HEADER'

@@ -1,4 +1,4 @@
-import type { Config } from './config/config.ts'
+import { type Config, DEFAULT_SITE_CACHE_SITES } from './config/config.ts'
 import { isDatabaseUnavailable, withDeadline } from './db/availability.ts'
 import type { Sql } from './db/connect.ts'
 import { databaseAnswers } from './db/health.ts'
@@ -21,14 +21,17 @@ import {
   writeResultChunk,
 } from './db/jobs.ts'
 import { findKeyByHash, findKeyById, issueSporeKey, KeyStoreError, rotateKey } from './db/keys.ts'
-import { createNearestSiteLoader } from './db/nearest-site-loader.ts'
+import { createNearestSiteLoader, type FindNearestSites } from './db/nearest-site-loader.ts'
 import type { ReadPool } from './db/read-replicas.ts'
-import { allSites, findNearestSites, findSitesInBox, siteRevision } from './db/sites.ts'
+import { cachedNearestSites, SiteCache } from './db/site-cache.ts'
+import { allSites, findNearestSiteIds, findNearestSites, findSitesInBox, siteRevision } from './db/sites.ts'
 import { loadTiers } from './db/tiers.ts'
 import { addUsage, touchKeys, usageHistory } from './db/usage.ts'
 import { StoreUnavailableError } from './domain/errors.ts'
+import { LruCache } from './domain/lru-cache.ts'
 import type { Metrics } from './observability/metrics.ts'
 import type {
+  Coordinates,
   JobStore,
   KeyAccounts,
   KeyDirectory,
@@ -53,24 +56,36 @@ async function storeCall<T>(query: Promise<T>, metrics: Metrics): Promise<T> {
   }
 }
 
-type StoreConfig = Pick<Config, 'SEARCH_RADIUS_KM' | 'DB_QUERY_TIMEOUT_MS'>
+type StoreConfig = Pick<Config, 'SEARCH_RADIUS_KM' | 'DB_QUERY_TIMEOUT_MS'> &
+  Partial<Pick<Config, 'SITE_CACHE_SITES'>>
 
 /**
  * One process-wide batching lookup: concurrent requests' points share one KNN statement, read from a
  * replica when there are healthy ones (the sites change only with a reseed; a little lag is harmless).
  */
 export function siteLookup(reads: ReadPool, config: StoreConfig, metrics: Metrics): NearestSiteLookup {
+  const radiusKm = config.SEARCH_RADIUS_KM
+  const deadline = { deadlineMs: config.DB_QUERY_TIMEOUT_MS }
+  const read = <T>(query: (sql: Sql) => Promise<T>) =>
+    metrics.trackQuery(() => storeCall(reads.read(query), metrics))
+  const nearestSites = (points: readonly Coordinates[]) =>
+    read((sql) => findNearestSites(sql, points, radiusKm, deadline))
+  const cachedSites = config.SITE_CACHE_SITES ?? DEFAULT_SITE_CACHE_SITES
+  const findNearest: FindNearestSites =
+    cachedSites === 0
+      ? async (points) => (await nearestSites(points)).nearest
+      : cachedNearestSites(
+          {
+            nearestIds: (points) => read((sql) => findNearestSiteIds(sql, points, radiusKm, deadline)),
+            nearestSites,
+          },
+          new SiteCache(() => new LruCache(cachedSites)),
+          (count) => metrics.siteCacheMisses.inc(count),
+        )
   return createNearestSiteLoader((points) => {
     metrics.nearestSiteLookups.inc(points.length)
     metrics.nearestSiteBatchSize.observe(points.length)
-    return metrics.trackQuery(() =>
-      storeCall(
-        reads.read((sql) =>
-          findNearestSites(sql, points, config.SEARCH_RADIUS_KM, { deadlineMs: config.DB_QUERY_TIMEOUT_MS }),
-        ),
-        metrics,
-      ),
-    )
+    return findNearest(points)
   })
 }
 

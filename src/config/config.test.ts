@@ -63,6 +63,18 @@ describe('KEY_CACHE_MS', () => {
   })
 })
 
+describe('SITE_CACHE_SITES', () => {
+  it('is 20000 by default (the seeded table fits) and takes 0, the cache off, up to 10 million', () => {
+    expect(loadConfig({}).SITE_CACHE_SITES).toBe(20_000)
+    expect(loadConfig({ SITE_CACHE_SITES: '0' }).SITE_CACHE_SITES).toBe(0)
+    expect(loadConfig({ SITE_CACHE_SITES: '10000000' }).SITE_CACHE_SITES).toBe(10_000_000)
+  })
+
+  it.each(['-1', '10000001', '2.5', 'all'])('refuses %s, naming the variable', (value) => {
+    expect(() => loadConfig({ SITE_CACHE_SITES: value })).toThrow(/SITE_CACHE_SITES/)
+  })
+})
+
 describe('DATABASE_REPLICA_URLS, REPLICA_MAX_LAG_MS, REPLICA_CHECK_MS', () => {
   const DATABASE_URL = 'postgres://survival@primary.internal:5432/survival'
 

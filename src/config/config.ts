@@ -5,6 +5,9 @@ import { z } from 'zod'
 /** Search radius for the nearest data point; the seed data keep every no-data zone this far from any site. */
 export const DEFAULT_SEARCH_RADIUS_KM = 10
 
+/** Sites kept in memory by default: the seeded table (17,884) with room to spare. */
+export const DEFAULT_SITE_CACHE_SITES = 20_000
+
 /**
  * Which proxies in front of the service are believed about the client's address: none (`false`: the
  * TCP peer is the client), the number of them nearest to us, or their addresses and CIDRs.
@@ -97,6 +100,11 @@ const EnvSchema = z.object({
   /** Namespace for quota counters in Redis, so several deployments (or test runs) can share one server. */
   QUOTA_KEY_PREFIX: z.string().min(1).max(100).default('survival:quota:'),
   SEARCH_RADIUS_KM: z.coerce.number().positive().max(100).default(DEFAULT_SEARCH_RADIUS_KM),
+  /**
+   * Sites whose attributes a process keeps in memory (~0.5 KB each), so a nearest-site lookup reads only
+   * ids and distances; 0 reads every site's row each time.
+   */
+  SITE_CACHE_SITES: z.coerce.number().int().min(0).max(10_000_000).default(DEFAULT_SITE_CACHE_SITES),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
   /** Longest a request waits on one database query before it answers 503 service_unavailable. */

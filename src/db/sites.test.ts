@@ -8,7 +8,7 @@ import { greatCircleKm } from '../geo/great-circle.ts'
 import type { Coordinates, Site, SiteBox } from '../types.ts'
 import { type Database, openDatabase } from './connect.ts'
 import { migrate } from './migrate.ts'
-import { findNearestSites, findSitesInBox } from './sites.ts'
+import { findNearestSiteIds, findNearestSites, findSitesInBox, siteRevision } from './sites.ts'
 
 const SITES = generateSites()
 
@@ -31,7 +31,7 @@ const POINTS = fc.sample(
 )
 
 async function findNearestSite(sql: TestDatabase['sql'], point: Coordinates, radiusKm: number) {
-  const [nearest] = await findNearestSites(sql, [point], radiusKm)
+  const [nearest] = (await findNearestSites(sql, [point], radiusKm)).nearest
   return nearest ?? null
 }
 
@@ -45,7 +45,7 @@ describe('nearest-site lookup on PostgreSQL', () => {
   afterAll(() => db.drop())
 
   it('equals a brute-force scan over all sites for 1,000 random points (one statement)', async () => {
-    const unlimited = await findNearestSites(db.sql, POINTS, 20_000)
+    const unlimited = (await findNearestSites(db.sql, POINTS, 20_000)).nearest
     POINTS.forEach((point, index) => {
       const expected = bruteForceNearest(point.latitude, point.longitude)
       const actual = unlimited[index]
@@ -70,11 +70,29 @@ describe('nearest-site lookup on PostgreSQL', () => {
 
   it('answers in request order, duplicates included, and an empty batch without a query', async () => {
     const points = [POINTS[3], POINTS[1], POINTS[3], POINTS[2]] as { latitude: number; longitude: number }[]
-    const answers = await findNearestSites(db.sql, points, 20_000)
+    const answers = (await findNearestSites(db.sql, points, 20_000)).nearest
     expect(answers.map((a) => a?.site.id)).toEqual(
       points.map((p) => bruteForceNearest(p.latitude, p.longitude).site.id),
     )
-    expect(await findNearestSites(db.sql, [], 10)).toEqual([])
+    expect(await findNearestSites(db.sql, [], 10)).toEqual({
+      revision: await siteRevision(db.sql),
+      nearest: [],
+    })
+  })
+
+  it("reads the table's revision in the same statement as the sites", async () => {
+    const revision = await siteRevision(db.sql)
+    expect((await findNearestSites(db.sql, POINTS.slice(0, 3), 10)).revision).toBe(revision)
+    expect((await findNearestSiteIds(db.sql, POINTS.slice(0, 3), 10)).revision).toBe(revision)
+  })
+
+  it('names by id and distance the same nearest sites as the full lookup, null beyond the radius alike', async () => {
+    for (const radiusKm of [DEFAULT_SEARCH_RADIUS_KM, 20_000]) {
+      const full = (await findNearestSites(db.sql, POINTS, radiusKm)).nearest
+      const ids = (await findNearestSiteIds(db.sql, POINTS, radiusKm)).nearest
+      expect(ids).toEqual(full.map((n) => (n ? { siteId: n.site.id, distanceKm: n.distanceKm } : null)))
+    }
+    expect((await findNearestSiteIds(db.sql, [], 10)).nearest).toEqual([])
   })
 
   it('uses the GiST index for the KNN ordering', async () => {
@@ -96,7 +114,12 @@ describe('nearest-site lookup on PostgreSQL', () => {
       await findNearestSites(counting.sql, POINTS.slice(900, 902), DEFAULT_SEARCH_RADIUS_KM)
       statements.length = 0
       const answers = await findNearestSites(counting.sql, POINTS.slice(0, 500), DEFAULT_SEARCH_RADIUS_KM)
-      expect(answers).toHaveLength(500)
+      expect(answers.nearest).toHaveLength(500)
+      expect(statements).toHaveLength(1)
+      await findNearestSiteIds(counting.sql, POINTS.slice(900, 902), DEFAULT_SEARCH_RADIUS_KM)
+      statements.length = 0
+      const ids = await findNearestSiteIds(counting.sql, POINTS.slice(0, 500), DEFAULT_SEARCH_RADIUS_KM)
+      expect(ids.nearest).toHaveLength(500)
       expect(statements).toHaveLength(1)
     } finally {
       await counting.close()
@@ -115,9 +138,12 @@ describe('nearest-site lookup on embedded PGlite', () => {
 
   it('gives the same answers as the brute-force scan', async () => {
     const sample = POINTS.slice(0, 200)
-    const answers = await findNearestSites(db.sql, sample, 20_000)
+    const answers = (await findNearestSites(db.sql, sample, 20_000)).nearest
+    const ids = (await findNearestSiteIds(db.sql, sample, 20_000)).nearest
     sample.forEach((point, index) => {
-      expect(answers[index]?.site.id).toBe(bruteForceNearest(point.latitude, point.longitude).site.id)
+      const expected = bruteForceNearest(point.latitude, point.longitude).site.id
+      expect(answers[index]?.site.id).toBe(expected)
+      expect(ids[index]?.siteId).toBe(expected)
     })
   })
 })

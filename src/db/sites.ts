@@ -1,26 +1,50 @@
+import type postgres from 'postgres'
 import type { Coordinates, NearestSite, Site, SiteBox } from '../types.ts'
 import { withDeadline } from './availability.ts'
 import type { Sql } from './connect.ts'
 
-type NearestRow = Site & { ord: number; distanceKm: number | null }
+/** A site's columns, from the table aliased `s`, in the order of the Site type. */
+function siteColumns(sql: Sql) {
+  return sql`
+    s.id, s.latitude, s.longitude, s.region_id, s.zone, s.state, s.elevation_m, s.slope_deg, s.aspect_deg,
+    s.heat_load_index, s.soil_depth_cm, s.rock_fraction_pct, s.vegetation_cover_pct, s.annual_precip_mm,
+    s.summer_water_deficit_mm, s.growing_season_frost_days, s.browse_pressure_index`
+}
+
+/** Nearest sites read in one statement, with the revision of the table they were read at. */
+export interface NearestSitesRead {
+  /** The sites table's revision (sql/004_site_revision.sql) when the statement ran. */
+  revision: string
+  /** Per point, in the points' order; null when no site lies within the radius. */
+  nearest: (NearestSite | null)[]
+}
+
+/** Like NearestSitesRead, with each nearest site named by its id alone. */
+export interface NearestSiteIdsRead {
+  revision: string
+  nearest: ({ siteId: number; distanceKm: number } | null)[]
+}
+
+type Deadline = { deadlineMs?: number }
 
 /**
  * Nearest site for each point, in ONE statement: the points are unnested in order and each does an
- * index-backed KNN (`<->` on the GiST-indexed earth_point). An answer is null when no site lies within
- * radiusKm. Results are in the order of `points`.
+ * index-backed KNN (`<->` on the GiST-indexed earth_point), selecting `columns` of the site found (`s`)
+ * and its great-circle distance. Rows come in the order of `points`, one per point (a site's columns are
+ * null when the table is empty); the first row also carries the table's revision, read in the same
+ * snapshot as the sites.
  *
  * Each point's cube is built once from earth() and cosd/sind, the same coordinates ll_to_earth() gives
  * but without its `earth` domain checks (half the statement's cost for a 500-point batch), and the
  * great-circle distance comes from the cube's chord, 2R·asin(chord / 2R), which is exactly what
  * earth_distance() computes.
  */
-export async function findNearestSites(
+async function nearestRows<Row extends { distanceKm: number | null }>(
   sql: Sql,
   points: readonly Coordinates[],
-  radiusKm: number,
-  options: { deadlineMs?: number } = {},
-): Promise<(NearestSite | null)[]> {
-  if (points.length === 0) return []
+  columns: postgres.Fragment,
+  options: Deadline,
+): Promise<{ revision: string; rows: readonly Row[] }> {
   // Array literals written here: postgres.js would otherwise quote and escape every element.
   let latitudes = '{'
   let longitudes = '{'
@@ -31,29 +55,77 @@ export async function findNearestSites(
   }
   latitudes += '}'
   longitudes += '}'
-  const query = sql<NearestRow[]>`
-    SELECT q.ord::integer AS ord, nearest.*
+  // The revision is wanted once: null on every other row costs the driver nothing to read.
+  type Revised = Row & { revision: string | null }
+  const query = sql<Revised[]>`
+    SELECT CASE WHEN q.ord = 1 THEN (SELECT revision::text FROM site_revision) END AS revision, nearest.*
     FROM unnest(${latitudes}::float8[], ${longitudes}::float8[]) WITH ORDINALITY AS q (lat, lon, ord)
     CROSS JOIN LATERAL (
       SELECT cube(array[earth() * cosd(q.lat) * cosd(q.lon), earth() * cosd(q.lat) * sind(q.lon), earth() * sind(q.lat)]) AS point
     ) p
     LEFT JOIN LATERAL (
-      SELECT s.id, s.latitude, s.longitude, s.region_id, s.zone, s.state, s.elevation_m, s.slope_deg, s.aspect_deg,
-             s.heat_load_index, s.soil_depth_cm, s.rock_fraction_pct, s.vegetation_cover_pct,
-             s.annual_precip_mm, s.summer_water_deficit_mm, s.growing_season_frost_days,
-             s.browse_pressure_index,
+      SELECT ${columns},
              2 * earth() * asin(least(1, (s.earth_point <-> p.point) / (2 * earth()))) / 1000 AS distance_km
       FROM sites s
       ORDER BY s.earth_point <-> p.point
       LIMIT 1
     ) nearest ON true
     ORDER BY q.ord`
-  const rows = await (options.deadlineMs ? withDeadline(query, options.deadlineMs) : query)
-  return rows.map((row) =>
-    row.distanceKm === null || row.distanceKm > radiusKm
-      ? null
-      : { site: siteOf(row), distanceKm: row.distanceKm },
+  const rows = await (options.deadlineMs ? withDeadline<Revised[]>(query, options.deadlineMs) : query)
+  const revision = rows[0]?.revision
+  if (!revision) throw new Error('site_revision has no row (run the migrations)')
+  return { revision, rows }
+}
+
+/** The nearest site to each point with all its attributes; null beyond radiusKm. */
+export async function findNearestSites(
+  sql: Sql,
+  points: readonly Coordinates[],
+  radiusKm: number,
+  options: Deadline = {},
+): Promise<NearestSitesRead> {
+  if (points.length === 0) return { revision: await siteRevision(sql), nearest: [] }
+  const { revision, rows } = await nearestRows<Site & { distanceKm: number | null }>(
+    sql,
+    points,
+    siteColumns(sql),
+    options,
   )
+  return {
+    revision,
+    nearest: rows.map((row) =>
+      row.distanceKm === null || row.distanceKm > radiusKm
+        ? null
+        : { site: siteOf(row), distanceKm: row.distanceKm },
+    ),
+  }
+}
+
+/**
+ * The nearest site's id alone: the same statement as findNearestSites, reading 2 columns a point
+ * instead of 18, for a caller that holds the sites' attributes already (site-cache.ts).
+ */
+export async function findNearestSiteIds(
+  sql: Sql,
+  points: readonly Coordinates[],
+  radiusKm: number,
+  options: Deadline = {},
+): Promise<NearestSiteIdsRead> {
+  if (points.length === 0) return { revision: await siteRevision(sql), nearest: [] }
+  const { revision, rows } = await nearestRows<{ id: number | null; distanceKm: number | null }>(
+    sql,
+    points,
+    sql`s.id`,
+    options,
+  )
+  return {
+    revision,
+    nearest: rows.map((row) =>
+      row.id === null || row.distanceKm === null || row.distanceKm > radiusKm
+        ? null
+        : { siteId: row.id, distanceKm: row.distanceKm },
+    ),
+  }
 }
 
 /** A finite number as PostgreSQL's float8 input reads it back exactly (JavaScript's shortest round-trip form). */
@@ -63,7 +135,7 @@ function float8Text(value: number): string {
 }
 
 /** The row's site columns, spelled out: a literal of fixed shape is far cheaper than a rest spread. */
-function siteOf(row: NearestRow): Site {
+function siteOf(row: Site): Site {
   return {
     id: row.id,
     latitude: row.latitude,
@@ -97,10 +169,7 @@ export async function findSitesInBox(
   // The sphere around a box reaches its farthest point only through a corner while the box spans
   // less than a hemisphere of longitude; a wider box is filtered by its coordinates alone.
   const narrow = box.east - box.west < 180
-  const columns = sql`
-    s.id, s.latitude, s.longitude, s.region_id, s.zone, s.state, s.elevation_m, s.slope_deg, s.aspect_deg,
-    s.heat_load_index, s.soil_depth_cm, s.rock_fraction_pct, s.vegetation_cover_pct, s.annual_precip_mm,
-    s.summer_water_deficit_mm, s.growing_season_frost_days, s.browse_pressure_index`
+  const columns = siteColumns(sql)
   const query = narrow
     ? sql<Site[]>`
     WITH centre AS (
@@ -127,7 +196,7 @@ export async function findSitesInBox(
       AND s.longitude BETWEEN ${box.west} AND ${box.east}
     ORDER BY s.id`
   const rows = await (options.deadlineMs ? withDeadline(query, options.deadlineMs) : query)
-  return rows.map((row) => siteOf({ ...row, ord: 0, distanceKm: null }))
+  return rows.map(siteOf)
 }
 
 /** The sites table's revision token (sql/004_site_revision.sql): it changes with every change to the table. */
@@ -145,12 +214,7 @@ export async function allSites(sql: Sql): Promise<{ revision: string; sites: Sit
   return sql.begin('isolation level repeatable read read only', async (tx) => {
     const [row] = await tx<{ revision: string }[]>`SELECT revision::text AS revision FROM site_revision`
     if (!row) throw new Error('site_revision has no row (run the migrations)')
-    const sites = await tx<Site[]>`
-      SELECT id, latitude, longitude, region_id, zone, state, elevation_m, slope_deg, aspect_deg, heat_load_index,
-             soil_depth_cm, rock_fraction_pct, vegetation_cover_pct, annual_precip_mm, summer_water_deficit_mm,
-             growing_season_frost_days, browse_pressure_index
-      FROM sites
-      ORDER BY id`
+    const sites = await tx<Site[]>`SELECT ${siteColumns(sql)} FROM sites s ORDER BY s.id`
     return { revision: row.revision, sites: [...sites] }
   })
 }

@@ -41,6 +41,12 @@ export class Metrics {
     registers: [this.registry],
   })
 
+  readonly siteCacheMisses = new Counter({
+    name: 'survival_site_cache_misses_total',
+    help: 'Looked-up points whose nearest site was not in the site cache (SITE_CACHE_SITES) and was read in full',
+    registers: [this.registry],
+  })
+
   readonly nearestSiteBatchSize = new Histogram({
     name: 'survival_nearest_site_batch_size',
     help: 'Points per nearest-site SQL statement',

@@ -586,7 +586,11 @@ describe('a replica out of rotation, and back (lag limit 300 ms, checked every 1
       const onPrimary = running.db.reads.primaryReads()
       for (const point of forestGrid(5)) await predictOnce(running.url, running.key, point)
       expect(running.replica().reads).toBe(onReplica)
-      expect(running.db.reads.primaryReads()).toBe(onPrimary + 5)
+      // Per predict, a read of the nearest site's id, and another of the site in full when this
+      // process does not hold it yet (src/db/site-cache.ts): all of them on the primary.
+      const primaryReads = running.db.reads.primaryReads() - onPrimary
+      expect(primaryReads).toBeGreaterThanOrEqual(5)
+      expect(primaryReads).toBeLessThanOrEqual(10)
       expect(running.replica().state).toBe('lagging')
 
       await replica`SELECT pg_wal_replay_resume()`
@@ -727,8 +731,11 @@ describe('without DATABASE_REPLICA_URLS', () => {
     const running = await startReplicaServer([], { maxLagMs: 5000 })
     try {
       expect(running.db.reads.replicas()).toEqual([])
+      // A fresh process reads the nearest site's id, then the site in full; the second time, the id alone.
       await predictOnce(running.url, running.key)
-      expect(running.db.reads.primaryReads()).toBe(1)
+      expect(running.db.reads.primaryReads()).toBe(2)
+      await predictOnce(running.url, running.key)
+      expect(running.db.reads.primaryReads()).toBe(3)
       const health = await rest(running.url, 'GET', '/v1/health')
       expect(health.status).toBe(200)
       expect(health.body).not.toHaveProperty('replicas')

@@ -19,9 +19,13 @@ let key: string
 let batchType: string
 const statements: string[] = []
 
-/** Nearest-site lookups (the batch KNN) among the statements sent since `statements` was emptied. */
 /** The nearest-site statements (the usage flush also writes with unnest; it is not one of them). */
 const knnStatements = () => statements.filter((s) => s.includes('WITH ORDINALITY'))
+/**
+ * Those of them that read the sites in full: only for sites this process does not hold yet
+ * (src/db/site-cache.ts), after the statement that found their ids.
+ */
+const fullSiteStatements = () => knnStatements().filter((s) => s.includes('s.latitude'))
 
 beforeAll(async () => {
   db = await createSeededDatabase()
@@ -49,7 +53,14 @@ describe('nearest-site lookups are batched per request', () => {
     statements.length = 0
     const result = await graphql(server.url, batchQuery(batchType), { key, variables: { sites } })
     expect(result.status).toBe(200)
+    // Cold: one statement finds the nearest sites' ids, one more reads the sites not held yet.
+    expect(knnStatements()).toHaveLength(2)
+    expect(fullSiteStatements()).toHaveLength(1)
+    statements.length = 0
+    const again = await graphql(server.url, batchQuery(batchType), { key, variables: { sites } })
+    expect(again.body).toEqual(result.body)
     expect(knnStatements()).toHaveLength(1)
+    expect(fullSiteStatements()).toHaveLength(0)
     const items = result.body.data.predictBatch
     expect(items).toHaveLength(500)
     let answered = 0
@@ -120,7 +131,9 @@ describe('nearest-site lookups are batched per request', () => {
     }))
     statements.length = 0
     const result = await graphql(server.url, batchQuery(batchType), { key, variables: { sites } })
-    expect(knnStatements()).toHaveLength(1)
+    // One lookup of the one point (and one read of its site, not held before).
+    expect(knnStatements().length - fullSiteStatements().length).toBe(1)
+    expect(fullSiteStatements().length).toBeLessThanOrEqual(1)
     const matched = new Set(
       result.body.data.predictBatch.map(
         (item: { prediction: { site: { matchedLatitude: number } } }) => item.prediction.site.matchedLatitude,

@@ -1,0 +1,153 @@
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { generateSites } from '../../seed/generate-sites.ts'
+import { seedSites } from '../../seed/load.ts'
+import { createTestDatabase, openEmbeddedDatabase } from '../../test/support/database.ts'
+import { DEFAULT_SEARCH_RADIUS_KM } from '../config/config.ts'
+import { LruCache } from '../domain/lru-cache.ts'
+import type { Coordinates, Site } from '../types.ts'
+import type { Database } from './connect.ts'
+import { migrate } from './migrate.ts'
+import { cachedNearestSites, SiteCache, type SiteReads } from './site-cache.ts'
+import { findNearestSiteIds, findNearestSites } from './sites.ts'
+
+const SITES = generateSites()
+const RADIUS_KM = DEFAULT_SEARCH_RADIUS_KM
+
+/** 600 fixed pseudo-random points over and around Oregon/Washington: most near a site, some not. */
+const POINTS: Coordinates[] = fc.sample(
+  fc.record({
+    latitude: fc.double({ min: 41.5, max: 49.2, noNaN: true }),
+    longitude: fc.double({ min: -125, max: -116.3, noNaN: true }),
+  }),
+  { numRuns: 600, seed: 20261125 },
+)
+
+/** The store's two statements, counted. */
+function countedReads(db: Database) {
+  const counts = { nearestIds: 0, nearestSites: 0, pointsInFull: 0 }
+  const reads: SiteReads = {
+    nearestIds: (points) => {
+      counts.nearestIds++
+      return findNearestSiteIds(db.sql, points, RADIUS_KM)
+    },
+    nearestSites: (points) => {
+      counts.nearestSites++
+      counts.pointsInFull += points.length
+      return findNearestSites(db.sql, points, RADIUS_KM)
+    },
+  }
+  return { reads, counts }
+}
+
+const lruSites = (capacity: number) => new SiteCache(() => new LruCache<number, Site>(capacity))
+
+function site(id: number): Site {
+  return SITES.find((s) => s.id === id) as Site
+}
+
+function cacheContract(open: () => Promise<Database>) {
+  let db: Database
+  beforeAll(async () => {
+    db = await open()
+    await migrate(db.sql)
+    await seedSites(db.sql, SITES)
+  })
+  afterAll(() => db.close())
+
+  it('answers exactly as the full lookup, cold and warm, and once warm reads no site in full', async () => {
+    const expected = (await findNearestSites(db.sql, POINTS, RADIUS_KM)).nearest
+    const { reads, counts } = countedReads(db)
+    const misses: number[] = []
+    const lookUp = cachedNearestSites(reads, lruSites(20_000), (count) => misses.push(count))
+
+    expect(await lookUp(POINTS.slice(0, 300))).toEqual(expected.slice(0, 300))
+    const located = expected.slice(0, 300).filter((n) => n !== null).length
+    expect(misses).toEqual([located])
+    // Half of these were seen: only the new ones are read in full.
+    expect(await lookUp(POINTS)).toEqual(expected)
+    expect(await lookUp(POINTS)).toEqual(expected)
+    expect(counts.nearestIds).toBe(3)
+    expect(counts.nearestSites).toBe(2)
+    expect(misses).toHaveLength(2)
+    expect(misses[1]).toBeLessThanOrEqual(expected.slice(300).filter((n) => n !== null).length)
+  })
+
+  it('sees a change to the table at the next lookup', async () => {
+    const lookUp = cachedNearestSites(countedReads(db).reads, lruSites(20_000))
+    const target = SITES[500] as Site
+    const point = { latitude: target.latitude, longitude: target.longitude }
+    expect((await lookUp([point]))[0]?.site).toEqual(target)
+    await db.sql`UPDATE sites SET slope_deg = 44.5 WHERE id = ${target.id}`
+    try {
+      expect((await lookUp([point]))[0]?.site).toEqual({ ...target, slopeDeg: 44.5 })
+    } finally {
+      await db.sql`UPDATE sites SET slope_deg = ${target.slopeDeg} WHERE id = ${target.id}`
+    }
+    expect((await lookUp([point]))[0]?.site).toEqual(target)
+  })
+
+  it('answers a lookup wholly from one full statement when the table changed between its two', async () => {
+    const { reads, counts } = countedReads(db)
+    const cache = lruSites(20_000)
+    const points = POINTS.slice(0, 50)
+    const before = (await findNearestSites(db.sql, points, RADIUS_KM)).nearest
+    // A reseed lands after the ids were read and before the missed sites are.
+    const changing: SiteReads = {
+      nearestIds: reads.nearestIds,
+      nearestSites: async (asked) => {
+        if (counts.nearestSites === 0) await db.sql`UPDATE sites SET aspect_deg = 1.5`
+        return reads.nearestSites(asked)
+      },
+    }
+    try {
+      const answers = await cachedNearestSites(changing, cache)(points)
+      expect(counts.nearestSites).toBe(2)
+      expect(counts.pointsInFull).toBe(before.filter((n) => n !== null).length + points.length)
+      expect(answers).toEqual(before.map((n) => (n ? { ...n, site: { ...n.site, aspectDeg: 1.5 } } : null)))
+      // What was kept is of the new revision.
+      const again = await cachedNearestSites(reads, cache)(points)
+      expect(again).toEqual(answers)
+      expect(counts.nearestSites).toBe(2)
+    } finally {
+      const aspects = JSON.stringify(SITES.map((s) => ({ id: s.id, aspect: s.aspectDeg })))
+      await db.sql`UPDATE sites SET aspect_deg = v.aspect
+                   FROM json_to_recordset(${aspects}::text::json) AS v (id integer, aspect float8)
+                   WHERE sites.id = v.id`
+    }
+  })
+
+  it('answers right with a cache far smaller than one lookup, duplicates included', async () => {
+    const expected = (await findNearestSites(db.sql, POINTS, RADIUS_KM)).nearest
+    const cache = lruSites(7)
+    const lookUp = cachedNearestSites(countedReads(db).reads, cache)
+    const doubled = [...POINTS, ...POINTS]
+    expect(await lookUp(doubled)).toEqual([...expected, ...expected])
+    expect(cache.size).toBe(7)
+  })
+}
+
+describe('nearest sites through the site cache, on PostgreSQL', () => {
+  cacheContract(createTestDatabase)
+})
+
+describe('nearest sites through the site cache, on embedded PGlite', () => {
+  cacheContract(openEmbeddedDatabase)
+})
+
+describe('SiteCache', () => {
+  it('forgets every site when the table moves to another revision, and keeps the most recently used', () => {
+    const cache = lruSites(2)
+    cache.holdRevision('a')
+    cache.add(site(1))
+    cache.add(site(2))
+    cache.holdRevision('a')
+    expect(cache.get(1)).toEqual(site(1))
+    cache.add(site(3))
+    expect(cache.get(2)).toBeUndefined()
+    expect(cache.get(1)).toEqual(site(1))
+    cache.holdRevision('b')
+    expect(cache.size).toBe(0)
+    expect(cache.get(1)).toBeUndefined()
+  })
+})
