@@ -33,4 +33,4 @@ EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/v1/health').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 # V8 memory settings as in `npm run start:prod` (see docs/performance.md).
-CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=60", "dist/src/main.js"]
+CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "dist/src/main.js"]

@@ -68,7 +68,7 @@ describe('nearest-site lookup on PostgreSQL', () => {
     expect(await findNearestSite(db.sql, { latitude: 0, longitude: 0 }, DEFAULT_SEARCH_RADIUS_KM)).toBeNull()
   })
 
-  it('answers in request order, duplicates included, and an empty batch without a query', async () => {
+  it('answers in request order, duplicates included, and an empty batch with the revision alone', async () => {
     const points = [POINTS[3], POINTS[1], POINTS[3], POINTS[2]] as { latitude: number; longitude: number }[]
     const answers = (await findNearestSites(db.sql, points, 20_000)).nearest
     expect(answers.map((a) => a?.site.id)).toEqual(
