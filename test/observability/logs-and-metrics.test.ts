@@ -110,4 +110,26 @@ describe('request logs and metrics', () => {
     expect(text).toMatch(/survival_nearest_site_batch_size_count/)
     expect(text).toMatch(/survival_db_queries_in_flight 0/)
   })
+
+  it('counts the points whose site was not held yet and was read in full (the site cache)', async () => {
+    const scrape = async () => {
+      const response = await fetch(`${url}/metrics`, {
+        headers: { authorization: 'Bearer a-long-enough-metrics-token' },
+      })
+      return Number(/^survival_site_cache_misses_total (\d+)$/m.exec(await response.text())?.[1])
+    }
+    const predict = async () => {
+      const response = await fetch(`${url}/v1/predict`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: JSON.stringify({ ...FOREST_POINTS.westCascades, species_code: 'PSME', planting_method: 'manual' }),
+      })
+      expect(response.status).toBe(200)
+    }
+    const before = await scrape()
+    await predict()
+    expect(await scrape()).toBe(before + 1)
+    await predict()
+    expect(await scrape()).toBe(before + 1)
+  })
 })
