@@ -122,7 +122,11 @@ describe('request logs and metrics', () => {
       const response = await fetch(`${url}/v1/predict`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': key },
-        body: JSON.stringify({ ...FOREST_POINTS.westCascades, species_code: 'PSME', planting_method: 'manual' }),
+        body: JSON.stringify({
+          ...FOREST_POINTS.westCascades,
+          species_code: 'PSME',
+          planting_method: 'manual',
+        }),
       })
       expect(response.status).toBe(200)
     }
