@@ -1,5 +1,6 @@
 import postgres from 'postgres'
 import type { Config } from '../config/config.ts'
+import { ARRAY_TYPES } from './array-types.ts'
 import { type ChannelFollower, type ChannelHandlers, followChannel } from './notifications.ts'
 import {
   primaryOnly,
@@ -33,6 +34,9 @@ const CLIENT_OPTIONS = {
   transform: { column: { from: postgres.toCamel, to: postgres.fromCamel } },
   onnotice: () => {},
   connection: { application_name: 'survival-api' },
+  // No type query on connect: its dropped promise turns a reset into an unhandled rejection (see array-types).
+  fetch_types: false,
+  types: ARRAY_TYPES,
 } satisfies postgres.Options<Record<string, postgres.PostgresType>>
 
 /**

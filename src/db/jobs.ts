@@ -26,7 +26,7 @@ export async function createJob(sql: Sql, job: NewJob): Promise<void> {
   await sql`
     INSERT INTO jobs (id, account_id, key_id, tier, format, columns, status, chunk_rows, expires_at)
     VALUES (${job.id}, ${job.accountId}, ${job.keyId}, ${job.tier}, ${job.format},
-            ${sql.array(job.columns)}::text[], 'receiving', ${job.chunkRows}, ${job.expiresAt})`
+            ${job.columns}::text[], 'receiving', ${job.chunkRows}, ${job.expiresAt})`
 }
 
 export async function addInputChunk(

@@ -9,9 +9,9 @@ export async function addUsage(
   if (counts.length === 0) return
   await sql`
     INSERT INTO key_usage_daily (account_id, day, requests)
-    SELECT * FROM unnest(${sql.array(counts.map((c) => c.accountId))}::text[],
-                         ${sql.array(counts.map((c) => c.day))}::date[],
-                         ${sql.array(counts.map((c) => c.requests))}::bigint[])
+    SELECT * FROM unnest(${counts.map((c) => c.accountId)}::text[],
+                         ${counts.map((c) => c.day)}::date[],
+                         ${counts.map((c) => c.requests)}::bigint[])
     ON CONFLICT (account_id, day) DO UPDATE SET requests = key_usage_daily.requests + EXCLUDED.requests`
 }
 
@@ -20,8 +20,8 @@ export async function touchKeys(sql: Sql, lastUsed: readonly { keyId: string; at
   if (lastUsed.length === 0) return
   await sql`
     UPDATE api_keys AS k SET last_used_at = GREATEST(k.last_used_at, u.at)
-    FROM unnest(${sql.array(lastUsed.map((u) => u.keyId))}::text[],
-                ${sql.array(lastUsed.map((u) => u.at.toISOString()))}::timestamptz[]) AS u (id, at)
+    FROM unnest(${lastUsed.map((u) => u.keyId)}::text[],
+                ${lastUsed.map((u) => u.at.toISOString())}::timestamptz[]) AS u (id, at)
     WHERE k.id = u.id`
 }
 
