@@ -83,8 +83,14 @@ async function explorerAssets(client: SoakClient): Promise<string[]> {
   ]
 }
 
-/** The V8 heap in use and the memory outside it (Buffers), MB, from the server's /metrics. */
-async function heapMb(client: SoakClient, token: string): Promise<{ used: number; external: number } | null> {
+/**
+ * The V8 heap in use, the heap V8 holds (in use plus free room, the young generation's semi-spaces
+ * included) and the memory outside it (Buffers), MB, from the server's /metrics.
+ */
+async function heapMb(
+  client: SoakClient,
+  token: string,
+): Promise<{ used: number; committed: number; external: number } | null> {
   try {
     const { text } = await client.send({
       method: 'GET',
@@ -93,9 +99,14 @@ async function heapMb(client: SoakClient, token: string): Promise<{ used: number
       expect: [200],
     })
     const used = /^survival_nodejs_heap_size_used_bytes (\S+)$/m.exec(text)
+    const committed = /^survival_nodejs_heap_size_total_bytes (\S+)$/m.exec(text)
     const external = /^survival_nodejs_external_memory_bytes (\S+)$/m.exec(text)
-    return used && external
-      ? { used: Number(used[1]) / 2 ** 20, external: Number(external[1]) / 2 ** 20 }
+    return used && committed && external
+      ? {
+          used: Number(used[1]) / 2 ** 20,
+          committed: Number(committed[1]) / 2 ** 20,
+          external: Number(external[1]) / 2 ** 20,
+        }
       : null
   } catch {
     return null
@@ -136,7 +147,7 @@ const pass = (ok: boolean) => (ok ? 'PASS' : 'FAIL')
 function report(
   lanes: readonly Lane[],
   tallies: Map<string, LaneTally>,
-  { rss, heap, external }: Record<'rss' | 'heap' | 'external', readonly Sample[]>,
+  { rss, heap, committed, external }: Record<'rss' | 'heap' | 'committed' | 'external', readonly Sample[]>,
   serverErrors: readonly string[],
   seconds: number,
 ) {
@@ -156,18 +167,20 @@ function report(
       return `| ${lane.name} | ${lane.connections} | ${tally.calls.toLocaleString('en-US')} | ${round(tally.calls / seconds, 1)} | ${statuses} | ${tally.unexpected} | ${round(tally.percentile(0.5), 1)} | ${round(tally.percentile(0.99), 1)} |`
     }),
     '',
-    '| minute | RSS max MB | RSS median MB | V8 heap used MB (median) | outside the heap MB (median) |',
-    '|---|---|---|---|---|',
+    '| minute | RSS max MB | RSS median MB | V8 heap used MB (median) | V8 heap held MB (median) | outside the heap MB (median) |',
+    '|---|---|---|---|---|---|',
   ]
   const minutes = Math.ceil(seconds / 60)
   for (let minute = 0; minute < minutes; minute++) {
     const inMinute = (s: Sample) => s.second >= minute * 60 && s.second < (minute + 1) * 60
     const rssMinute = rss.filter(inMinute).map((s) => s.mb)
-    const heapMinute = heap.filter(inMinute).map((s) => s.mb)
-    const externalMinute = external.filter(inMinute).map((s) => s.mb)
+    const medianOf = (samples: readonly Sample[]) => {
+      const inThisMinute = samples.filter(inMinute).map((s) => s.mb)
+      return inThisMinute.length ? round(median(inThisMinute), 1) : '–'
+    }
     if (rssMinute.length === 0) continue
     lines.push(
-      `| ${minute + 1} | ${round(Math.max(...rssMinute), 1)} | ${round(median(rssMinute), 1)} | ${heapMinute.length ? round(median(heapMinute), 1) : '–'} | ${externalMinute.length ? round(median(externalMinute), 1) : '–'} |`,
+      `| ${minute + 1} | ${round(Math.max(...rssMinute), 1)} | ${round(median(rssMinute), 1)} | ${medianOf(heap)} | ${medianOf(committed)} | ${medianOf(external)} |`,
     )
   }
   lines.push(
@@ -256,6 +269,7 @@ async function main() {
     const second = () => (performance.now() - started) / 1000
     const rss: Sample[] = []
     const heap: Sample[] = []
+    const committed: Sample[] = []
     const external: Sample[] = []
     const rssTimer = setInterval(() => {
       const mb = readRssMb(pid)
@@ -265,6 +279,7 @@ async function main() {
       void heapMb(client.current as SoakClient, metricsToken).then((mb) => {
         if (mb !== null) {
           heap.push({ second: second(), mb: mb.used })
+          committed.push({ second: second(), mb: mb.committed })
           external.push({ second: second(), mb: mb.external })
         }
       })
@@ -286,7 +301,7 @@ async function main() {
     const { lines, memory, unexpected, calls } = report(
       lanes,
       tallies,
-      { rss, heap, external },
+      { rss, heap, committed, external },
       serverErrors,
       elapsed,
     )
@@ -318,6 +333,7 @@ async function main() {
           }),
           rss: rss.map((s) => [round(s.second, 1), round(s.mb, 1)]),
           heapUsed: heap.map((s) => [round(s.second, 1), round(s.mb, 1)]),
+          heapCommitted: committed.map((s) => [round(s.second, 1), round(s.mb, 1)]),
           external: external.map((s) => [round(s.second, 1), round(s.mb, 1)]),
         },
         null,

@@ -149,6 +149,29 @@ describe('nearest-site lookups are batched per request', () => {
     expect(knnStatements()).toHaveLength(2)
   })
 
+  it('with the site cache off (SITE_CACHE_SITES=0) each lookup is one full statement, with the same answers', async () => {
+    // A pool of its own, so that only this server's statements are counted.
+    const own: string[] = []
+    const pool = await openDatabase({ DATABASE_URL: db.url, DB_POOL_MAX: 4 }, { onQuery: (q) => own.push(q) })
+    const uncached = await startTestServer({ database: pool, siteCacheSites: 0 })
+    try {
+      const sites = predictionInputs(200)
+      const cached = await graphql(server.url, batchQuery(batchType), { key, variables: { sites } })
+      for (let round = 0; round < 3; round++) {
+        own.length = 0
+        const result = await graphql(uncached.url, batchQuery(batchType), { key, variables: { sites } })
+        expect(result.status).toBe(200)
+        const nearest = own.filter((s) => s.includes('WITH ORDINALITY'))
+        expect(nearest).toHaveLength(1)
+        expect(nearest[0]).toContain('s.latitude')
+        expect(result.body).toEqual(cached.body)
+      }
+    } finally {
+      await uncached.close()
+      await pool.close()
+    }
+  })
+
   it('requests that fail before the lookup (outside coverage, bad species) send no nearest-site statement', async () => {
     statements.length = 0
     const result = await graphql(server.url, `{ ${predictField({ latitude: 43.6, longitude: -116.2 })} }`, {

@@ -54,6 +54,8 @@ export interface TestServerOptions {
   trustProxyHeader?: TrustProxyHeader
   /** Where the request log goes (default: nowhere). */
   logger?: Logger
+  /** SITE_CACHE_SITES (default: the production one; 0 turns the site cache off). */
+  siteCacheSites?: number
 }
 
 /** Starts the whole app on a random loopback port, as `npm start` would wire it. */
@@ -84,6 +86,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       SURVIVAL_MAP_PER_MINUTE: options.survivalMapPerMinute,
       TRUST_PROXY: options.trustProxy,
       TRUST_PROXY_HEADER: options.trustProxyHeader,
+      SITE_CACHE_SITES: options.siteCacheSites,
     },
     database: options.database,
     logger: options.logger ?? createLogger({ level: 'silent' }),
