@@ -34,6 +34,7 @@ import {
   databaseProbe,
   keyAccounts,
   keyDirectory,
+  siteCache,
   siteLookup,
   sitesInArea,
   siteTable,
@@ -188,7 +189,9 @@ export function createApp(options: AppOptions): App {
     { perAddressPerHour: config.SPORE_KEYS_PER_ADDRESS_PER_HOUR, perHour: config.SPORE_KEYS_PER_HOUR },
     now,
   )
-  const nearestSite = siteLookup(database.reads, config, metrics)
+  // One cache for the nearest-site lookups and the survival map's snapshot: one object per site.
+  const heldSites = siteCache(config)
+  const nearestSite = siteLookup(database.reads, config, metrics, heldSites)
   const predictions = new PredictionService(model, nearestSite, now)
   const plans = new StockingPlanService(model, nearestSite, sitesInArea(database.reads, config, metrics), now)
   const jobConfig: JobConfig = {
@@ -209,7 +212,7 @@ export function createApp(options: AppOptions): App {
   })
   const maps = new SurvivalMapService(
     model,
-    siteTable(database.sql, database.reads, config, metrics),
+    siteTable(database.sql, database.reads, config, metrics, heldSites),
     { cacheEntries: config.SURVIVAL_MAP_CACHE_ENTRIES ?? 32 },
     now,
   )

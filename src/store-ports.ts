@@ -59,29 +59,38 @@ async function storeCall<T>(query: Promise<T>, metrics: Metrics): Promise<T> {
 type StoreConfig = Pick<Config, 'SEARCH_RADIUS_KM' | 'DB_QUERY_TIMEOUT_MS'> &
   Partial<Pick<Config, 'SITE_CACHE_SITES'>>
 
+/** The process's site cache (src/db/site-cache.ts), or null when SITE_CACHE_SITES is 0. */
+export function siteCache(config: Partial<Pick<Config, 'SITE_CACHE_SITES'>>): SiteCache | null {
+  const capacity = config.SITE_CACHE_SITES ?? DEFAULT_SITE_CACHE_SITES
+  return capacity === 0 ? null : new SiteCache(() => new LruCache(capacity))
+}
+
 /**
  * One process-wide batching lookup: concurrent requests' points share one KNN statement, read from a
  * replica when there are healthy ones (the sites change only with a reseed; a little lag is harmless).
  */
-export function siteLookup(reads: ReadPool, config: StoreConfig, metrics: Metrics): NearestSiteLookup {
+export function siteLookup(
+  reads: ReadPool,
+  config: StoreConfig,
+  metrics: Metrics,
+  cache: SiteCache | null = siteCache(config),
+): NearestSiteLookup {
   const radiusKm = config.SEARCH_RADIUS_KM
   const deadline = { deadlineMs: config.DB_QUERY_TIMEOUT_MS }
   const read = <T>(query: (sql: Sql) => Promise<T>) =>
     metrics.trackQuery(() => storeCall(reads.read(query), metrics))
   const nearestSites = (points: readonly Coordinates[]) =>
     read((sql) => findNearestSites(sql, points, radiusKm, deadline))
-  const cachedSites = config.SITE_CACHE_SITES ?? DEFAULT_SITE_CACHE_SITES
-  const findNearest: FindNearestSites =
-    cachedSites === 0
-      ? async (points) => (await nearestSites(points)).nearest
-      : cachedNearestSites(
-          {
-            nearestIds: (points) => read((sql) => findNearestSiteIds(sql, points, radiusKm, deadline)),
-            nearestSites,
-          },
-          new SiteCache(() => new LruCache(cachedSites)),
-          (count) => metrics.siteCacheMisses.inc(count),
-        )
+  const findNearest: FindNearestSites = cache
+    ? cachedNearestSites(
+        {
+          nearestIds: (points) => read((sql) => findNearestSiteIds(sql, points, radiusKm, deadline)),
+          nearestSites,
+        },
+        cache,
+        (count) => metrics.siteCacheMisses.inc(count),
+      )
+    : async (points) => (await nearestSites(points)).nearest
   return createNearestSiteLoader((points) => {
     metrics.nearestSiteLookups.inc(points.length)
     metrics.nearestSiteBatchSize.observe(points.length)
@@ -103,16 +112,27 @@ function bounded(config: Deadline, metrics: Metrics) {
  * come from a replica only when that replica's copy is of the primary's revision, else from the primary,
  * so a map is never cached under a revision its sites do not belong to.
  */
-export function siteTable(primary: Sql, reads: ReadPool, config: Deadline, metrics: Metrics): SiteTable {
+export function siteTable(
+  primary: Sql,
+  reads: ReadPool,
+  config: Deadline,
+  metrics: Metrics,
+  /** The site lookup's cache: the sites read here and the ones it holds are then the same objects. */
+  cache: SiteCache | null = null,
+): SiteTable {
   const call = bounded(config, metrics)
+  const readAll = async () => {
+    const read = await call(reads.read((sql) => allSites(sql)))
+    if (reads.replicas().length === 0) return read
+    const current = await call(siteRevision(primary))
+    return read.revision === current ? read : call(reads.readPrimary((sql) => allSites(sql)))
+  }
   return {
     revision: () => call(siteRevision(primary)),
     all: () =>
       metrics.trackQuery(async () => {
-        const read = await call(reads.read((sql) => allSites(sql)))
-        if (reads.replicas().length === 0) return read
-        const current = await call(siteRevision(primary))
-        return read.revision === current ? read : call(reads.readPrimary((sql) => allSites(sql)))
+        const { revision, sites } = await readAll()
+        return { revision, sites: cache ? cache.share(revision, sites) : sites }
       }),
   }
 }

@@ -151,3 +151,40 @@ describe('SiteCache', () => {
     expect(cache.get(1)).toBeUndefined()
   })
 })
+
+describe('SiteCache.share', () => {
+  const copy = (id: number): Site => ({ ...site(id) })
+
+  it('gives the held object for a site it holds and holds the others, so each site is one object', () => {
+    const cache = lruSites(10)
+    cache.holdRevision('a')
+    const held = copy(1)
+    cache.add(held)
+    const read = [copy(1), copy(2), copy(3)]
+    const shared = cache.share('a', read)
+    expect(shared).toEqual(read)
+    expect(shared[0]).toBe(held)
+    expect(shared[1]).toBe(read[1])
+    expect(cache.get(2)).toBe(read[1])
+    expect(cache.get(3)).toBe(read[2])
+  })
+
+  it('takes a read of another revision as the one held from now on, keeping nothing of the old', () => {
+    const cache = lruSites(10)
+    cache.holdRevision('a')
+    const old = copy(1)
+    cache.add(old)
+    const read = [copy(1), copy(2)]
+    const shared = cache.share('b', read)
+    expect(shared[0]).toBe(read[0])
+    expect(cache.get(1)).toBe(read[0])
+    expect(cache.size).toBe(2)
+  })
+
+  it('answers every site even when it holds fewer than the table', () => {
+    const cache = lruSites(2)
+    const read = [copy(1), copy(2), copy(3), copy(4)]
+    expect(cache.share('a', read)).toEqual(read)
+    expect(cache.size).toBe(2)
+  })
+})

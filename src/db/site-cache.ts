@@ -39,6 +39,20 @@ export class SiteCache {
   add(site: Site): void {
     this.sites.set(site.id, site)
   }
+
+  /**
+   * Every site of `revision`, read at once (the survival map's snapshot): the sites held stand in for
+   * their copies just read, and the rest are held from now on, so the two keep one object per site.
+   */
+  share(revision: string, sites: readonly Site[]): Site[] {
+    this.holdRevision(revision)
+    return sites.map((site) => {
+      const held = this.sites.get(site.id)
+      if (held) return held
+      this.sites.set(site.id, site)
+      return site
+    })
+  }
 }
 
 export interface SiteReads {

@@ -157,6 +157,18 @@ describe('SurvivalMapService.map', () => {
     expect(counted.calls).toBe(0)
   })
 
+  it('maps at one resolution share each cell’s outline, worked out once', async () => {
+    const { maps } = service()
+    const psme = await maps.map(request)
+    const tshe = await maps.map({ ...request, speciesCode: 'TSHE', horizon: 1 })
+    expect(tshe.cells.map((cell) => cell.h3Index)).toEqual(psme.cells.map((cell) => cell.h3Index))
+    for (const [index, cell] of tshe.cells.entries()) {
+      expect(cell.boundary).toBe(psme.cells[index]?.boundary)
+      expect(cell.boundary).toEqual(cellBoundary(cell.h3Index))
+      expect({ latitude: cell.latitude, longitude: cell.longitude }).toEqual(cellCentre(cell.h3Index))
+    }
+  })
+
   it('keys the cache by species, method and horizon', async () => {
     const { maps, model: counted } = service(gridSites(30))
     await maps.map(request)

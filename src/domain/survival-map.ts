@@ -35,6 +35,29 @@ export function cellsOfSites(sites: readonly Coordinates[], resolution: number):
   return sites.map((site) => cellOf(site.latitude, site.longitude, resolution))
 }
 
+/** Where a cell is: its centre and its outline (see SurvivalCell). */
+type CellGeometry = Pick<SurvivalCell, 'latitude' | 'longitude' | 'boundary'>
+
+function cellGeometry(h3Index: string): CellGeometry {
+  return { ...cellCentre(h3Index), boundary: cellBoundary(h3Index) }
+}
+
+/**
+ * Each cell's geometry worked out once: every map at a resolution has the same cells, and a cell's
+ * outline (7 positions) weighs more than its numbers, so the maps held in the cache share it.
+ */
+function geometryOnce(): (h3Index: string) => CellGeometry {
+  const known = new Map<string, CellGeometry>()
+  return (h3Index) => {
+    let geometry = known.get(h3Index)
+    if (!geometry) {
+      geometry = cellGeometry(h3Index)
+      known.set(h3Index, geometry)
+    }
+    return geometry
+  }
+}
+
 /**
  * Sites grouped by cell: per cell the mean, minimum and maximum survival and the number of sites, with
  * the cell's centre and outline. Only cells holding a site appear, ordered by H3 index.
@@ -43,6 +66,7 @@ export function aggregateCells(
   cellOfSite: readonly string[],
   survival: ArrayLike<number>,
   today?: ArrayLike<number>,
+  geometryOf: (h3Index: string) => CellGeometry = cellGeometry,
 ): SurvivalCell[] {
   if (cellOfSite.length !== survival.length) throw new RangeError('one survival value per site')
   if (today && today.length !== survival.length) throw new RangeError('one value of today per site')
@@ -70,10 +94,12 @@ export function aggregateCells(
       sites: number
       today: number
     }
+    const { latitude, longitude, boundary } = geometryOf(h3Index)
     return {
       h3Index,
-      ...cellCentre(h3Index),
-      boundary: cellBoundary(h3Index),
+      latitude,
+      longitude,
+      boundary,
       // Clamped: a float sum can put the mean of identical values a hair outside [min, max].
       meanSurvival: Math.min(total.max, Math.max(total.min, total.sum / total.sites)),
       minSurvival: total.min,
@@ -88,8 +114,8 @@ export function aggregateCells(
 interface SiteSnapshot {
   revision: string
   sites: Site[]
-  /** Each site's cell, per H3 resolution asked for (the input rules allow four: 2–5). */
-  cellsByResolution: Map<number, string[]>
+  /** Each site's cell and the cells' geometry, per H3 resolution asked for (the input rules allow four: 2–5). */
+  cellsByResolution: Map<number, { cellOfSite: string[]; geometryOf: (h3Index: string) => CellGeometry }>
   /** Each site's survival probability per species × method × horizon, in `sites` order. */
   survival: LruCache<string, Float64Array>
   /** Survival computations under way, so concurrent requests for one key share one. */
@@ -219,12 +245,12 @@ export class SurvivalMapService {
     // Another request may have aggregated it while this one waited for the survival values.
     const done = snapshot.maps.get(mapKey)
     if (done) return done
-    let cellOfSite = snapshot.cellsByResolution.get(resolution)
-    if (!cellOfSite) {
-      cellOfSite = cellsOfSites(snapshot.sites, resolution)
-      snapshot.cellsByResolution.set(resolution, cellOfSite)
+    let cellsAt = snapshot.cellsByResolution.get(resolution)
+    if (!cellsAt) {
+      cellsAt = { cellOfSite: cellsOfSites(snapshot.sites, resolution), geometryOf: geometryOnce() }
+      snapshot.cellsByResolution.set(resolution, cellsAt)
     }
-    const cells = aggregateCells(cellOfSite, survival, today)
+    const cells = aggregateCells(cellsAt.cellOfSite, survival, today, cellsAt.geometryOf)
     snapshot.maps.set(mapKey, cells)
     return cells
   }
