@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestDatabase, openEmbeddedDatabase } from '../../test/support/database.ts'
+import { createTestDatabase, openEmbeddedDatabase, release } from '../../test/support/database.ts'
 import { arrayLiteral } from './array-types.ts'
 import type { Database } from './connect.ts'
 
@@ -21,13 +21,13 @@ describe.each([
   ['PostgreSQL', async () => createTestDatabase()],
   ['PGlite', async () => openEmbeddedDatabase()],
 ] as const)('arrays without the start-up type query (%s)', (_engine, open) => {
-  let db: Database & { drop?: () => Promise<void> }
+  let db: Database
 
   beforeAll(async () => {
     db = await open()
   }, 60_000)
   afterAll(async () => {
-    await (db?.drop ? db.drop() : db?.close())
+    await release(db)
   })
 
   it('sends and reads text[] whatever the text holds, NULL elements included', async () => {

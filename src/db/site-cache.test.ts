@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { generateSites } from '../../seed/generate-sites.ts'
 import { seedSites } from '../../seed/load.ts'
-import { createTestDatabase, openEmbeddedDatabase } from '../../test/support/database.ts'
+import { createTestDatabase, openEmbeddedDatabase, release } from '../../test/support/database.ts'
 import { DEFAULT_SEARCH_RADIUS_KM } from '../config/config.ts'
 import { LruCache } from '../domain/lru-cache.ts'
 import type { Coordinates, Site } from '../types.ts'
@@ -53,7 +53,7 @@ function cacheContract(open: () => Promise<Database>) {
     await migrate(db.sql)
     await seedSites(db.sql, SITES)
   })
-  afterAll(() => db.close())
+  afterAll(() => release(db))
 
   it('answers exactly as the full lookup, cold and warm, and once warm reads no site in full', async () => {
     const expected = (await findNearestSites(db.sql, POINTS, RADIUS_KM)).nearest

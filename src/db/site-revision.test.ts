@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { seedSites } from '../../seed/load.ts'
-import { createTestDatabase, openEmbeddedDatabase, type TestDatabase } from '../../test/support/database.ts'
+import {
+  createTestDatabase,
+  openEmbeddedDatabase,
+  release,
+  type TestDatabase,
+} from '../../test/support/database.ts'
 import { forestSite } from '../../test/support/fakes.ts'
 import type { Site } from '../types.ts'
 import type { Database } from './connect.ts'
@@ -22,7 +27,7 @@ function revisionContract(open: () => Promise<Database>) {
     db = await open()
     await migrate(db.sql)
   })
-  afterAll(() => db.close())
+  afterAll(() => release(db))
 
   it('changes with every insert, update, delete and truncate, and only then', async () => {
     const seen = [await siteRevision(db.sql)]

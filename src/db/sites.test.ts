@@ -2,7 +2,12 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { generateSites } from '../../seed/generate-sites.ts'
 import { seedSites } from '../../seed/load.ts'
-import { createTestDatabase, openEmbeddedDatabase, type TestDatabase } from '../../test/support/database.ts'
+import {
+  createTestDatabase,
+  openEmbeddedDatabase,
+  release,
+  type TestDatabase,
+} from '../../test/support/database.ts'
 import { DEFAULT_SEARCH_RADIUS_KM } from '../config/config.ts'
 import { greatCircleKm } from '../geo/great-circle.ts'
 import type { Coordinates, Site, SiteBox } from '../types.ts'
@@ -243,7 +248,7 @@ function sitesInBoxTests(open: () => Promise<Database>) {
     await migrate(db.sql)
     await seedSites(db.sql, ALL_SITES)
   })
-  afterAll(() => db.close())
+  afterAll(() => release(db))
 
   it('equals a plain filter on the coordinates for 300 random boxes, sites in full, by id', async () => {
     let nonEmpty = 0

@@ -39,3 +39,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 export function openEmbeddedDatabase(): Promise<Database> {
   return openDatabase({ DATABASE_URL: undefined, DB_POOL_MAX: 1 })
 }
+
+/** Done with a database a contract test opened: a test database is dropped, any other only closed. */
+export function release(db: Database | TestDatabase | undefined): Promise<void> {
+  if (!db) return Promise.resolve()
+  return 'drop' in db ? db.drop() : db.close()
+}
