@@ -1,49 +1,11 @@
 import { execFile } from 'node:child_process'
-import { connect, createServer, type Server, type Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_DATABASE_URL } from '../../test/support/services.ts'
+import { startTcpProxy, type TcpProxy } from '../../test/support/tcp-proxy.ts'
 
 const run = promisify(execFile)
-
-/**
- * A proxy to PostgreSQL that lets each connection start, then resets it (TCP RST) as the client sends
- * its first message after start-up: whatever the driver asks first is cut mid-flight.
- */
-async function startFirstQueryCutter(target: URL): Promise<{ port: number; close(): Promise<void> }> {
-  const sockets = new Set<Socket>()
-  const server: Server = createServer((client) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname)
-    for (const socket of [client, upstream]) {
-      sockets.add(socket)
-      socket.on('close', () => sockets.delete(socket))
-      socket.on('error', () => {
-        client.destroy()
-        upstream.destroy()
-      })
-    }
-    let startedUp = false
-    client.on('data', (chunk) => {
-      if (startedUp) {
-        client.resetAndDestroy()
-        upstream.destroy()
-        return
-      }
-      startedUp = true
-      upstream.write(chunk)
-    })
-    upstream.pipe(client)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return {
-    port: (server.address() as { port: number }).port,
-    close: async () => {
-      for (const socket of sockets) socket.destroy()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
-    },
-  }
-}
 
 /** Opens the pool as servers do, asks one query through the cutter, then lingers to let a stray rejection surface. */
 const CHILD = `
@@ -57,10 +19,15 @@ const CHILD = `
 `
 
 describe('a connection reset during a new connection’s first query', () => {
-  let cutter: Awaited<ReturnType<typeof startFirstQueryCutter>>
+  let cutter: TcpProxy
 
   beforeAll(async () => {
-    cutter = await startFirstQueryCutter(new URL(ADMIN_DATABASE_URL))
+    // Each connection starts up, then is reset at the first query the driver sends.
+    const target = new URL(ADMIN_DATABASE_URL)
+    cutter = await startTcpProxy(
+      { host: target.hostname, port: Number(target.port || 5432) },
+      { resetAfterFirstMessage: true },
+    )
   })
   afterAll(async () => {
     await cutter?.close()

@@ -8,7 +8,18 @@ export interface TcpProxy {
   close(): Promise<void>
 }
 
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+export interface TcpProxyOptions {
+  /**
+   * Let each connection's first message through, then reset it (TCP RST) at the next thing the client
+   * sends: for PostgreSQL, whatever the driver asks first after start-up is cut mid-flight.
+   */
+  resetAfterFirstMessage?: boolean
+}
+
+export async function startTcpProxy(
+  target: { host: string; port: number },
+  options: TcpProxyOptions = {},
+): Promise<TcpProxy> {
   const sockets = new Set<Socket>()
   let open = true
   const server: Server = createServer((client) => {
@@ -22,7 +33,20 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         upstream.destroy()
       })
     }
-    client.pipe(upstream)
+    if (options.resetAfterFirstMessage) {
+      let first = true
+      client.on('data', (chunk) => {
+        if (!first) {
+          client.resetAndDestroy()
+          upstream.destroy()
+          return
+        }
+        first = false
+        upstream.write(chunk)
+      })
+    } else {
+      client.pipe(upstream)
+    }
     upstream.pipe(client)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
