@@ -10,7 +10,7 @@ import { forestSite } from '../../test/support/fakes.ts'
 import type { Site } from '../types.ts'
 import type { Database } from './connect.ts'
 import { migrate } from './migrate.ts'
-import { allSites, siteRevision } from './sites.ts'
+import { allSites, findNearestSites, siteRevision } from './sites.ts'
 
 /** A few sites along the Coast Range with distinct ids. */
 function sites(count: number, firstId = 1): Site[] {
@@ -59,11 +59,14 @@ function revisionContract(open: () => Promise<Database>) {
   })
 
   it('allSites: every site with its attributes, by id, and the revision they belong to', async () => {
-    const expected = sites(6, 200)
+    const expected = sites(6, 200).map((site) => (site.id === 205 ? { ...site, state: undefined } : site))
     await seedSites(db.sql, expected)
     const read = await allSites(db.sql)
     expect(read.revision).toBe(await siteRevision(db.sql))
     expect(read.sites).toEqual(expected)
+    // The same objects a nearest lookup gives (the site cache holds both kinds side by side).
+    const nearest = await findNearestSites(db.sql, read.sites, 1)
+    expect(read.sites).toStrictEqual(nearest.nearest.map((match) => match?.site))
   })
 }
 

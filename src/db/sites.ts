@@ -229,6 +229,6 @@ export async function allSites(sql: Sql): Promise<{ revision: string; sites: Sit
     const [row] = await tx<{ revision: string }[]>`SELECT revision::text AS revision FROM site_revision`
     if (!row) throw new Error('site_revision has no row (run the migrations)')
     const sites = await tx<Site[]>`SELECT ${siteColumns(sql)} FROM sites s ORDER BY s.id`
-    return { revision: row.revision, sites: [...sites] }
+    return { revision: row.revision, sites: sites.map(siteOf) }
   })
 }
