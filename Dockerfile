@@ -32,5 +32,8 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+process.env.PORT+'/v1/health').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
-# V8 memory settings as in `npm run start:prod` (see docs/performance.md).
+# Memory settings as in `npm run start:prod` (see docs/performance.md): glibc's malloc hands blocks of
+# 128 KiB and more to the kernel and back (its sliding threshold otherwise grows the heap with every
+# large answer), and V8's young generation and heap growth.
+ENV MALLOC_MMAP_THRESHOLD_=131072
 CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "dist/src/main.js"]

@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import { runJob, type Site, writePointCollection, writePortfolio, writeStandCollection } from './job-files.ts'
-import { buildProject, PRODUCTION_NODE_ARGS } from './servers.ts'
+import { buildProject, PRODUCTION_ENV, PRODUCTION_NODE_ARGS } from './servers.ts'
 import {
   type Child,
   createDatabase,
@@ -57,7 +57,7 @@ const TARGET_RSS_MB = 300
 const TARGET_SCALING = 1.6
 const SERVER_ENTRY = 'dist/src/main.js'
 const WORKER_ENTRY = 'dist/src/worker.js'
-/** The node flags of `npm run start:prod`: workers and server run as the Docker image runs them. */
+/** The settings and node flags of `npm run start:prod`: workers and server run as the Docker image runs them. */
 const NODE_ARGS = PRODUCTION_NODE_ARGS
 
 const log = (message: string) => process.stderr.write(`${message}\n`)
@@ -70,7 +70,14 @@ async function startServer(
   const child = spawnNode(
     'server',
     SERVER_ENTRY,
-    { DATABASE_URL: databaseUrl, REDIS_URL, PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    {
+      ...PRODUCTION_ENV,
+      DATABASE_URL: databaseUrl,
+      REDIS_URL,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
     { nodeArgs: NODE_ARGS },
   )
   const url = `http://127.0.0.1:${port}`
@@ -319,7 +326,13 @@ async function main() {
           const worker = spawnNode(
             `worker${n + 1}`,
             WORKER_ENTRY,
-            { DATABASE_URL: database.url, REDIS_URL, JOB_QUEUE_PREFIX: queuePrefix, LOG_LEVEL: 'warn' },
+            {
+              ...PRODUCTION_ENV,
+              DATABASE_URL: database.url,
+              REDIS_URL,
+              JOB_QUEUE_PREFIX: queuePrefix,
+              LOG_LEVEL: 'warn',
+            },
             { nodeArgs: NODE_ARGS },
           )
           started.push(worker)

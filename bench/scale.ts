@@ -10,7 +10,6 @@
  * BENCH_ADMIN_DATABASE_URL.
  */
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import autocannon, { type AutocannonResult } from 'autocannon'
 import { forestSites, SITE_SPACING_KM } from '../seed/generate-sites.ts'
 import { insertSiteChunk, seedSpecies } from '../seed/load.ts'
@@ -19,6 +18,7 @@ import { createKey } from '../src/db/keys.ts'
 import { migrate } from '../src/db/migrate.ts'
 import { findNearestSites } from '../src/db/sites.ts'
 import type { Coordinates, Site } from '../src/types.ts'
+import { productionCommand } from './production-command.ts'
 import { createDatabase, freePort, median, ROOT, round, spawnNode, waitForHealthy } from './support.ts'
 
 const FACTORS = (process.env.BENCH_SCALES ?? '1,10,100')
@@ -93,25 +93,18 @@ async function lookupCosts(sql: Sql, points: readonly Coordinates[]): Promise<Re
   return costs
 }
 
-/** The production command of package.json (node flags + compiled entry). */
-function productionCommand(): { nodeArgs: string[]; entry: string } {
-  const script: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
-    .scripts['start:prod']
-  const [, ...parts] = script.split(/\s+/)
-  return { nodeArgs: parts.slice(0, -1), entry: parts.at(-1) ?? 'dist/src/main.js' }
-}
-
 async function restPredictRps(
   databaseUrl: string,
   apiKey: string,
   points: readonly Coordinates[],
 ): Promise<number> {
   const port = await freePort()
-  const { nodeArgs, entry } = productionCommand()
+  const { env, nodeArgs, entry } = productionCommand()
   const server = spawnNode(
     'server',
     entry,
     {
+      ...env,
       DATABASE_URL: databaseUrl,
       PORT: String(port),
       HOST: '127.0.0.1',

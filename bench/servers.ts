@@ -3,7 +3,7 @@
  * Redis up or away), the floor (floor.ts) and bench/baseline-server.ts, each on a free loopback port,
  * started when a scenario first needs it and stopped at the end.
  *
- * Env: BENCH_SERVER_ENTRY (default: `npm run start:prod`'s entry and node flags, built first by
+ * Env: BENCH_SERVER_ENTRY (default: `npm run start:prod`'s settings, entry and node flags, built first by
  * `npm run build`; src/main.ts measures `npm start` under tsx), BENCH_CPU_PROF (a directory: the server runs
  * under `node --cpu-prof` and writes its profile there on exit), BENCH_SERVER_NODE_ARGS (extra node flags
  * for the server, e.g. a diagnostic --import), BENCH_PROFILE_DIR (a directory: after its rounds, each scenario
@@ -11,19 +11,18 @@
  * BENCH_PROFILER=perf, by Linux perf; see bench/window-profiler.ts and bench/profile-report.ts).
  */
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { FLOOR_HEALTH_PATH, startFloor } from './floor.ts'
+import { productionCommand } from './production-command.ts'
 import { PROCESS_LABELS, type ProcessName } from './scenarios.ts'
 import { type Child, freePort, ROOT, RssSampler, spawnNode, waitForHealthy } from './support.ts'
 import { profiledServerArgs } from './window-profiler.ts'
 
-/** `npm run start:prod` (what the Docker image runs): its node flags and entry point. */
-const [, ...productionCommand] = (
-  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-).scripts['start:prod']?.split(' ') ?? ['node', 'dist/src/main.js']
-const PRODUCTION_ENTRY = productionCommand.at(-1) ?? 'dist/src/main.js'
-export const PRODUCTION_NODE_ARGS = productionCommand.slice(0, -1)
+/** `npm run start:prod` (what the Docker image runs): its settings, node flags and entry point. */
+const PRODUCTION = productionCommand()
+const PRODUCTION_ENTRY = PRODUCTION.entry
+export const PRODUCTION_NODE_ARGS = PRODUCTION.nodeArgs
+export const PRODUCTION_ENV = PRODUCTION.env
 const SERVER_ENTRY = process.env.BENCH_SERVER_ENTRY ?? PRODUCTION_ENTRY
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF
 const SERVER_NODE_ARGS = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []
@@ -123,6 +122,7 @@ export async function startProjectServer(
       WEB_CONCURRENCY: '1',
       // The bench's one key asks for survival maps more often than the default 10 a minute allows.
       SURVIVAL_MAP_PER_MINUTE: '10000',
+      ...(SERVER_ENTRY === PRODUCTION_ENTRY ? PRODUCTION_ENV : {}),
       ...env,
     },
     {

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import semver from 'semver'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
+import { productionCommand } from '../bench/production-command.ts'
 import { loadConfig } from '../src/config/config.ts'
 
 const root = new URL('../', import.meta.url)
@@ -23,7 +24,13 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/FROM \S+ AS build[\s\S]*RUN npm run build/)
     expect(dockerfile).toMatch(/COPY --from=build \/app\/dist \.\/dist/)
     const cmd = JSON.parse(instructions.at(-1)?.replace(/^CMD /, '') ?? '[]') as string[]
-    expect(cmd.join(' ')).toBe(scripts['start:prod'])
+    const production = productionCommand(scripts['start:prod'])
+    expect(cmd).toEqual(['node', ...production.nodeArgs, production.entry])
+    // start:prod's settings (written before `node`) are the image's too, for the app and the worker alike.
+    const runtimeStage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '))
+    expect(Object.keys(production.env).length).toBeGreaterThan(0)
+    for (const [name, value] of Object.entries(production.env))
+      expect(runtimeStage).toMatch(new RegExp(`^ENV ${name}=${value}$`, 'm'))
     expect(scripts.build).toMatch(/tsc -p tsconfig\.build\.json/)
     for (const file of ['tsconfig.json', 'tsconfig.build.json'])
       expect(dockerfile).toMatch(new RegExp(`COPY [^\\n]*${file.replace('.', '\\.')}`))
@@ -91,10 +98,11 @@ describe('docker-compose.yml', () => {
       )
   })
 
-  it('runs the compiled worker the build emits', () => {
+  it('runs the compiled worker the build emits, with the node flags of npm run start:prod', () => {
     const command = compose.services.worker?.command ?? []
     const entry = command.find((part) => part.endsWith('.js')) ?? ''
     expect(entry).toBe('dist/src/worker.js')
+    expect(command).toEqual(['node', ...productionCommand(scripts['start:prod']).nodeArgs, entry])
     expect(existsSync(new URL('src/worker.ts', root))).toBe(true)
   })
 
