@@ -57,7 +57,7 @@ const TARGET_RSS_MB = 300
 const TARGET_SCALING = 1.6
 const SERVER_ENTRY = 'dist/src/main.js'
 const WORKER_ENTRY = 'dist/src/worker.js'
-/** The settings and node flags of `npm run start:prod`: workers and server run as the Docker image runs them. */
+/** The node flags of `npm run start:prod` (its settings are PRODUCTION_ENV): workers and server run as the Docker image runs them. */
 const NODE_ARGS = PRODUCTION_NODE_ARGS
 
 const log = (message: string) => process.stderr.write(`${message}\n`)
