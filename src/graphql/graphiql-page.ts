@@ -41,10 +41,16 @@ function renderInWorker(options: GraphiQLOptions | undefined, file: string): Pro
   const renderer = createRequire(import.meta.url).resolve(RENDERER)
   return new Promise((resolve, reject) => {
     const worker = new Worker(RENDER_IN_WORKER, { eval: true, workerData: { renderer, options, file } })
-    worker.once('message', resolve)
+    let page: RenderedPage | undefined
+    worker.once('message', (rendered: RenderedPage) => {
+      page = rendered
+    })
     worker.once('error', reject)
+    // Settled once the worker is gone, and its heap with it.
     worker.once('exit', (code) =>
-      reject(new Error(`the GraphiQL page's renderer exited (${code}) without a page`)),
+      page
+        ? resolve(page)
+        : reject(new Error(`the GraphiQL page's renderer exited (${code}) without a page`)),
     )
   })
 }
