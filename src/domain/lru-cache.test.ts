@@ -23,6 +23,21 @@ describe('LruCache', () => {
     expect(cache.get('a')).toBe(2)
   })
 
+  it('tells of each entry dropped to make room, not of those deleted or replaced', () => {
+    const evicted: [string, number][] = []
+    const cache = new LruCache<string, number>(2, (key, value) => evicted.push([key, value]))
+    cache.set('a', 1)
+    cache.set('b', 2)
+    cache.set('b', 3)
+    expect(cache.delete('a')).toBe(true)
+    expect(cache.delete('a')).toBe(false)
+    cache.set('c', 4)
+    expect(evicted).toEqual([])
+    cache.set('d', 5)
+    expect(evicted).toEqual([['b', 3]])
+    expect(cache.size).toBe(2)
+  })
+
   it('needs room for one entry', () => {
     expect(() => new LruCache(0)).toThrow(RangeError)
   })

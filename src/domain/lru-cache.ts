@@ -2,7 +2,11 @@
 export class LruCache<K, V> {
   private readonly entries = new Map<K, V>()
 
-  constructor(readonly capacity: number) {
+  /** `onEvict` hears of each entry dropped to make room (not of those deleted or replaced). */
+  constructor(
+    readonly capacity: number,
+    private readonly onEvict?: (key: K, value: V) => void,
+  ) {
     if (!Number.isInteger(capacity) || capacity < 1)
       throw new RangeError('an LRU cache holds at least 1 entry')
   }
@@ -25,8 +29,16 @@ export class LruCache<K, V> {
     this.entries.set(key, value)
     if (this.entries.size > this.capacity) {
       const oldest = this.entries.keys().next()
-      if (!oldest.done) this.entries.delete(oldest.value)
+      if (!oldest.done) {
+        const evicted = this.entries.get(oldest.value) as V
+        this.entries.delete(oldest.value)
+        this.onEvict?.(oldest.value, evicted)
+      }
     }
+  }
+
+  delete(key: K): boolean {
+    return this.entries.delete(key)
   }
 
   has(key: K): boolean {

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { Worker } from 'node:worker_threads'
 import type { GraphiQLOptions } from 'graphql-yoga'
+import { LruCache } from '../domain/lru-cache.ts'
 
 const RENDERER = '@graphql-yoga/render-graphiql'
 /** Pages kept (one per options; the options come from the server's settings, so one in practice). */
@@ -67,22 +68,28 @@ function pageDirectory(): string {
   return pagesDirectory
 }
 
-const pages = new Map<string, Promise<RenderedPage>>()
 let pagesRendered = 0
 
-const keyOf = (options?: GraphiQLOptions) => JSON.stringify(options ?? {})
-
-/** Lets the page of `key` go, and its file, if it is still `page`. */
-function forget(key: string, page: Promise<RenderedPage> | undefined = pages.get(key)): void {
-  if (!page || pages.get(key) !== page) return
-  pages.delete(key)
+/** Removes a page's file, once it has one. */
+function removeFile(page: Promise<RenderedPage>): void {
   page.then(
     (rendered) => 'file' in rendered && unlink(rendered.file, () => {}),
     () => {},
   )
 }
 
-/** The page for these options, rendered at its first view; the oldest is let go beyond MOST_PAGES. */
+const pages = new LruCache<string, Promise<RenderedPage>>(MOST_PAGES, (_key, page) => removeFile(page))
+
+const keyOf = (options?: GraphiQLOptions) => JSON.stringify(options ?? {})
+
+/** Lets the page of `key` go, and its file, if it is still `page`. */
+function forget(key: string, page: Promise<RenderedPage>): void {
+  if (pages.get(key) !== page) return
+  pages.delete(key)
+  removeFile(page)
+}
+
+/** The page for these options, rendered at its first view; the least recently viewed is let go beyond MOST_PAGES. */
 export function renderedPage(options?: GraphiQLOptions): Promise<RenderedPage> {
   const key = keyOf(options)
   let page = pages.get(key)
@@ -97,7 +104,6 @@ export function renderedPage(options?: GraphiQLOptions): Promise<RenderedPage> {
     // A failed render is not kept: the next view tries again.
     rendering.catch(() => forget(key, rendering))
     pages.set(key, rendering)
-    while (pages.size > MOST_PAGES) forget(pages.keys().next().value as string)
     page = rendering
   }
   return page
