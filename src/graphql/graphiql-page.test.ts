@@ -1,7 +1,7 @@
 import { existsSync, unlinkSync } from 'node:fs'
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
+import { getHeapSpaceStatistics } from 'node:v8'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { collectGarbage } from '../../test/support/garbage.ts'
 import { renderedPage, renderGraphiQLOnce } from './graphiql-page.ts'
 
 const text = async (page: Promise<ReadableStream<Uint8Array>>) => new Response(await page).text()
@@ -27,8 +27,6 @@ describe('the GraphiQL page', () => {
   })
 
   it("is rendered off the server's heap, and neither the 9 MB bundle nor the page stays in its memory", async () => {
-    setFlagsFromString('--expose-gc')
-    const collectGarbage = runInNewContext('gc') as () => void
     // What a page or a bundle held here would be: array buffers (bytes) and V8's large-object space (a
     // string of megabytes). The rest of the heap moves by tens of MB with compiled code and is not read.
     const held = async () => {

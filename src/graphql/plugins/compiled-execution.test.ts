@@ -1,7 +1,6 @@
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
 import { type ExecutionArgs, execute, parse } from 'graphql'
 import { describe, expect, it } from 'vitest'
+import { collectGarbage } from '../../../test/support/garbage.ts'
 import { schema } from '../schema.ts'
 import { compiledExecutionFits, useCompiledExecution } from './compiled-execution.ts'
 
@@ -64,8 +63,6 @@ describe('memory', () => {
     // graphql-jit before 0.8.9 kept every compilation's origin paths in a module-level memo for good
     // (zalando-incubator/graphql-jit#287): ~0.55 kB a document, 6,000 documents grew the heap by 3.3 MB.
     // With the fix 10,000 grow it by 0.2–0.5 MB.
-    setFlagsFromString('--expose-gc')
-    const collectGarbage = runInNewContext('gc') as () => void
     const plugin = useCompiledExecution()
     const documentNumbered = (i: number) => parse(`query Q${i} { model { version series } }`)
     for (let i = 0; i < 300; i++) await runThrough(plugin, documentNumbered(i))
