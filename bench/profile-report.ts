@@ -60,7 +60,7 @@ const STEPS: readonly { step: string; matches: (frame: CallFrame) => boolean }[]
   {
     step: 'JSON (answer)',
     matches: (f) =>
-      /src\/rest\/responses|src\/http-io\/json/.test(f.url) ||
+      /src\/rest\/responses|src\/rest\/prediction-writer|src\/http-io\/json/.test(f.url) ||
       (f.url === '' && f.functionName === 'stringify'),
   },
   {

@@ -101,3 +101,52 @@ describe('JsonEncoder', () => {
     )
   })
 })
+
+describe('JsonEncoder pieces', () => {
+  const anyDouble = fc.oneof(
+    fc.double(),
+    fc.constantFrom(-0, 1e-7, 1e21, -1.2345678901234567e-308, Number.MAX_VALUE, Number.MIN_VALUE),
+  )
+
+  it('copies each number of a JSON.stringify-ed list as JSON writes it, whichever buffer it falls in, and no more', () => {
+    fc.assert(
+      fc.property(fc.array(anyDouble, { minLength: 1, maxLength: 60 }), fc.nat(40), (values, chunk) => {
+        const numbers = JSON.stringify(values)
+        const out = new JsonEncoder(chunk + 1)
+        out.useNumbers(numbers)
+        for (let i = 0; i < values.length; i++) {
+          if (i) out.write(',')
+          out.writeNumber()
+        }
+        expect(() => out.writeNumber()).toThrow(RangeError)
+        expect(out.finish().text).toBe(numbers.slice(1, -1))
+      }),
+    )
+  })
+
+  it('writes counts as JSON does, and any other number as JSON.stringify writes it', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.nat(), fc.maxSafeNat(), anyDouble), (value) => {
+        const out = new JsonEncoder(8)
+        out.writeCount(value)
+        expect(out.finish().text).toBe(JSON.stringify(value))
+      }),
+    )
+  })
+
+  it('writes encoded pieces and texts in order, each whole, across buffers of any size', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.boolean(), fc.string({ unit: 'grapheme', maxLength: 40 })), { maxLength: 30 }),
+        fc.integer({ min: 1, max: 64 }),
+        (pieces, chunk) => {
+          const out = new JsonEncoder(chunk)
+          for (const [asBytes, text] of pieces) asBytes ? out.writeBytes(Buffer.from(text)) : out.write(text)
+          const encoded = out.finish()
+          expect(encoded.text).toBe(pieces.map(([, text]) => text).join(''))
+          expect(encoded.byteLength).toBe(Buffer.byteLength(encoded.text))
+        },
+      ),
+    )
+  })
+})

@@ -18,7 +18,8 @@ export class EncodedJson {
   ) {}
 
   get text(): string {
-    return Buffer.concat(this.chunks, this.byteLength).toString('utf8')
+    const only = this.chunks.length === 1 ? this.chunks[0] : undefined
+    return (only ?? Buffer.concat(this.chunks, this.byteLength)).toString('utf8')
   }
 }
 
@@ -26,39 +27,103 @@ export class EncodedJson {
 const CHUNK_BYTES = 64 * 1024
 /** The most UTF-8 bytes one UTF-16 code unit can take. */
 const MAX_BYTES_PER_UNIT = 3
+/** The longest number JSON.stringify writes (`-1.2345678901234567e-308`), with room to spare. */
+const MAX_NUMBER_CHARS = 32
+const COMMA = 0x2c
+const CLOSING_BRACKET = 0x5d
+const DIGIT_ZERO = 0x30
 
-/** Writes JSON text, piece by piece, into buffers of CHUNK_BYTES. */
+/**
+ * Writes JSON, piece by piece, into buffers of `chunkBytes` (a piece longer than that gets a buffer of its
+ * own): texts as UTF-8, pieces encoded once as bytes, and numbers copied out of one JSON.stringify'd list,
+ * so that a layout of many small pieces builds no string per piece and no string of the whole.
+ */
 export class JsonEncoder {
   private readonly chunks: Buffer[] = []
   private chunk: Buffer | undefined
   private offset = 0
-  private byteLength = 0
+  private closedBytes = 0
+  private numbers: Buffer = Buffer.alloc(0)
+  private numbersEnd = 0
+  private numberAt = 0
+
+  constructor(private readonly chunkBytes = CHUNK_BYTES) {}
 
   write(text: string): void {
-    const most = text.length * MAX_BYTES_PER_UNIT
-    if (this.chunk === undefined || this.offset + most > this.chunk.length) {
-      this.closeChunk()
-      if (most > CHUNK_BYTES) {
-        const whole = Buffer.from(text)
-        this.chunks.push(whole)
-        this.byteLength += whole.length
-        return
-      }
-      this.chunk = Buffer.allocUnsafe(CHUNK_BYTES)
+    const buffer = this.room(text.length * MAX_BYTES_PER_UNIT)
+    this.offset += buffer.write(text, this.offset)
+  }
+
+  /** Bytes encoded once (a fixed piece of a layout, a quoted name). */
+  writeBytes(bytes: Uint8Array): void {
+    this.room(bytes.length).set(bytes, this.offset)
+    this.offset += bytes.length
+  }
+
+  /**
+   * The numbers the next writeNumber calls copy, in order: `list` is a JSON array of numbers as
+   * JSON.stringify writes it (all ASCII). It is copied into bytes once, and each number read from there:
+   * reading a string's characters one by one costs several times as much.
+   */
+  useNumbers(list: string): void {
+    if (list.length > this.numbers.length) this.numbers = Buffer.allocUnsafe(Math.max(2 * list.length, 512))
+    this.numbersEnd = this.numbers.write(list, 0, 'latin1')
+    this.numberAt = 1
+  }
+
+  writeNumber(): void {
+    const numbers = this.numbers
+    let at = this.numberAt
+    if (at >= this.numbersEnd) throw new RangeError('no number left in the list given to useNumbers')
+    const buffer = this.room(MAX_NUMBER_CHARS)
+    let offset = this.offset
+    for (
+      let code = numbers[at] as number;
+      code !== COMMA && code !== CLOSING_BRACKET;
+      code = numbers[++at] as number
+    ) {
+      buffer[offset++] = code
     }
-    const written = this.chunk.write(text, this.offset)
-    this.offset += written
-    this.byteLength += written
+    this.offset = offset
+    this.numberAt = at + 1
+  }
+
+  /** An array index or a count, as JSON writes it (any other number is written as JSON.stringify writes it). */
+  writeCount(value: number): void {
+    if (!(Number.isSafeInteger(value) && value >= 0)) {
+      this.write(JSON.stringify(value))
+      return
+    }
+    const buffer = this.room(MAX_NUMBER_CHARS)
+    let digits = 1
+    for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++
+    let rest = value
+    for (let at = this.offset + digits - 1; at >= this.offset; at--) {
+      buffer[at] = DIGIT_ZERO + (rest % 10)
+      rest = Math.floor(rest / 10)
+    }
+    this.offset += digits
   }
 
   finish(): EncodedJson {
     this.closeChunk()
-    return new EncodedJson(this.chunks, this.byteLength)
+    return new EncodedJson(this.chunks, this.closedBytes)
+  }
+
+  /** The current buffer, with room for `bytes` more (a new one when it has not). */
+  private room(bytes: number): Buffer {
+    if (this.chunk !== undefined && this.offset + bytes <= this.chunk.length) return this.chunk
+    this.closeChunk()
+    this.chunk = Buffer.allocUnsafe(Math.max(this.chunkBytes, bytes))
+    return this.chunk
   }
 
   private closeChunk(): void {
     // Only the bytes written are sent: the rest of an allocUnsafe buffer is never exposed.
-    if (this.chunk !== undefined && this.offset > 0) this.chunks.push(this.chunk.subarray(0, this.offset))
+    if (this.chunk !== undefined && this.offset > 0) {
+      this.chunks.push(this.chunk.subarray(0, this.offset))
+      this.closedBytes += this.offset
+    }
     this.chunk = undefined
     this.offset = 0
   }

@@ -5,16 +5,8 @@ import {
   type ClimateDeltas,
   type ClimateProjection,
 } from '../domain/climate.ts'
-import { errorEnvelope } from '../domain/errors.ts'
 import type { KeyUsage } from '../domain/key-service.ts'
-import type {
-  BatchItemResult,
-  Comparison,
-  MatchedSite,
-  Prediction,
-  SpeciesRanking,
-} from '../domain/prediction-types.ts'
-import { type EncodedJson, JsonEncoder } from '../http-io/json.ts'
+import type { Comparison, MatchedSite, Prediction, SpeciesRanking } from '../domain/prediction-types.ts'
 import type { FactorContribution, HorizonPrediction, IssuedKey, ModelInfo, Species } from '../types.ts'
 
 /**
@@ -23,7 +15,7 @@ import type { FactorContribution, HorizonPrediction, IssuedKey, ModelInfo, Speci
  */
 
 /** The spec's top 3 risk factors per prediction, ranked by magnitude. */
-const RISK_FACTORS_SHOWN = 3
+export const RISK_FACTORS_SHOWN = 3
 
 function siteJson(site: MatchedSite) {
   return {
@@ -102,7 +94,7 @@ export function climateCatalogueJson(view: ClimateCatalogueView) {
   }
 }
 
-/** The /v1/predict answer as objects: the shape, spelled out; predictionText below writes the same bytes. */
+/** The /v1/predict answer as objects: the shape, spelled out; prediction-writer.ts writes the same bytes. */
 export function predictionJson(p: Prediction) {
   return {
     site: siteJson(p.site),
@@ -151,134 +143,6 @@ export function rankingJson(r: SpeciesRanking) {
     model: modelJson(r.model),
     generated_at: r.generatedAt.toISOString(),
   }
-}
-
-/*
- * The prediction JSON written straight to text, byte for byte what JSON.stringify(predictionJson(p))
- * gives (a property test holds the two equal): no tree of objects per prediction to build and collect,
- * and the strings that repeat (species, factors, model, the batch's timestamp) quoted once.
- */
-const quotedStrings = new Map<string, string>()
-
-function quote(value: string): string {
-  let text = quotedStrings.get(value)
-  if (text === undefined) {
-    text = JSON.stringify(value)
-    if (quotedStrings.size < 10_000) quotedStrings.set(value, text)
-  }
-  return text
-}
-
-/** A number as JSON.stringify writes it (non-finite ones as null). */
-function numberText(value: number): string {
-  return Number.isFinite(value) ? String(value) : 'null'
-}
-
-let lastModel: { model: ModelInfo; text: string } | undefined
-let lastTimestamp: { at: number; text: string } | undefined
-
-function modelText(model: ModelInfo): string {
-  if (lastModel?.model !== model) {
-    lastModel = {
-      model,
-      text: `{"version":${quote(model.version)},"codename":${quote(model.codename)},"series":${quote(model.series)}}`,
-    }
-  }
-  return lastModel.text
-}
-
-function timestampText(at: Date): string {
-  if (lastTimestamp?.at !== at.getTime()) lastTimestamp = { at: at.getTime(), text: quote(at.toISOString()) }
-  return lastTimestamp.text
-}
-
-/**
- * The doubles of one answer, printed as JSON.stringify prints them (non-finite ones as null) in one call:
- * String(x) per double costs a runtime call and a number-string cache entry each, several times this.
- */
-const pending: number[] = []
-
-function printPending(): string[] {
-  const texts = JSON.stringify(pending).slice(1, -1).split(',')
-  pending.length = 0
-  return texts
-}
-
-/** Everything of a climate block but the projected attributes, per future and zone (whose deltas object it is). */
-const climatePrefixes = new WeakMap<ClimateDeltas, string>()
-
-function climatePrefix(c: ClimateProjection): string {
-  let prefix = climatePrefixes.get(c.deltas)
-  if (prefix === undefined) {
-    const { projected: _projected, ...fixed } = climateProjectionJson(c)
-    prefix = `${JSON.stringify(fixed).slice(0, -1)},"projected":`
-    climatePrefixes.set(c.deltas, prefix)
-  }
-  return prefix
-}
-
-export function predictionText(p: Prediction): string {
-  const s = p.site
-  pending.push(s.latitude, s.longitude, s.matchedLatitude, s.matchedLongitude, s.matchDistanceKm)
-  const shown: FactorContribution[][] = new Array(p.predictions.length)
-  for (let h = 0; h < p.predictions.length; h++) {
-    const horizon = p.predictions[h] as HorizonPrediction
-    const factors = horizon.topContributions(RISK_FACTORS_SHOWN)
-    shown[h] = factors
-    pending.push(horizon.survivalProbability)
-    for (let i = 0; i < factors.length; i++) pending.push((factors[i] as FactorContribution).magnitude)
-  }
-  const c = p.climate?.projected
-  if (c) pending.push(c.annualPrecipMm, c.summerWaterDeficitMm, c.growingSeasonFrostDays, c.thermalElevationM)
-  const n = printPending()
-  let k = 5
-  let predictions = ''
-  for (let h = 0; h < shown.length; h++) {
-    const factors = shown[h] as FactorContribution[]
-    const probability = n[k++]
-    let factorsText = ''
-    for (let i = 0; i < factors.length; i++) {
-      const f = factors[i] as FactorContribution
-      factorsText += `${i ? ',' : ''}{"factor":${quote(f.factor)},"impact":${quote(f.impact)},"magnitude":${n[k++]}}`
-    }
-    predictions +=
-      `${h ? ',' : ''}{"horizon_years":${numberText((p.predictions[h] as HorizonPrediction).horizonYears)},` +
-      `"survival_probability":${probability},"risk_factors":[${factorsText}]}`
-  }
-  const climate = p.climate
-    ? `"climate":${climatePrefix(p.climate)}{"annual_precip_mm":${n[k]},"summer_water_deficit_mm":${n[k + 1]},` +
-      `"growing_season_frost_days":${n[k + 2]},"thermal_elevation_m":${n[k + 3]}}},`
-    : ''
-  return (
-    `{"site":{"latitude":${n[0]},"longitude":${n[1]},` +
-    `"matched_latitude":${n[2]},"matched_longitude":${n[3]},` +
-    `"match_distance_km":${n[4]},"region":${quote(s.region)}},` +
-    `"species_code":${quote(p.species.code)},"species_common_name":${quote(p.species.commonName)},` +
-    `"planting_method":${quote(p.plantingMethod)},"predictions":[${predictions}],` +
-    climate +
-    `"model":${modelText(p.model)},"generated_at":${timestampText(p.generatedAt)}}`
-  )
-}
-
-function batchItemText(item: BatchItemResult): string {
-  return item.ok
-    ? `{"index":${item.index},"prediction":${predictionText(item.prediction)}}`
-    : JSON.stringify({ index: item.index, error: errorEnvelope(item.error).error })
-}
-
-/**
- * `{"results":[…]}`, each item serialised as it comes from the domain and encoded at once, so a
- * 500-site batch never holds 500 predictions' worth of objects, nor one string of them all.
- */
-export function batchResultsJson(results: Iterable<BatchItemResult>): EncodedJson {
-  const out = new JsonEncoder()
-  let separator = '{"results":['
-  for (const result of results) {
-    out.write(separator + batchItemText(result))
-    separator = ','
-  }
-  out.write(separator === ',' ? ']}' : '{"results":[]}')
-  return out.finish()
 }
 
 export function methodJson(m: PlantingMethodInfo) {

@@ -6,6 +6,7 @@ import { JOB_ROUTES } from './job-routes.ts'
 import { readJsonBody, readOptionalJsonBody } from './json-body.ts'
 import { OPENAPI_DOCUMENT } from './openapi.ts'
 import { PLAN_ROUTES } from './plan-routes.ts'
+import { batchResultsJson, predictionText } from './prediction-writer.ts'
 import {
   BatchBody,
   CompareBody,
@@ -16,13 +17,11 @@ import {
   SporeKeyBody,
 } from './request-schemas.ts'
 import {
-  batchResultsJson,
   climateCatalogueJson,
   comparisonJson,
   coverageJson,
   issuedKeyJson,
   methodJson,
-  predictionText,
   rankingJson,
   rotationJson,
   speciesJson,

@@ -1,13 +1,14 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { FakeSiteLookup, FOREST_POINTS } from '../../test/support/fakes.ts'
-import { apiError } from '../domain/errors.ts'
+import { FakeSiteLookup, FOREST_POINTS, TIERS } from '../../test/support/fakes.ts'
+import { apiError, errorEnvelope } from '../domain/errors.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
 import type { BatchItemResult, Prediction } from '../domain/prediction-types.ts'
 import { SPECIES } from '../domain/species.ts'
 import { loadSurvivalModel } from '../model/index.ts'
 import type { FactorContribution, Horizon, HorizonPrediction } from '../types.ts'
-import { batchResultsJson, predictionJson, predictionText } from './responses.ts'
+import { batchResultsJson, predictionText } from './prediction-writer.ts'
+import { predictionJson } from './responses.ts'
 
 const anyNumber = fc.oneof(
   fc.double(),
@@ -110,5 +111,37 @@ describe('batchResultsJson', () => {
         expect(batchResultsJson(items).text).toBe(JSON.stringify(expected))
       }),
     )
+  })
+})
+
+describe('batchResultsJson of real batches', () => {
+  it('writes a whole batch of the model, across many buffers, as JSON.stringify would, in order', async () => {
+    const service = new PredictionService(loadSurvivalModel(SPECIES), new FakeSiteLookup())
+    const points = Object.values(FOREST_POINTS)
+    const climates = [undefined, { period: '2041-2070', scenario: 'ssp245' }, null]
+    const requests = Array.from({ length: 400 }, (_, i) => ({
+      ...(points[i % points.length] as (typeof points)[number]),
+      speciesCode: i % 97 === 5 ? 'NOPE' : (SPECIES[(i * 7) % SPECIES.length]?.code ?? 'PSME'),
+      plantingMethod: i % 2 ? 'drone_seeded' : 'manual',
+      horizons: i % 3 ? undefined : ([5, 1] as Horizon[]),
+      climate: climates[i % climates.length],
+    }))
+    const items = [...(await service.batch(requests, TIERS.hypha))]
+    expect(items.some((item) => !item.ok)).toBe(true)
+    const encoded = batchResultsJson(items)
+    expect(encoded.chunks.length).toBeGreaterThan(2)
+    const expected = {
+      results: items.map((item) =>
+        item.ok
+          ? { index: item.index, prediction: predictionJson(item.prediction) }
+          : { index: item.index, error: errorEnvelope(item.error).error },
+      ),
+    }
+    expect(encoded.text).toBe(JSON.stringify(expected))
+    expect(encoded.byteLength).toBe(Buffer.byteLength(encoded.text))
+  })
+
+  it('is an empty list for no items', () => {
+    expect(batchResultsJson([]).text).toBe('{"results":[]}')
   })
 })
