@@ -46,21 +46,18 @@ async function nearestRows<Row extends { distanceKm: number | null }>(
   options: Deadline,
 ): Promise<{ revision: string; rows: readonly Row[] }> {
   if (points.length === 0) return { revision: await siteRevision(sql), rows: [] }
-  // Array literals written here: postgres.js would otherwise quote and escape every element.
-  let latitudes = '{'
-  let longitudes = '{'
+  const latitudes = new Array<number>(points.length)
+  const longitudes = new Array<number>(points.length)
   for (let i = 0; i < points.length; i++) {
     const { latitude, longitude } = points[i] as Coordinates
-    latitudes += (i ? ',' : '') + float8Text(latitude)
-    longitudes += (i ? ',' : '') + float8Text(longitude)
+    latitudes[i] = finiteCoordinate(latitude)
+    longitudes[i] = finiteCoordinate(longitude)
   }
-  latitudes += '}'
-  longitudes += '}'
   // The revision is wanted once: null on every other row costs the driver nothing to read.
   type Revised = Row & { revision: string | null }
   const query = sql<Revised[]>`
     SELECT CASE WHEN q.ord = 1 THEN (SELECT revision::text FROM site_revision) END AS revision, nearest.*
-    FROM unnest(${latitudes}::float8[], ${longitudes}::float8[]) WITH ORDINALITY AS q (lat, lon, ord)
+    FROM unnest(${float8Array(latitudes)}::float8[], ${float8Array(longitudes)}::float8[]) WITH ORDINALITY AS q (lat, lon, ord)
     CROSS JOIN LATERAL (
       SELECT cube(array[earth() * cosd(q.lat) * cosd(q.lon), earth() * cosd(q.lat) * sind(q.lon), earth() * sind(q.lat)]) AS point
     ) p
@@ -127,10 +124,18 @@ export async function findNearestSiteIds(
   }
 }
 
-/** A finite number as PostgreSQL's float8 input reads it back exactly (JavaScript's shortest round-trip form). */
-function float8Text(value: number): string {
+function finiteCoordinate(value: number): number {
   if (!Number.isFinite(value)) throw new RangeError(`coordinate ${value} is not a finite number`)
-  return String(value)
+  return value
+}
+
+/**
+ * An array literal of finite numbers, each as PostgreSQL's float8 input reads it back exactly (JavaScript's
+ * shortest round-trip form, which JSON.stringify writes all at once): written here, as postgres.js would
+ * otherwise quote and escape every element.
+ */
+function float8Array(values: readonly number[]): string {
+  return `{${JSON.stringify(values).slice(1, -1)}}`
 }
 
 /**

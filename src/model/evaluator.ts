@@ -194,7 +194,9 @@ function sum(values: Float64Array): number {
   return total
 }
 
-function distinctAscending(horizons: readonly Horizon[]): Horizon[] {
+function distinctAscending(horizons: readonly Horizon[]): readonly Horizon[] {
+  // What nearly every request asks for: all of them (the list itself, shared and frozen).
+  if (horizons === HORIZONS) return HORIZONS
   for (const horizon of horizons) {
     if (!HORIZONS.includes(horizon)) throw new RangeError(`unknown horizon ${String(horizon)}`)
   }
