@@ -14,6 +14,20 @@ describe('LruCache', () => {
     expect(cache.get('c')).toBe(3)
   })
 
+  it('counts a read as a use once full; before that, nothing is dropped and an entry counts from when it was added', () => {
+    const cache = new LruCache<string, number>(3)
+    cache.set('a', 1)
+    cache.set('b', 2)
+    expect(cache.get('a')).toBe(1) // room left: not moved
+    cache.set('c', 3)
+    expect(cache.get('b')).toBe(2) // full: b is now the most recent
+    cache.set('d', 4)
+    expect(cache.has('a')).toBe(false)
+    cache.set('e', 5)
+    expect(cache.has('c')).toBe(false)
+    expect([cache.has('b'), cache.has('d'), cache.has('e')]).toEqual([true, true, true])
+  })
+
   it('replacing an entry does not grow it', () => {
     const cache = new LruCache<string, number>(2)
     cache.set('a', 1)

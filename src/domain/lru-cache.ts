@@ -1,4 +1,9 @@
-/** A map holding at most `capacity` entries: reading an entry refreshes it, adding one drops the least recently used. */
+/**
+ * A map holding at most `capacity` entries: adding one to a full cache drops the least recently used.
+ * Reading an entry refreshes it once the cache is full. Before that nothing is dropped, so the order has no
+ * use yet, and the reinsert that moves an entry (a Map delete and set) was most of what a read cost: an
+ * entry read then counts as used when it was added.
+ */
 export class LruCache<K, V> {
   private readonly entries = new Map<K, V>()
 
@@ -17,7 +22,7 @@ export class LruCache<K, V> {
 
   get(key: K): V | undefined {
     const value = this.entries.get(key)
-    if (value === undefined) return undefined
+    if (value === undefined || this.entries.size < this.capacity) return value
     // A Map iterates in insertion order: re-inserting moves the entry to the most recent end.
     this.entries.delete(key)
     this.entries.set(key, value)
