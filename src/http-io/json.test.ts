@@ -150,3 +150,16 @@ describe('JsonEncoder pieces', () => {
     )
   })
 })
+
+describe('JsonEncoder numbers', () => {
+  it('stops at the end of a list that lacks its closing bracket, and refuses to read past it', () => {
+    const out = new JsonEncoder(8)
+    out.useNumbers('[1.5,2.25,3.125]')
+    out.writeNumber()
+    out.useNumbers('[4,5')
+    out.writeNumber()
+    out.writeNumber()
+    expect(() => out.writeNumber()).toThrow(RangeError)
+    expect(out.finish().text).toBe('1.545')
+  })
+})

@@ -32,18 +32,19 @@ const MAX_NUMBER_CHARS = 32
 const COMMA = 0x2c
 const CLOSING_BRACKET = 0x5d
 const DIGIT_ZERO = 0x30
+const NO_NUMBERS = Buffer.alloc(0)
 
 /**
- * Writes JSON, piece by piece, into buffers of `chunkBytes` (a piece longer than that gets a buffer of its
- * own): texts as UTF-8, pieces encoded once as bytes, and numbers copied out of one JSON.stringify'd list,
- * so that a layout of many small pieces builds no string per piece and no string of the whole.
+ * Writes JSON, piece by piece, into buffers of `chunkBytes` (or of a piece's size, if larger): texts as
+ * UTF-8, pieces encoded once as bytes, and numbers copied out of one JSON.stringify'd list, so that a
+ * layout of many small pieces builds no string per piece and no string of the whole.
  */
 export class JsonEncoder {
   private readonly chunks: Buffer[] = []
   private chunk: Buffer | undefined
   private offset = 0
   private closedBytes = 0
-  private numbers: Buffer = Buffer.alloc(0)
+  private numbers: Buffer = NO_NUMBERS
   private numbersEnd = 0
   private numberAt = 0
 
@@ -73,13 +74,14 @@ export class JsonEncoder {
 
   writeNumber(): void {
     const numbers = this.numbers
+    const end = this.numbersEnd
     let at = this.numberAt
-    if (at >= this.numbersEnd) throw new RangeError('no number left in the list given to useNumbers')
+    if (at >= end) throw new RangeError('no number left in the list given to useNumbers')
     const buffer = this.room(MAX_NUMBER_CHARS)
     let offset = this.offset
     for (
       let code = numbers[at] as number;
-      code !== COMMA && code !== CLOSING_BRACKET;
+      code !== COMMA && code !== CLOSING_BRACKET && at < end;
       code = numbers[++at] as number
     ) {
       buffer[offset++] = code
