@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { JsonEncoder, SerializedJson, sendJson } from './json.ts'
+import { encodedText, JsonEncoder, SerializedJson, sendJson } from './json.ts'
 
 function recordingResponse() {
   const sent: {
@@ -161,5 +161,30 @@ describe('JsonEncoder numbers', () => {
     out.writeNumber()
     expect(() => out.writeNumber()).toThrow(RangeError)
     expect(out.finish().text).toBe('1.545')
+  })
+})
+
+describe('encodedText', () => {
+  it('gives each call its own text, long or short, and a call made while another writes its own buffers', () => {
+    const long = 'é'.repeat(50_000)
+    expect(encodedText((out) => out.write(long))).toBe(long)
+    let inner = ''
+    const outer = encodedText((out) => {
+      out.write('{"a":')
+      inner = encodedText((nested) => nested.write('"inner"'))
+      out.write('1}')
+    })
+    expect(outer).toBe('{"a":1}')
+    expect(inner).toBe('"inner"')
+    expect(encodedText((out) => out.write('short'))).toBe('short')
+  })
+
+  it('is free again after a writer throws', () => {
+    expect(() =>
+      encodedText(() => {
+        throw new Error('boom')
+      }),
+    ).toThrow('boom')
+    expect(encodedText((out) => out.write('after'))).toBe('after')
   })
 })

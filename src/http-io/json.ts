@@ -48,7 +48,13 @@ export class JsonEncoder {
   private numbersEnd = 0
   private numberAt = 0
 
-  constructor(private readonly chunkBytes = CHUNK_BYTES) {}
+  /** `firstChunk`: a buffer to fill first instead of a new one (see encodedText). */
+  constructor(
+    private readonly chunkBytes = CHUNK_BYTES,
+    firstChunk?: Buffer,
+  ) {
+    this.chunk = firstChunk
+  }
 
   write(text: string): void {
     const buffer = this.room(text.length * MAX_BYTES_PER_UNIT)
@@ -128,6 +134,31 @@ export class JsonEncoder {
     }
     this.chunk = undefined
     this.offset = 0
+  }
+}
+
+/** The buffer encodedText writes into: one for the process, reused by every call. */
+const TEXT_SCRATCH = Buffer.allocUnsafeSlow(CHUNK_BYTES)
+let textScratchInUse = false
+
+/**
+ * The text `write` writes, for an answer sent as a string: written into one buffer every call reuses and
+ * decoded before the call returns (writing is synchronous), so no buffer is allocated per answer. A call
+ * made while another is writing gets buffers of its own.
+ */
+export function encodedText(write: (out: JsonEncoder) => void): string {
+  if (textScratchInUse) {
+    const out = new JsonEncoder()
+    write(out)
+    return out.finish().text
+  }
+  textScratchInUse = true
+  try {
+    const out = new JsonEncoder(CHUNK_BYTES, TEXT_SCRATCH)
+    write(out)
+    return out.finish().text
+  } finally {
+    textScratchInUse = false
   }
 }
 

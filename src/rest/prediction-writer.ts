@@ -1,7 +1,7 @@
 import type { ClimateDeltas, ClimateProjection } from '../domain/climate.ts'
 import { errorEnvelope } from '../domain/errors.ts'
 import type { BatchItemResult, Prediction } from '../domain/prediction-types.ts'
-import { type EncodedJson, JsonEncoder } from '../http-io/json.ts'
+import { type EncodedJson, encodedText, JsonEncoder } from '../http-io/json.ts'
 import type { FactorContribution, HorizonPrediction, ModelInfo, Species } from '../types.ts'
 import { climateProjectionJson, RISK_FACTORS_SHOWN } from './responses.ts'
 
@@ -198,14 +198,9 @@ function writePrediction(out: JsonEncoder, p: Prediction, inBatch: boolean): voi
   out.writeBytes(ending(p, !p.climate, inBatch))
 }
 
-/** Most single answers fit one buffer of the shared pool (Buffer.allocUnsafe under 4 KiB). */
-const ONE_ANSWER_BYTES = 2048
-
 /** The /v1/predict answer as text. */
 export function predictionText(p: Prediction): string {
-  const out = new JsonEncoder(ONE_ANSWER_BYTES)
-  writePrediction(out, p, false)
-  return out.finish().text
+  return encodedText((out) => writePrediction(out, p, false))
 }
 
 function writeBatchItem(out: JsonEncoder, item: BatchItemResult): void {
