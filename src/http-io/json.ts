@@ -147,18 +147,14 @@ let textScratchInUse = false
  * made while another is writing gets buffers of its own.
  */
 export function encodedText(write: (out: JsonEncoder) => void): string {
-  if (textScratchInUse) {
-    const out = new JsonEncoder()
-    write(out)
-    return out.finish().text
-  }
+  const reusing = !textScratchInUse
+  const out = reusing ? new JsonEncoder(CHUNK_BYTES, TEXT_SCRATCH) : new JsonEncoder()
   textScratchInUse = true
   try {
-    const out = new JsonEncoder(CHUNK_BYTES, TEXT_SCRATCH)
     write(out)
     return out.finish().text
   } finally {
-    textScratchInUse = false
+    if (reusing) textScratchInUse = false
   }
 }
 
