@@ -209,7 +209,7 @@ export class ClimateFutures {
     const deltas = this.deltasAt(future, site.zone)
     const projected = projectedAttributes(site, deltas)
     return {
-      site: siteWith(site, projected),
+      site: new ProjectedSite(site, projected),
       projection: {
         period: future.period,
         scenario: future.scenario,
@@ -222,7 +222,7 @@ export class ClimateFutures {
 
   /** The projected site alone (a survival map projects every site and shows no projection). */
   projectSite(site: Site, future: ClimateFuture): Site {
-    return siteWith(site, projectedAttributes(site, this.deltasAt(future, site.zone)))
+    return new ProjectedSite(site, projectedAttributes(site, this.deltasAt(future, site.zone)))
   }
 }
 
@@ -240,26 +240,49 @@ function projectedAttributes(site: Site, deltas: ClimateDeltas): ProjectedAttrib
   }
 }
 
-/** The site with the projected attributes: a literal of fixed shape, cheaper than a spread per site. */
-function siteWith(site: Site, projected: ProjectedAttributes): Site {
-  return {
-    id: site.id,
-    latitude: site.latitude,
-    longitude: site.longitude,
-    regionId: site.regionId,
-    zone: site.zone,
-    state: site.state,
-    elevationM: projected.thermalElevationM,
-    slopeDeg: site.slopeDeg,
-    aspectDeg: site.aspectDeg,
-    heatLoadIndex: site.heatLoadIndex,
-    soilDepthCm: site.soilDepthCm,
-    rockFractionPct: site.rockFractionPct,
-    vegetationCoverPct: site.vegetationCoverPct,
-    annualPrecipMm: projected.annualPrecipMm,
-    summerWaterDeficitMm: projected.summerWaterDeficitMm,
-    growingSeasonFrostDays: projected.growingSeasonFrostDays,
-    browsePressureIndex: site.browsePressureIndex,
+/**
+ * A site under a future climate. A class of its own, not a literal of the Site shape: the projected
+ * attributes are fractions where a stored site's are often whole numbers, and an object of the stored
+ * sites' shape holding a fraction would change that shape's field layout, which V8 then migrates site
+ * by site (every site a survival map holds, on its first call under a climate).
+ */
+class ProjectedSite implements Site {
+  readonly id: number
+  readonly latitude: number
+  readonly longitude: number
+  readonly regionId: string
+  readonly zone: Site['zone']
+  readonly state: Site['state']
+  readonly elevationM: number
+  readonly slopeDeg: number
+  readonly aspectDeg: number
+  readonly heatLoadIndex: number
+  readonly soilDepthCm: number
+  readonly rockFractionPct: number
+  readonly vegetationCoverPct: number
+  readonly annualPrecipMm: number
+  readonly summerWaterDeficitMm: number
+  readonly growingSeasonFrostDays: number
+  readonly browsePressureIndex: number
+
+  constructor(site: Site, projected: ProjectedAttributes) {
+    this.id = site.id
+    this.latitude = site.latitude
+    this.longitude = site.longitude
+    this.regionId = site.regionId
+    this.zone = site.zone
+    this.state = site.state
+    this.elevationM = projected.thermalElevationM
+    this.slopeDeg = site.slopeDeg
+    this.aspectDeg = site.aspectDeg
+    this.heatLoadIndex = site.heatLoadIndex
+    this.soilDepthCm = site.soilDepthCm
+    this.rockFractionPct = site.rockFractionPct
+    this.vegetationCoverPct = site.vegetationCoverPct
+    this.annualPrecipMm = projected.annualPrecipMm
+    this.summerWaterDeficitMm = projected.summerWaterDeficitMm
+    this.growingSeasonFrostDays = projected.growingSeasonFrostDays
+    this.browsePressureIndex = site.browsePressureIndex
   }
 }
 

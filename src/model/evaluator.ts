@@ -12,7 +12,7 @@ import {
 import type { FactorSpec, ModelArtifact } from './artifact.ts'
 import { HorizonResult, type RankedDeviations } from './horizon-result.ts'
 import { compileSeverity, type Severity } from './severity.ts'
-import { clampSite, referenceSiteFor } from './site-input.ts'
+import { clampSiteInto, ModelSite, referenceSiteFor } from './site-input.ts'
 import { factorWeight } from './weight.ts'
 
 interface CompiledFactor {
@@ -56,7 +56,7 @@ export function createSurvivalModel(
   }))
 
   const penaltiesAt = (
-    site: SiteAttributes,
+    site: ModelSite,
     species: Species,
     weights: Float64Array,
     penalties = new Float64Array(factors.length),
@@ -69,7 +69,11 @@ export function createSurvivalModel(
 
   const planFor = (species: Species, method: PlantingMethod): PredictionPlan => {
     const weights = Float64Array.from(factors, (factor) => factorWeight(factor.spec, species, method))
-    const reference = clampSite(referenceSiteFor(artifact.referenceSite, species), artifact.inputRanges)
+    const reference = clampSiteInto(
+      referenceSiteFor(artifact.referenceSite, species),
+      artifact.inputRanges,
+      new ModelSite(),
+    )
     const referencePenalties = penaltiesAt(reference, species, weights)
     const referenceTotal = sum(referencePenalties)
     const horizonPlan = (horizon: Horizon): HorizonPlan => {
@@ -122,6 +126,7 @@ export function createSurvivalModel(
 
   // predict's working arrays: it runs to completion synchronously, so one set serves every call.
   const scratch = {
+    site: new ModelSite(),
     penalties: new Float64Array(factors.length),
     deviations: new Float64Array(factors.length),
     ranking: new Int32Array(factors.length),
@@ -143,7 +148,7 @@ export function createSurvivalModel(
     const plan = lookupPlan(species, method)
     const requested = distinctAscending(horizons)
     const penalties = penaltiesAt(
-      clampSite(site, artifact.inputRanges),
+      clampSiteInto(site, artifact.inputRanges, scratch.site),
       species,
       plan.weights,
       scratch.penalties,
@@ -197,6 +202,8 @@ function sum(values: Float64Array): number {
 function distinctAscending(horizons: readonly Horizon[]): readonly Horizon[] {
   // What nearly every request asks for: all of them (the list itself, shared and frozen).
   if (horizons === HORIZONS) return HORIZONS
+  // A survival map asks for one horizon at every site.
+  if (horizons.length === 1 && HORIZONS.includes(horizons[0] as Horizon)) return horizons
   for (const horizon of horizons) {
     if (!HORIZONS.includes(horizon)) throw new RangeError(`unknown horizon ${String(horizon)}`)
   }

@@ -1,8 +1,9 @@
-import { isInNativeRange, type SiteAttributes, type Species } from '../types.ts'
+import { isInNativeRange, type Species } from '../types.ts'
 import type { FactorSpec } from './artifact.ts'
+import type { ModelSite } from './site-input.ts'
 
 /** How badly a (clamped) site stresses a species on one factor: 0 = not at all, capped at maxSeverity. */
-export type Severity = (site: SiteAttributes, species: Species) => number
+export type Severity = (site: ModelSite, species: Species) => number
 
 const positivePart = (x: number): number => Math.max(0, x)
 
