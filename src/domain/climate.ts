@@ -209,7 +209,7 @@ export class ClimateFutures {
     const deltas = this.deltasAt(future, site.zone)
     const projected = projectedAttributes(site, deltas)
     return {
-      site: new ProjectedSite(site, projected),
+      site: new ProjectedSite().set(site, projected),
       projection: {
         period: future.period,
         scenario: future.scenario,
@@ -220,9 +220,12 @@ export class ClimateFutures {
     }
   }
 
-  /** The projected site alone (a survival map projects every site and shows no projection). */
-  projectSite(site: Site, future: ClimateFuture): Site {
-    return new ProjectedSite(site, projectedAttributes(site, this.deltasAt(future, site.zone)))
+  /**
+   * The projected site alone, written into `into` (a new one by default): a survival map projects every
+   * site, one at a time, into one object it reuses, and shows no projection.
+   */
+  projectSite(site: Site, future: ClimateFuture, into = new ProjectedSite()): Site {
+    return into.set(site, projectedAttributes(site, this.deltasAt(future, site.zone)))
   }
 }
 
@@ -244,28 +247,30 @@ function projectedAttributes(site: Site, deltas: ClimateDeltas): ProjectedAttrib
  * A site under a future climate. A class of its own, not a literal of the Site shape: the projected
  * attributes are fractions where a stored site's are often whole numbers, and an object of the stored
  * sites' shape holding a fraction would change that shape's field layout, which V8 then migrates site
- * by site (every site a survival map holds, on its first call under a climate).
+ * by site (every site a survival map holds, on its first call under a climate). Its numbers start as
+ * NaN, so every field is laid out as a double from the first site on.
  */
-class ProjectedSite implements Site {
-  readonly id: number
-  readonly latitude: number
-  readonly longitude: number
-  readonly regionId: string
-  readonly zone: Site['zone']
-  readonly state: Site['state']
-  readonly elevationM: number
-  readonly slopeDeg: number
-  readonly aspectDeg: number
-  readonly heatLoadIndex: number
-  readonly soilDepthCm: number
-  readonly rockFractionPct: number
-  readonly vegetationCoverPct: number
-  readonly annualPrecipMm: number
-  readonly summerWaterDeficitMm: number
-  readonly growingSeasonFrostDays: number
-  readonly browsePressureIndex: number
+export class ProjectedSite implements Site {
+  id = 0
+  latitude = Number.NaN
+  longitude = Number.NaN
+  regionId = ''
+  zone: Site['zone'] = FOREST_ZONES[0]
+  state: Site['state'] = undefined
+  elevationM = Number.NaN
+  slopeDeg = Number.NaN
+  aspectDeg = Number.NaN
+  heatLoadIndex = Number.NaN
+  soilDepthCm = Number.NaN
+  rockFractionPct = Number.NaN
+  vegetationCoverPct = Number.NaN
+  annualPrecipMm = Number.NaN
+  summerWaterDeficitMm = Number.NaN
+  growingSeasonFrostDays = Number.NaN
+  browsePressureIndex = Number.NaN
 
-  constructor(site: Site, projected: ProjectedAttributes) {
+  /** This object becomes `site` with the projected attributes; returns itself. */
+  set(site: Site, projected: ProjectedAttributes): this {
     this.id = site.id
     this.latitude = site.latitude
     this.longitude = site.longitude
@@ -283,6 +288,7 @@ class ProjectedSite implements Site {
     this.summerWaterDeficitMm = projected.summerWaterDeficitMm
     this.growingSeasonFrostDays = projected.growingSeasonFrostDays
     this.browsePressureIndex = site.browsePressureIndex
+    return this
   }
 }
 

@@ -4,6 +4,7 @@ import { FakeSiteTable, forestSite } from '../../test/support/fakes.ts'
 import { cellBoundary, cellCentre, cellOf, loadHexagons } from '../geo/hexagons.ts'
 import { loadSurvivalModel } from '../model/index.ts'
 import type { Site, SurvivalModel } from '../types.ts'
+import { CLIMATE_FUTURES } from './climate.ts'
 import { ApiError } from './errors.ts'
 import type { SurvivalMapRequest } from './prediction-types.ts'
 import { findSpecies, SPECIES } from './species.ts'
@@ -131,6 +132,25 @@ describe('SurvivalMapService.map', () => {
       (site) => model.predict(site, map.species, 'manual', [5])[0]?.survivalProbability ?? Number.NaN,
     )
     expect(map.cells).toEqual(aggregateCells(cellsOfSites(sites, 5), survival))
+  })
+
+  it('under a climate, each site is the model at that site as projected on its own', async () => {
+    const sites = gridSites(60)
+    const { maps } = service(sites)
+    const climate = { period: '2071-2100', scenario: 'ssp585' } as const
+    const map = await maps.map({ ...request, climate })
+    // Each site projected into an object of its own: the map's one reused projection must give the same.
+    const future = sites.map(
+      (site) =>
+        model.predict(CLIMATE_FUTURES.project(site, climate).site, map.species, 'manual', [5])[0]
+          ?.survivalProbability ?? Number.NaN,
+    )
+    const today = sites.map(
+      (site) => model.predict(site, map.species, 'manual', [5])[0]?.survivalProbability ?? Number.NaN,
+    )
+    expect(future).not.toEqual(today)
+    expect(map.cells).toEqual(aggregateCells(cellsOfSites(sites, 5), future))
+    expect(await map.cellsWithChange?.()).toEqual(aggregateCells(cellsOfSites(sites, 5), future, today))
   })
 
   it('answers again from its caches: one revision read per call, no site read, no model call', async () => {

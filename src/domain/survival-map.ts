@@ -10,7 +10,7 @@ import type {
   SurvivalModel,
 } from '../types.ts'
 import { modelInfo, resolvePlantingMethod, resolveSpecies } from './catalogue.ts'
-import { CLIMATE_FUTURES, type ClimateFuture } from './climate.ts'
+import { CLIMATE_FUTURES, type ClimateFuture, ProjectedSite } from './climate.ts'
 import { LruCache } from './lru-cache.ts'
 import type { SurvivalCell, SurvivalMap, SurvivalMapRequest } from './prediction-types.ts'
 
@@ -277,11 +277,15 @@ export class SurvivalMapService {
     const { species, method, climate } = what
     const values = new Float64Array(sites.length)
     const horizons = [what.horizon]
+    // The model reads a site and keeps nothing of it, so one projected site serves every site in turn.
+    const projected = new ProjectedSite()
     for (let start = 0; start < sites.length; start += SITES_PER_SLICE) {
       if (start > 0) await yieldToEventLoop()
       const end = Math.min(start + SITES_PER_SLICE, sites.length)
       for (let i = start; i < end; i++) {
-        const site = climate ? CLIMATE_FUTURES.projectSite(sites[i] as Site, climate) : (sites[i] as Site)
+        const site = climate
+          ? CLIMATE_FUTURES.projectSite(sites[i] as Site, climate, projected)
+          : (sites[i] as Site)
         const [prediction] = this.survivalModel.predict(site, species, method, horizons)
         if (!prediction) throw new Error(`the model gave no prediction for ${species.code}`)
         values[i] = prediction.survivalProbability
