@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { projectFile } from '../project-files.ts'
-import { FOREST_ZONES, type ForestZone, type Site } from '../types.ts'
+import { FOREST_ZONES, type ForestZone, type Site, SiteAttributeFields } from '../types.ts'
 import { apiError } from './errors.ts'
 
 const CLIMATE_FILE = projectFile('seed/data/climate_futures.json')
@@ -247,27 +247,13 @@ function projectedAttributes(site: Site, deltas: ClimateDeltas): ProjectedAttrib
  * A site under a future climate. A class of its own, not a literal of the Site shape: the projected
  * attributes are fractions where a stored site's are often whole numbers, and an object of the stored
  * sites' shape holding a fraction would change that shape's field layout, which V8 then migrates site
- * by site (every site a survival map holds, on its first call under a climate). Its numbers start as
- * NaN, so every field is laid out as a double from the first site on.
+ * by site (every site a survival map holds, on its first call under a climate).
  */
-export class ProjectedSite implements Site {
+export class ProjectedSite extends SiteAttributeFields implements Site {
   id = 0
   latitude = Number.NaN
   longitude = Number.NaN
   regionId = ''
-  zone: Site['zone'] = FOREST_ZONES[0]
-  state: Site['state'] = undefined
-  elevationM = Number.NaN
-  slopeDeg = Number.NaN
-  aspectDeg = Number.NaN
-  heatLoadIndex = Number.NaN
-  soilDepthCm = Number.NaN
-  rockFractionPct = Number.NaN
-  vegetationCoverPct = Number.NaN
-  annualPrecipMm = Number.NaN
-  summerWaterDeficitMm = Number.NaN
-  growingSeasonFrostDays = Number.NaN
-  browsePressureIndex = Number.NaN
 
   /** This object becomes `site` with the projected attributes; returns itself. */
   set(site: Site, projected: ProjectedAttributes): this {

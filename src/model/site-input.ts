@@ -1,11 +1,4 @@
-import {
-  FOREST_ZONES,
-  type ForestZone,
-  NUMERIC_SITE_ATTRIBUTES,
-  type SiteAttributes,
-  type Species,
-  type UsState,
-} from '../types.ts'
+import { NUMERIC_SITE_ATTRIBUTES, SiteAttributeFields, type SiteAttributes, type Species } from '../types.ts'
 import type { InputRanges, ReferenceSiteSpec } from './artifact.ts'
 
 // Every numeric site attribute must have an input range in the artifact.
@@ -15,24 +8,9 @@ NUMERIC_SITE_ATTRIBUTES satisfies readonly (keyof InputRanges)[]
  * A site as the factors read it: its attributes clamped into the artifact's input ranges, in an object
  * of one class. Sites reach the model in several shapes (sites read from the table, sites projected
  * into a future climate, a request's own); reading them all through one class keeps the factors'
- * property reads monomorphic, so a site of a new shape does not deoptimize the model. The numbers start
- * as NaN, so V8 lays every field out as a double from the first site on.
+ * property reads monomorphic, so a site of a new shape does not deoptimize the model.
  */
-export class ModelSite implements SiteAttributes {
-  zone: ForestZone = FOREST_ZONES[0]
-  state: UsState | undefined = undefined
-  elevationM = Number.NaN
-  slopeDeg = Number.NaN
-  aspectDeg = Number.NaN
-  heatLoadIndex = Number.NaN
-  soilDepthCm = Number.NaN
-  rockFractionPct = Number.NaN
-  vegetationCoverPct = Number.NaN
-  annualPrecipMm = Number.NaN
-  summerWaterDeficitMm = Number.NaN
-  growingSeasonFrostDays = Number.NaN
-  browsePressureIndex = Number.NaN
-}
+export class ModelSite extends SiteAttributeFields {}
 
 type NumericAttribute = (typeof NUMERIC_SITE_ATTRIBUTES)[number]
 
