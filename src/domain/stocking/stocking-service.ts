@@ -43,6 +43,8 @@ import type {
 } from './stocking-types.ts'
 
 export const DEFAULT_CONFIDENCE = 0.9
+/** The interval a carbon project states (Verra VM0047): 90 %. */
+const CARBON_INTERVAL_LEVEL = 0.9
 /** Shares of a mix may miss 1 by this much (0.333 + 0.333 + 0.334 is a mix of thirds). */
 const SHARE_SUM_TOLERANCE = 0.001
 /** A stand lists at most this many of its sites; `sites_inside` counts them all. */
@@ -113,7 +115,11 @@ export class StockingPlanService {
     const probability = meetsProbability(atRule, planted, target, cap)
     const requiredTpa = requiredDensity(atRule, target, cap, confidence)
     const ruleHorizon = horizons.find((h) => h.horizonYears === rule.horizonYears) as HorizonOutcome
-    const ninety = survivorsInterval(atRule, planted, 0.9)
+    // The carbon note's 90 % interval is the rule horizon's own when the plan asks for 90 % (the default).
+    const ninety =
+      confidence === CARBON_INTERVAL_LEVEL
+        ? ruleHorizon
+        : survivorsInterval(atRule, planted, CARBON_INTERVAL_LEVEL)
     const halfWidthShare =
       ruleHorizon.expectedTreesPerAcre > 0
         ? (ninety.upper - ninety.lower) / 2 / ruleHorizon.expectedTreesPerAcre
