@@ -64,7 +64,7 @@ const log = (message: string) => process.stderr.write(`${message}\n`)
 
 async function startServer(
   databaseUrl: string,
-  env: Record<string, string>,
+  env: { JOB_QUEUE_PREFIX: string } & Record<string, string>,
 ): Promise<{ child: Child; url: string }> {
   const port = await freePort()
   const child = spawnNode(
@@ -76,6 +76,8 @@ async function startServer(
       REDIS_URL,
       PORT: String(port),
       LOG_LEVEL: 'warn',
+      // The quota counters beside the queue, under the prefix the run deletes at its end.
+      QUOTA_KEY_PREFIX: `${env.JOB_QUEUE_PREFIX}:quota:`,
       ...env,
     },
     { nodeArgs: NODE_ARGS },
