@@ -78,7 +78,13 @@ describe('jobs survive their processes', () => {
 
   it('finishes with another worker when one is killed mid-chunk, writing nothing twice (BullMQ)', async () => {
     const prefix = `test:bull:${randomBytes(6).toString('hex')}`
-    const queue = { REDIS_URL: TEST_REDIS_URL, JOB_QUEUE_PREFIX: prefix, JOB_CHUNK_ROWS: CHUNK_ROWS }
+    // The queue and the server's quota counters under one prefix, deleted at the end.
+    const queue = {
+      REDIS_URL: TEST_REDIS_URL,
+      JOB_QUEUE_PREFIX: prefix,
+      QUOTA_KEY_PREFIX: `${prefix}:quota:`,
+      JOB_CHUNK_ROWS: CHUNK_ROWS,
+    }
     const workerEnv = { DATABASE_URL: database.url, ...queue, JOB_LOCK_MS: '1000' }
     try {
       // The server only queues; the work is the workers'.
