@@ -202,10 +202,12 @@ function sum(values: Float64Array): number {
 function distinctAscending(horizons: readonly Horizon[]): readonly Horizon[] {
   // What nearly every request asks for: all of them (the list itself, shared and frozen).
   if (horizons === HORIZONS) return HORIZONS
-  // A survival map asks for one horizon at every site.
-  if (horizons.length === 1 && HORIZONS.includes(horizons[0] as Horizon)) return horizons
-  for (const horizon of horizons) {
+  let inOrder = true
+  for (let i = 0; i < horizons.length; i++) {
+    const horizon = horizons[i] as Horizon
     if (!HORIZONS.includes(horizon)) throw new RangeError(`unknown horizon ${String(horizon)}`)
+    if (i > 0 && horizon <= (horizons[i - 1] as Horizon)) inOrder = false
   }
-  return HORIZONS.filter((horizon) => horizons.includes(horizon))
+  // A list already distinct and ascending (a survival map's one horizon, say) serves as it is.
+  return inOrder ? horizons : HORIZONS.filter((horizon) => horizons.includes(horizon))
 }

@@ -43,6 +43,18 @@ describe('survival probabilities', () => {
     )
   })
 
+  it('answers any list of horizons, in any order and with repeats, once each and ascending', () => {
+    fc.assert(
+      fc.property(siteArbitrary, fc.array(fc.constantFrom(...HORIZONS), { minLength: 1 }), (site, asked) => {
+        const species = SPECIES[0]
+        if (species === undefined) throw new Error('no species')
+        const full = model.predict(site, species, 'manual')
+        const expected = full.filter((p) => asked.includes(p.horizonYears))
+        expect(model.predict(site, species, 'manual', asked)).toEqual(expected)
+      }),
+    )
+  })
+
   it('is deterministic', () => {
     fc.assert(
       fc.property(siteArbitrary, (site) => {
