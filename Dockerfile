@@ -7,7 +7,7 @@ ENV SKIP_EMBEDDED_SNAPSHOT=1
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-COPY seed ./seed
+COPY data ./data
 RUN npm run build
 
 # Production dependencies only.
@@ -25,7 +25,7 @@ COPY --from=build /app/dist ./dist
 COPY package.json package-lock.json tsconfig.json ./
 # Sources stay for the operator CLIs (npm run db:migrate, db:seed, keys) and the model artifact.
 COPY src ./src
-COPY seed ./seed
+COPY data ./data
 COPY sql ./sql
 COPY schema ./schema
 USER node
@@ -36,4 +36,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
 # 128 KiB and more to the kernel and back (its sliding threshold otherwise grows the heap with every
 # large answer), and V8's young generation and heap growth.
 ENV MALLOC_MMAP_THRESHOLD_=131072
-CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "dist/src/main.js"]
+CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "dist/src/wiring/main.js"]

@@ -14,7 +14,7 @@ export default defineConfig({
   test: {
     include: [
       'src/**/*.test.ts',
-      'seed/**/*.test.ts',
+      'bench/**/*.test.ts',
       'test/**/*.test.ts',
       'clients/typescript/test/**/*.test.ts',
     ],

@@ -1,10 +1,11 @@
 /**
- * The bench's own floor, on the project's schema, data, model and coverage check: POST /v1/predict and
- * /v1/predict/batch written straight on node:http, postgres.js and ioredis (SHA-256 key lookup cached in
- * memory, an atomic quota check-and-INCR in one Lua script over an auto-pipelined connection, one KNN
- * statement per request with the query point's cube computed once in SQL, the model, JSON of the spec's
- * shape) and nothing else. `npm run bench` compares with it when ../shared/bench-floor is absent, and runs
- * it beside that floor with BENCH_BASELINE=1 (it should reach ≥ 0.95× the floor's rps there).
+ * The bench's own lean server, on the project's schema, data, model and coverage check: POST /v1/predict
+ * and /v1/predict/batch written straight on node:http, postgres.js and ioredis (SHA-256 key lookup cached
+ * in memory, an atomic quota check-and-INCR in one Lua script over an auto-pipelined connection, one KNN
+ * statement per request with the query point's cube computed once in SQL, the model, JSON of the API's
+ * shape) and nothing else. `npm run bench` compares with it when the reference server in bench/reference/
+ * is absent, and runs it beside the reference server with BENCH_BASELINE=1 (it should reach ≥ 0.95× the
+ * reference server's rps there).
  *
  * Env: PORT, DATABASE_URL, REDIS_URL, QUOTA_KEY_PREFIX, SEARCH_RADIUS_KM (10), DB_POOL_MAX (4).
  */
@@ -22,7 +23,7 @@ const DATABASE_URL = process.env.DATABASE_URL
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 const QUOTA_KEY_PREFIX = process.env.QUOTA_KEY_PREFIX ?? 'bench:baseline:'
 const SEARCH_RADIUS_KM = Number(process.env.SEARCH_RADIUS_KM ?? 10)
-// The floor's pool size: fewer connections carry more pipelined statements per write and wake-up.
+// The reference server's pool size: fewer connections carry more pipelined statements per write and wake-up.
 const DB_POOL_MAX = Number(process.env.DB_POOL_MAX ?? 4)
 const KEY_CACHE_MS = 60_000
 const MAX_BODY_BYTES = 1024 * 1024

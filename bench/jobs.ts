@@ -55,8 +55,8 @@ const TARGET_STANDS_SECONDS = 120
 const TARGET_ROWS_PER_MINUTE = 250_000
 const TARGET_RSS_MB = 300
 const TARGET_SCALING = 1.6
-const SERVER_ENTRY = 'dist/src/main.js'
-const WORKER_ENTRY = 'dist/src/worker.js'
+const SERVER_ENTRY = 'dist/src/wiring/main.js'
+const WORKER_ENTRY = 'dist/src/wiring/worker.js'
 /** The node flags of `npm run start:prod` (its settings are PRODUCTION_ENV): workers and server run as the Docker image runs them. */
 const NODE_ARGS = PRODUCTION_NODE_ARGS
 

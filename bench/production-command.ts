@@ -16,7 +16,7 @@ export function productionCommand(
     JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
       scripts: Record<string, string>
     }
-  ).scripts['start:prod'] ?? 'node dist/src/main.js',
+  ).scripts['start:prod'] ?? 'node dist/src/wiring/main.js',
 ): ProductionCommand {
   const words = script.trim().split(/\s+/)
   const env: Record<string, string> = {}

@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/profile-report.ts <dir>`: what the server does per request, from the load-window
+ * `npm run bench:profile -- <dir>`: what the server does per request, from the load-window
  * profiles `npm run bench` writes with BENCH_PROFILE_DIR=<dir> (bench/window-profiler.ts): V8's
  * `.cpuprofile`, or perf's `.perf.txt` with BENCH_PROFILER=perf.
  *
@@ -40,12 +40,12 @@ const STEPS: readonly { step: string; matches: (frame: CallFrame) => boolean }[]
   {
     step: 'quota',
     matches: (f) =>
-      /src\/quota\/|ioredis|redis-parser|denque|cluster-key-slot|standard-as-callback/.test(f.url),
+      /src\/access\/quota\/|ioredis|redis-parser|denque|cluster-key-slot|standard-as-callback/.test(f.url),
   },
-  { step: 'authentication', matches: (f) => /src\/auth\/|src\/keys\//.test(f.url) },
+  { step: 'authentication', matches: (f) => /src\/access\//.test(f.url) },
   {
     step: 'the lookup call',
-    matches: (f) => /src\/db\/|node_modules\/postgres\/|dataloader|src\/store-ports/.test(f.url),
+    matches: (f) => /src\/db\/|node_modules\/postgres\/|dataloader/.test(f.url),
   },
   {
     step: 'the model',
@@ -60,13 +60,13 @@ const STEPS: readonly { step: string; matches: (frame: CallFrame) => boolean }[]
   {
     step: 'JSON (answer)',
     matches: (f) =>
-      /src\/rest\/responses|src\/rest\/prediction-writer|src\/http-io\/json/.test(f.url) ||
+      /src\/rest\/responses|src\/rest\/prediction-writer|src\/http-body\/json/.test(f.url) ||
       (f.url === '' && f.functionName === 'stringify'),
   },
   {
     step: 'parsing (body, route, query)',
     matches: (f) =>
-      /src\/http-io\/body|src\/rest\/json-body|src\/rest\/router|src\/rest\/route\.|graphql\/language/.test(
+      /src\/http-body\/body|src\/rest\/json-body|src\/rest\/router|src\/rest\/route\.|graphql\/language/.test(
         f.url,
       ) ||
       (f.url === '' && f.functionName === 'parse'),

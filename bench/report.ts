@@ -146,7 +146,7 @@ export function scenarioReport(scenario: Scenario, runs: Partial<Record<ArmKey, 
 // --- the table -------------------------------------------------------------------------------------
 
 const COLUMNS = [
-  ['', 42],
+  ['', 46],
   ['rps', 9],
   ['p50 ms', 8],
   ['p99 ms', 8],
@@ -279,7 +279,7 @@ export function printReport(outcome: BenchOutcome): void {
   for (const { scenario, target, problem } of outcome.sanity)
     console.log(`sanity problem in ${scenario} on ${target}: ${problem}`)
   if (outcome.survivalMap) printSurvivalMap(outcome.survivalMap)
-  console.log('\ntargets (issue 10, the climate feature and the stocking plans):')
+  console.log('\ntargets (thresholds in bench/targets.ts):')
   for (const t of outcome.targets) {
     const verdict = t.pass === null ? 'N/A ' : t.pass ? 'PASS' : 'FAIL'
     console.log(`  ${verdict}  ${t.target}: ${t.detail}`)

@@ -1,36 +1,39 @@
 /**
- * `npm run bench`: the API against the reference floor (../shared/bench-floor, or bench/baseline-server.ts
+ * `npm run bench`: the API against the reference server in bench/reference/ (or bench/baseline-server.ts
  * when that folder is absent), same load, same PostgreSQL and Redis, alternating runs (A B A B …) and
  * quoting medians.
  *
- * It creates and drops its own databases (the project's, with an unlimited hypha key, and the floor's),
- * starts the servers as child processes on 127.0.0.1, keeps the forest points every server answers, runs
- * the autocannon scenarios (`rest_predict_cluster` on a Redis Cluster of its own, scripts/engines.ts), times survivalMap under a climate in fresh server processes, prints a table and
- * the targets (issue 10's, the climate feature's and the stocking plans'), and writes a JSON document to
+ * It creates and drops its own databases (the project's, with an unlimited hypha key, and the reference
+ * server's), starts the servers as child processes on 127.0.0.1, keeps the forest points every server
+ * answers, runs the autocannon scenarios (`rest_predict_cluster` on a Redis Cluster of its own,
+ * scripts/engines.ts), times survivalMap under a climate in fresh server processes, prints a table and the
+ * targets (against the reference, the climate's and the stocking plans'), and writes a JSON document to
  * bench/results/latest.json. A missed target is reported, not an error: the exit code is non-zero only when
  * the run itself fails.
  *
- * Env: BENCH_DURATION (s per run, 8), BENCH_ROUNDS (5), BENCH_WARMUP (s per arm, 12), BENCH_SCENARIOS (comma-separated
- * ids of scenarios and of `survival_map_climate`; default: all but the opt-in `plan_point` and `plan_stand`,
- * which `default` stands for in the list, e.g. `default,plan_point,plan_stand`), BENCH_MAP_REPEATS (fresh processes per
- * survival map, 3), BENCH_CONNECTIONS (override every scenario's connection count), BENCH_BASELINE=1 (also
- * run bench/baseline-server.ts beside the floor in the REST scenarios), BENCH_FLOOR_DIR, BENCH_ADMIN_DATABASE_URL,
- * BENCH_REDIS_URL, and the server's own (servers.ts).
+ * Env: BENCH_DURATION (s per run, 8), BENCH_ROUNDS (5), BENCH_WARMUP (s per arm, 12), BENCH_SCENARIOS
+ * (comma-separated ids of scenarios and of `survival_map_climate`; default: all but the opt-in `plan_point`
+ * and `plan_stand`, which `default` stands for in the list, e.g. `default,plan_point,plan_stand`),
+ * BENCH_MAP_REPEATS (fresh processes per survival map, 3), BENCH_CONNECTIONS (override every scenario's
+ * connection count), BENCH_BASELINE=1 (also run bench/baseline-server.ts beside the reference server in the
+ * REST scenarios), BENCH_REFERENCE_DIR (default bench/reference), BENCH_ADMIN_DATABASE_URL, BENCH_REDIS_URL,
+ * and the server's own (servers.ts).
  *
- * This file sets up and tears down; floor.ts installs, seeds and starts the floor, servers.ts starts every
- * process, scenarios.ts holds what is sent (plans.ts the stocking plans'), runner.ts puts the load on and measures, survival-map.ts times
- * the maps, cpu.ts reads the CPU, report.ts prints and writes the results, targets.ts holds the thresholds.
+ * This file sets up and tears down; reference-server.ts installs, seeds and starts the reference server,
+ * servers.ts starts every process, scenarios.ts holds what is sent (plans.ts the stocking plans'), runner.ts
+ * puts the load on and measures, survival-map.ts times the maps, cpu.ts reads the CPU, report.ts prints and
+ * writes the results, targets.ts holds the thresholds.
  */
 import postgres from 'postgres'
 import { startRedisCluster } from '../scripts/engines.ts'
 import {
-  FLOOR_API_KEY,
-  floorDirName,
-  floorPresent,
-  installFloor,
-  seedFloorDatabase,
-  trackFloorRedisKeys,
-} from './floor.ts'
+  installReference,
+  REFERENCE_API_KEY,
+  referencePresent,
+  referenceServerName,
+  seedReferenceDatabase,
+  trackReferenceRedisKeys,
+} from './reference-server.ts'
 import {
   type BenchOutcome,
   printReport,
@@ -62,8 +65,8 @@ import {
   ProcessPool,
   type ProjectTarget,
   startBaseline,
-  startFloorServer,
   startProjectServer,
+  startReferenceServer,
 } from './servers.ts'
 import {
   ADMIN_DATABASE_URL,
@@ -102,7 +105,7 @@ const chosen = (scenario: Scenario) => selected(scenario.id, scenario.optIn)
 const MAP_REPETITIONS = Math.max(1, Number(process.env.BENCH_MAP_REPEATS ?? 3))
 const WITH_BASELINE = process.env.BENCH_BASELINE === '1'
 const METRICS_TOKEN = `bench-${randomSuffix()}${randomSuffix()}`
-/** The issue asks for at least this many distinct coordinates in the load. */
+/** The least number of distinct coordinates the load should hold (a warning below it). */
 const MIN_POINTS = 20_000
 /** The most single predicts a second any process is expected to answer. */
 const PEAK_RPS = 7_000
@@ -161,35 +164,35 @@ async function prepareDatabase(log: Log): Promise<{ url: string; apiKey: string 
 interface ReferenceSetup {
   kind: Reference
   description: string
-  /** The floor's database (absent for the fallback, which reads the project's). */
+  /** The reference server's database (absent for the fallback, which reads the project's). */
   databaseUrl?: string
   /** Whether a scenario of this run loads it (else it is neither prepared nor started). */
   used: boolean
 }
 
-/** The floor installed, seeded into a database of its own and its Redis keys tracked; or the fallback. */
+/** The reference server installed, seeded into a database of its own and its Redis keys tracked; or the fallback. */
 async function prepareReference(kind: Reference, log: Log): Promise<ReferenceSetup> {
   if (kind === 'baseline') {
     log(
-      `${floorDirName()} not found: comparing with bench/baseline-server.ts instead (the issue's targets are set against the floor)`,
+      `${referenceServerName()} not found: comparing with bench/baseline-server.ts instead (the targets are set against the reference server)`,
     )
     return {
       kind: 'baseline',
-      description: `bench/baseline-server.ts (fallback: ${floorDirName()} not found)`,
+      description: `bench/baseline-server.ts (fallback: ${referenceServerName()} not found)`,
       used: true,
     }
   }
-  await installFloor(log)
-  const database = await seedFloorDatabase(ADMIN_DATABASE_URL, log)
+  await installReference(log)
+  const database = await seedReferenceDatabase(ADMIN_DATABASE_URL, log)
   cleanups.push(async () => {
     await database.drop()
     log(`dropped database ${database.name}`)
   })
-  const tidyRedis = await trackFloorRedisKeys()
+  const tidyRedis = await trackReferenceRedisKeys()
   cleanups.push(async () => log(await tidyRedis()))
   return {
-    kind: 'floor',
-    description: `${floorDirName()} (server.mjs, KNN=stored, database ${database.name})`,
+    kind: 'reference',
+    description: `${referenceServerName()} (server.mjs, KNN=stored, database ${database.name})`,
     databaseUrl: database.url,
     used: true,
   }
@@ -202,8 +205,8 @@ function processPool(
   onServerLine: (label: string) => (line: string) => void,
   log: Log,
 ): ProcessPool {
-  const floor = reference.databaseUrl
-    ? { databaseUrl: reference.databaseUrl, apiKey: FLOOR_API_KEY }
+  const referenceTarget = reference.databaseUrl
+    ? { databaseUrl: reference.databaseUrl, apiKey: REFERENCE_API_KEY }
     : undefined
   return new ProcessPool(
     {
@@ -232,9 +235,9 @@ function processPool(
         )
       },
       baseline: () => startBaseline(project, REDIS_URL),
-      ...(floor && {
-        floor: () => startFloorServer('floor', floor, false),
-        floor_no_redis: () => startFloorServer('floor_no_redis', floor, true),
+      ...(referenceTarget && {
+        reference: () => startReferenceServer('reference', referenceTarget, false),
+        reference_no_redis: () => startReferenceServer('reference_no_redis', referenceTarget, true),
       }),
     },
     log,
@@ -280,7 +283,7 @@ async function runScenarios(
   const candidates = candidateBodies(PEAK_RPS * pointSecondsOfBusiestProcess(wanted))
   const points = await keepAnswered(candidates, answering, log)
   if (points.length < MIN_POINTS)
-    log(`WARNING only ${points.length} points answered by every server (the issue asks for ${MIN_POINTS})`)
+    log(`WARNING only ${points.length} points answered by every server (the load should hold ${MIN_POINTS})`)
   const scenarios = buildScenarios(points, options).filter(chosen)
   log(`built ${scenarios.length} scenarios over ${points.length} points`)
 
@@ -333,7 +336,7 @@ async function main(): Promise<void> {
   const log: Log = (message) =>
     console.error(`[bench ${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s] ${message}`)
 
-  const referenceKind: Reference = floorPresent() ? 'floor' : 'baseline'
+  const referenceKind: Reference = referencePresent() ? 'reference' : 'baseline'
   const options: ScenarioOptions = {
     reference: referenceKind,
     withBaseline: WITH_BASELINE,

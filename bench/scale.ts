@@ -3,20 +3,19 @@
  * generator on denser grids (×10 and ×100 the sites: 3.5 km / √10 and / 10 spacing) is seeded into a
  * database of its own per size; for each size it times the KNN statement for batches of 1, 10, 100
  * and 500 points (median of BENCH_SCALE_REPEATS calls) and loads REST /v1/predict on the production
- * build for BENCH_DURATION s. Target (issue: ahead of the floor): one lookup at 1.8M sites costs at
- * most 2× what it costs at 18k.
+ * build for BENCH_DURATION s. Target: one lookup at 1.8M sites costs at most 2× what it costs at 18k.
  *
  * Env: BENCH_SCALES (factors, default "1,10,100"), BENCH_SCALE_REPEATS (40), BENCH_DURATION (8),
  * BENCH_ADMIN_DATABASE_URL.
  */
 import { execFileSync } from 'node:child_process'
 import autocannon, { type AutocannonResult } from 'autocannon'
-import { forestSites, SITE_SPACING_KM } from '../seed/generate-sites.ts'
-import { insertSiteChunk, seedSpecies } from '../seed/load.ts'
 import { openDatabase, type Sql } from '../src/db/connect.ts'
 import { createKey } from '../src/db/keys.ts'
 import { migrate } from '../src/db/migrate.ts'
 import { findNearestSites } from '../src/db/sites.ts'
+import { forestSites, SITE_SPACING_KM } from '../src/seed/generate-sites.ts'
+import { insertSiteChunk, seedSpecies } from '../src/seed/load.ts'
 import type { Coordinates, Site } from '../src/types.ts'
 import { productionCommand } from './production-command.ts'
 import { createDatabase, freePort, median, ROOT, round, spawnNode, waitForHealthy } from './support.ts'

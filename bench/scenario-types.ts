@@ -2,26 +2,28 @@
 
 /**
  * The processes the bench starts: those a scenario can put load on, and `server_fresh` (a project server
- * started for one survival-map measurement, survival-map.ts). `floor` is ../shared/bench-floor, or
- * bench/baseline-server.ts standing in for it when that folder is absent (then the reference is `baseline`).
+ * started for one survival-map measurement, survival-map.ts). `reference` is the reference server in
+ * bench/reference/ (reference-server.ts); when its folder is absent, bench/baseline-server.ts stands in for
+ * it (the run's `Reference` is then `baseline`).
  */
 export type ProcessName =
   | 'server'
   | 'server_redis_away'
   | 'server_redis_cluster'
   | 'server_fresh'
-  | 'floor'
-  | 'floor_no_redis'
+  | 'reference'
+  | 'reference_no_redis'
   | 'baseline'
-export type Reference = 'floor' | 'baseline'
+/** Who the project is compared with in a run: the reference server, or baseline-server.ts in its stead. */
+export type Reference = 'reference' | 'baseline'
 
 export const PROCESS_LABELS: Record<ProcessName, string> = {
   server: 'project',
   server_redis_away: 'project, Redis away',
   server_redis_cluster: 'project, Redis Cluster',
   server_fresh: 'project, fresh process',
-  floor: 'floor',
-  floor_no_redis: 'floor, NO_REDIS=1',
+  reference: 'reference',
+  reference_no_redis: 'reference, NO_REDIS=1',
   baseline: 'baseline',
 }
 
@@ -90,9 +92,9 @@ export interface PredictBody {
 }
 
 export interface ScenarioOptions {
-  /** Who the project is compared with: the floor, or baseline-server.ts when the floor is absent. */
+  /** Who the project is compared with: the reference server, or baseline-server.ts when it is absent. */
   reference: Reference
-  /** Also run baseline-server.ts beside the floor in the REST scenarios (BENCH_BASELINE=1). */
+  /** Also run baseline-server.ts beside the reference server in the REST scenarios (BENCH_BASELINE=1). */
   withBaseline: boolean
   durationS: number
   /** Seconds of load one arm takes in a scenario: its warm-up and its rounds. */

@@ -1,7 +1,8 @@
 /** What `npm run bench` sends: the pool of forest points, the request bodies built from it, the scenarios and the check of each answer. */
-import { generateSites } from '../seed/generate-sites.ts'
+
 import { EMISSION_SCENARIOS, FUTURE_PERIODS } from '../src/domain/climate.ts'
 import { SPECIES } from '../src/domain/species.ts'
+import { generateSites } from '../src/seed/generate-sites.ts'
 import { planScenarios } from './plans.ts'
 import type { Arm, Comparison, Load, PredictBody, Scenario, ScenarioOptions } from './scenario-types.ts'
 import { prng, round } from './support.ts'
@@ -73,7 +74,7 @@ function distinctBatches(pool: readonly PredictBody[], size: number, count: numb
   return batches
 }
 
-/** More batch bodies than any target is expected to send in one run (the floor reached ~80 batches/s of 500, the project ~100). */
+/** More batch bodies than any target is expected to send in one run (the reference server reached ~80 batches/s of 500, the project ~100). */
 const BATCH_BODIES_PER_SECOND = 150
 
 // --- GraphQL documents -----------------------------------------------------------------------------
@@ -233,8 +234,9 @@ function graphqlBatch(batches: readonly PredictBody[][], size: number): Load {
 const BATCH_SIZE = 500
 
 /**
- * The five scenarios of issue 10, the climate's REST one and the stocking plans' two (opt-in, plans.ts),
- * over `pool` (points every server answered).
+ * The four scenarios against the reference, Redis away (against Redis up and the reference without Redis),
+ * a Redis Cluster, the climate's REST one and the stocking plans' two (opt-in, plans.ts), over `pool`
+ * (points every server answered).
  */
 export function buildScenarios(pool: readonly PredictBody[], options: ScenarioOptions): Scenario[] {
   const { reference } = options
@@ -245,9 +247,9 @@ export function buildScenarios(pool: readonly PredictBody[], options: ScenarioOp
   )
   const singles = restPredict(pool)
   const restBatches = restBatch(batches, BATCH_SIZE)
-  const baseline = options.withBaseline && reference === 'floor'
+  const baseline = options.withBaseline && reference === 'reference'
   const withBaseline = (load: Load): Arm[] => (baseline ? [{ process: 'baseline', load }] : [])
-  const baselineComparison: Comparison[] = baseline ? [{ of: 'baseline', to: 'floor' }] : []
+  const baselineComparison: Comparison[] = baseline ? [{ of: 'baseline', to: 'reference' }] : []
   const points = `${pool.length.toLocaleString('en-US')} distinct points`
   return [
     {
@@ -299,12 +301,14 @@ export function buildScenarios(pool: readonly PredictBody[], options: ScenarioOp
       arms: [
         { process: 'server_redis_away', load: singles },
         { process: 'server', load: singles },
-        ...(reference === 'floor' ? [{ process: 'floor_no_redis', load: singles } satisfies Arm] : []),
+        ...(reference === 'reference'
+          ? [{ process: 'reference_no_redis', load: singles } satisfies Arm]
+          : []),
       ],
       comparisons: [
         { of: 'server_redis_away', to: 'server' },
-        ...(reference === 'floor'
-          ? [{ of: 'server_redis_away', to: 'floor_no_redis' } satisfies Comparison]
+        ...(reference === 'reference'
+          ? [{ of: 'server_redis_away', to: 'reference_no_redis' } satisfies Comparison]
           : []),
       ],
     },
@@ -321,7 +325,7 @@ export function buildScenarios(pool: readonly PredictBody[], options: ScenarioOp
       comparisons: [{ of: 'server_redis_cluster', to: 'server' }],
     },
     {
-      // The project only (the floor has no climate): its plain REST predict and the same bodies with a
+      // The project only (the reference server has no climate): its plain REST predict and the same bodies with a
       // future climate, taking turns on one process, going on through the points from one to the other.
       id: 'rest_predict_climate',
       title: `REST POST /v1/predict with a future climate (the ${FUTURES.length} in turn) vs without (${points})`,

@@ -1,10 +1,9 @@
 /**
- * `npm run bench:seed`: the two start-up times of the production-readiness issue, a few runs each,
- * medians against the ≤ 10 s targets.
+ * `npm run bench:seed`: the two start-up times, a few runs each, medians against the ≤ 10 s targets.
  *
  * - seed load: `npm run db:seed` (src/cli/db-seed.ts, as its own process) into a freshly migrated
  *   database, wall time from spawn to exit (the CLI's own in-process figure is shown too);
- * - embedded cold start: `node --import tsx src/main.ts` without DATABASE_URL (PGlite in memory, migrated
+ * - embedded cold start: `node --import tsx src/wiring/main.ts` without DATABASE_URL (PGlite in memory, migrated
  *   and seeded at start) until GET /v1/health answers 200.
  *
  * Env: BENCH_SEED_RUNS (3), BENCH_ADMIN_DATABASE_URL.
@@ -49,7 +48,7 @@ async function coldStartOnce(): Promise<{ ms: number; status: unknown }> {
   const port = await freePort()
   const child = spawnNode(
     'embedded',
-    'src/main.ts',
+    'src/wiring/main.ts',
     {
       PORT: String(port),
       HOST: '127.0.0.1',

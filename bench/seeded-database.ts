@@ -1,8 +1,9 @@
 /** A fresh database for a benchmark: created, migrated and seeded, with unlimited (hypha) keys in it. */
-import { seedAll } from '../seed/seed-all.ts'
+
 import { openDatabase } from '../src/db/connect.ts'
 import { createKey } from '../src/db/keys.ts'
 import { migrate } from '../src/db/migrate.ts'
+import { seedAll } from '../src/seed/seed-all.ts'
 import { createDatabase } from './support.ts'
 
 export interface SeededDatabase {

@@ -1,10 +1,11 @@
 /**
  * The processes `npm run bench` measures: the project's server (built as `npm run start:prod` runs it, with
- * Redis up or away), the floor (floor.ts) and bench/baseline-server.ts, each on a free loopback port,
- * started when a scenario first needs it and stopped at the end.
+ * Redis up or away), the reference server in bench/reference/ (reference-server.ts) and
+ * bench/baseline-server.ts, each on a free loopback port, started when a scenario first needs it and
+ * stopped at the end.
  *
  * Env: BENCH_SERVER_ENTRY (default: `npm run start:prod`'s settings, entry and node flags, built first by
- * `npm run build`; src/main.ts measures `npm start` under tsx), BENCH_CPU_PROF (a directory: the server runs
+ * `npm run build`; src/wiring/main.ts measures `npm start` under tsx), BENCH_CPU_PROF (a directory: the server runs
  * under `node --cpu-prof` and writes its profile there on exit), BENCH_SERVER_NODE_ARGS (extra node flags
  * for the server, e.g. a diagnostic --import), BENCH_PROFILE_DIR (a directory: after its rounds, each scenario
  * runs every project arm once more with the server profiled for that run only, by V8's profiler or, with
@@ -12,8 +13,8 @@
  */
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
-import { FLOOR_HEALTH_PATH, startFloor } from './floor.ts'
 import { productionCommand } from './production-command.ts'
+import { REFERENCE_HEALTH_PATH, startReference } from './reference-server.ts'
 import { PROCESS_LABELS, type ProcessName } from './scenarios.ts'
 import { type Child, freePort, ROOT, RssSampler, spawnNode, waitForHealthy } from './support.ts'
 import { profiledServerArgs } from './window-profiler.ts'
@@ -118,7 +119,7 @@ export async function startProjectServer(
       QUOTA_KEY_PREFIX: target.quotaKeyPrefix,
       LOG_LEVEL: 'warn',
       METRICS_TOKEN: target.metricsToken,
-      // One process, like the floor: its pid is the one whose RSS and CPU are read.
+      // One process, like the reference server: its pid is the one whose RSS and CPU are read.
       WEB_CONCURRENCY: '1',
       // The bench's one key asks for survival maps more often than the default 10 a minute allows.
       SURVIVAL_MAP_PER_MINUTE: '10000',
@@ -156,15 +157,15 @@ export async function startBaseline(target: ProjectTarget, redisUrl: string): Pr
   return measured('baseline', child, port, '/v1/health', target)
 }
 
-/** ../shared/bench-floor's server.mjs on its own database, with Redis or (NO_REDIS=1) without. */
-export async function startFloorServer(
+/** The reference server's server.mjs on its own database, with Redis or (NO_REDIS=1) without. */
+export async function startReferenceServer(
   name: ProcessName,
   target: { databaseUrl: string; apiKey: string },
   noRedis: boolean,
 ): Promise<MeasuredProcess> {
   const port = await freePort()
-  const child = startFloor(name, { port, databaseUrl: target.databaseUrl, noRedis })
-  return measured(name, child, port, FLOOR_HEALTH_PATH, target)
+  const child = startReference(name, { port, databaseUrl: target.databaseUrl, noRedis })
+  return measured(name, child, port, REFERENCE_HEALTH_PATH, target)
 }
 
 /** Starts each process the first time it is asked for; stopAll() ends every one that started. */

@@ -4,7 +4,7 @@
  * directory on free ports and is stopped by its own PIDs (never by process name); the machine's own
  * PostgreSQL (5432) and Redis (6379) are never touched.
  *
- *   npx tsx scripts/engines.ts up   # start both, print the URLs and nodes, stop them on Ctrl-C
+ *   npm run engines:up   # start both, print the URLs and nodes, stop them on Ctrl-C
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { appendFileSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -447,7 +447,7 @@ async function up(): Promise<void> {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const command = process.argv[2]
   if (command !== 'up') {
-    console.error('usage: npx tsx scripts/engines.ts up')
+    console.error('usage: npm run engines:up')
     process.exit(2)
   }
   up().then(

@@ -73,33 +73,11 @@ export const NUMERIC_SITE_ATTRIBUTES = [
   'browsePressureIndex',
 ] as const satisfies readonly (keyof SiteAttributes)[]
 
-/**
- * Site attributes in an object of one class, for code that writes a site's attributes into an object it
- * reuses or that builds sites of its own. The numbers start as NaN, so V8 lays every field out as a double
- * from the first object on: a fraction written later changes no field's layout (an object literal whose
- * first values were whole numbers would move to a new layout at the first fraction, object by object).
- */
-export class SiteAttributeFields implements SiteAttributes {
-  zone: ForestZone = FOREST_ZONES[0]
-  state: UsState | undefined = undefined
-  elevationM = Number.NaN
-  slopeDeg = Number.NaN
-  aspectDeg = Number.NaN
-  heatLoadIndex = Number.NaN
-  soilDepthCm = Number.NaN
-  rockFractionPct = Number.NaN
-  vegetationCoverPct = Number.NaN
-  annualPrecipMm = Number.NaN
-  summerWaterDeficitMm = Number.NaN
-  growingSeasonFrostDays = Number.NaN
-  browsePressureIndex = Number.NaN
-}
-
 export interface Site extends SiteAttributes {
   id: number
   latitude: number
   longitude: number
-  /** Forest region id from seed/data/forest_regions.json. */
+  /** Forest region id from data/forest_regions.json. */
   regionId: string
 }
 
@@ -133,15 +111,6 @@ export interface Species {
   /** States the species is native to: a zone may reach into a state where the species does not grow. */
   rangeStates: UsState[]
   notes: string
-}
-
-/**
- * Whether a site lies in a species' native range: its ecological zone is one of the species'
- * `rangeZones` and its state one of its `rangeStates` (seed/data/species.csv). The model's native_range
- * factor and the rankings' `native_range` both apply this rule.
- */
-export function isInNativeRange(species: Species, site: Pick<SiteAttributes, 'zone' | 'state'>): boolean {
-  return species.rangeZones.includes(site.zone) && (!site.state || species.rangeStates.includes(site.state))
 }
 
 export interface FactorContribution {
@@ -265,64 +234,12 @@ export interface DailyUsage {
   requests: number
 }
 
-/*
- * Ports: what the domain and access control need from the stores. src/db implements them over
- * PostgreSQL; src/store-ports.ts wires them in. A store that cannot answer throws the domain's
- * StoreUnavailableError.
- */
-
-export interface NearestSiteLookup {
-  /** The nearest site within the search radius, or null when there is none. */
-  one(point: Coordinates): Promise<NearestSite | null>
-  /** The same for many points, answered in the order of `points`. */
-  many(points: readonly Coordinates[]): Promise<(NearestSite | null)[]>
-}
-
 /** A box of coordinates, degrees. */
 export interface SiteBox {
   west: number
   south: number
   east: number
   north: number
-}
-
-/** The sites inside an area (a stocking plan's stand). */
-export interface SitesInArea {
-  /** Every site whose coordinates lie in the box, ordered by id. */
-  within(box: SiteBox): Promise<Site[]>
-}
-
-/** The whole site table at once, for answers derived from every site (the survival map). */
-export interface SiteTable {
-  /** An opaque token that changes whenever the sites table changes (insert, update, delete, truncate). */
-  revision(): Promise<string>
-  /** Every site, with the revision they were read at (one consistent snapshot). */
-  all(): Promise<{ revision: string; sites: Site[] }>
-}
-
-export interface KeyDirectory {
-  /** The key whose hash this is, or null. */
-  findByHash(hash: string): Promise<ApiKeyRecord | null>
-  tiers(): Promise<Tier[]>
-}
-
-/** Keys their holders manage themselves: self-service spore keys and rolling a key. */
-export interface KeyAccounts {
-  issueSporeKey(request: SporeKeyRequest): Promise<SporeKeyOutcome>
-  /**
-   * Replaces an active (or deactivated) key; the old one keeps working for `graceSeconds` (0 = stops at
-   * once). null when the key was already rolled or revoked.
-   */
-  rotate(keyId: string, graceSeconds: number): Promise<{ issued: IssuedKey; previousExpiresAt: Date } | null>
-  findById(keyId: string): Promise<ApiKeyRecord | null>
-}
-
-/** Daily request counts per account, kept where a restart of Redis or of a server cannot lose them. */
-export interface UsageLedger {
-  add(counts: readonly { accountId: string; day: string; requests: number }[]): Promise<void>
-  touch(lastUsed: readonly { keyId: string; at: Date }[]): Promise<void>
-  /** Days from `fromDay` on (inclusive) with any requests, ascending. */
-  history(accountId: string, fromDay: string): Promise<DailyUsage[]>
 }
 
 export const JOB_FORMATS = ['csv', 'ndjson', 'geojson'] as const
@@ -378,49 +295,8 @@ export interface JobResultChunk {
   geojson: string
 }
 
-/** Where jobs, their uploads and their results are kept (PostgreSQL), shared by servers and workers. */
-export interface JobStore {
-  create(job: NewJob): Promise<void>
-  addInputChunk(jobId: string, chunkIndex: number, firstRow: number, rows: string): Promise<void>
-  /** The upload is complete: queued with its size. */
-  accept(jobId: string, rowsTotal: number, chunksTotal: number): Promise<void>
-  remove(jobId: string): Promise<void>
-  find(jobId: string): Promise<JobRecord | null>
-  /** What a worker needs to score a chunk, without the progress summed over every chunk written. */
-  outline(jobId: string): Promise<JobOutline | null>
-  /** queued → running (the first chunk to start); false when the job is no longer queued or running. */
-  markRunning(jobId: string, at: Date): Promise<boolean>
-  inputChunk(jobId: string, chunkIndex: number): Promise<string | null>
-  /** Writes a chunk's results once; false when they were already written (a retried chunk). */
-  writeResultChunk(jobId: string, chunkIndex: number, result: JobResultChunk): Promise<boolean>
-  /** running → succeeded once every chunk's results are written. */
-  finishIfComplete(jobId: string, at: Date): Promise<boolean>
-  fail(jobId: string, reason: string, at: Date): Promise<void>
-  /** queued or running → cancelled; false when the job had already finished. */
-  cancel(jobId: string, at: Date): Promise<boolean>
-  /** Chunks of queued and running jobs whose results are not written yet. */
-  pendingChunks(): Promise<{ jobId: string; chunkIndex: number }[]>
-  /** Byte length of each chunk's results in one format, in chunk order. */
-  resultSizes(jobId: string, format: JobFormat): Promise<number[]>
-  /** Results of chunks `from` to `from + count − 1` in one format, in chunk order. */
-  resultTexts(jobId: string, format: JobFormat, from: number, count: number): Promise<string[]>
-  /** Deletes jobs past their expiry, and uploads abandoned while arriving; returns how many. */
-  purge(now: Date, abandonedBefore: Date): Promise<number>
-}
-
 /** A chunk of a job to score. */
 export interface ChunkTask {
   jobId: string
   chunkIndex: number
-}
-
-/**
- * Where chunks wait for a worker: BullMQ on Redis (workers in any process that reaches PostgreSQL and
- * Redis), or this process's memory without Redis. Adding a chunk already waiting changes nothing.
- */
-export interface ChunkQueue {
-  add(tasks: readonly ChunkTask[]): Promise<void>
-  /** Chunks waiting or being scored (for the queue-depth metric). */
-  depth(): Promise<number>
-  close(): Promise<void>
 }

@@ -37,7 +37,7 @@ describe('Dockerfile', () => {
   })
 
   it('copies every folder the server reads at run time', () => {
-    for (const folder of ['src', 'seed', 'sql', 'schema']) {
+    for (const folder of ['src', 'data', 'sql', 'schema']) {
       expect(dockerfile).toMatch(new RegExp(`COPY ${folder} \\./${folder}`))
       expect(existsSync(new URL(folder, root))).toBe(true)
     }
@@ -101,9 +101,9 @@ describe('docker-compose.yml', () => {
   it('runs the compiled worker the build emits, with the node flags of npm run start:prod', () => {
     const command = compose.services.worker?.command ?? []
     const entry = command.find((part) => part.endsWith('.js')) ?? ''
-    expect(entry).toBe('dist/src/worker.js')
+    expect(entry).toBe('dist/src/wiring/worker.js')
     expect(command).toEqual(['node', ...productionCommand(scripts['start:prod']).nodeArgs, entry])
-    expect(existsSync(new URL('src/worker.ts', root))).toBe(true)
+    expect(existsSync(new URL('src/wiring/worker.ts', root))).toBe(true)
   })
 
   it('runs npm scripts that exist', () => {

@@ -1,5 +1,5 @@
 /**
- * Generates the client's types from the REST contract: `tsx clients/typescript/generate.ts` writes
+ * Generates the client's types from the REST contract: `npm run client:generate` writes
  * clients/typescript/src/schema.ts from schema/openapi.yaml with openapi-typescript. The file is
  * committed; clients/typescript/test/schema.test.ts fails when it is stale against the document.
  */

@@ -1,7 +1,7 @@
-import { seedAll } from '../../seed/seed-all.ts'
 import { loadConfig } from '../config/config.ts'
 import { openDatabase } from '../db/connect.ts'
 import { createLogger } from '../logging/logger.ts'
+import { seedAll } from '../seed/seed-all.ts'
 
 const log = createLogger({ destination: 'stderr' })
 const config = loadConfig()

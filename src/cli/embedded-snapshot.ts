@@ -20,7 +20,7 @@ const started = performance.now()
 const database = await openDatabase({ DATABASE_URL: undefined, DB_POOL_MAX: 1 })
 try {
   await migrate(database.sql)
-  const { seedAll } = await import('../../seed/seed-all.ts')
+  const { seedAll } = await import('../seed/seed-all.ts')
   await seedAll(database.sql)
   const snapshot = await database.dumpSnapshot?.()
   const saved = snapshot ? await writeSnapshot(config.EMBEDDED_CACHE_DIR, key, snapshot) : false

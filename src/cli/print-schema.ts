@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs'
-import { printSchemaSdl } from '../graphql/schema.ts'
+import { printSchemaSdl } from '../graphql/schema/schema.ts'
 import { projectFile } from '../project-files.ts'
 
 /** Writes schema/schema.graphql from the Pothos builder (committed; a test fails when it is stale). */

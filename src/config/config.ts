@@ -8,6 +8,18 @@ export const DEFAULT_SEARCH_RADIUS_KM = 10
 /** Sites kept in memory by default: the seeded table (17,884) with room to spare. */
 export const DEFAULT_SITE_CACHE_SITES = 20_000
 
+/** The job settings when their variables are unset; a server wired without them takes these too. */
+export const JOB_DEFAULTS = {
+  JOB_WORKERS_IN_SERVER: true,
+  JOB_CONCURRENCY: 2,
+  JOB_CHUNK_ROWS: 500,
+  JOB_ATTEMPTS: 5,
+  JOB_LOCK_MS: 30_000,
+  /** 7 days. */
+  JOB_RESULT_TTL_HOURS: 168,
+  JOB_QUEUE_PREFIX: 'survival:bull',
+}
+
 /**
  * Which proxies in front of the service are believed about the client's address: none (`false`: the
  * TCP peer is the client), the number of them nearest to us, or their addresses and CIDRs.
@@ -151,24 +163,24 @@ const EnvSchema = z.object({
   /** Job chunks are scored by workers inside each server; 'false' leaves them to `npm run worker` processes. */
   JOB_WORKERS_IN_SERVER: z
     .enum(['true', 'false', '1', '0'])
-    .default('true')
-    .transform((value) => value === 'true' || value === '1'),
+    .transform((value) => value === 'true' || value === '1')
+    .default(JOB_DEFAULTS.JOB_WORKERS_IN_SERVER),
   /** Chunks one worker process scores at once. */
-  JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(JOB_DEFAULTS.JOB_CONCURRENCY),
   /** Rows per chunk: one batch through the prediction service, one KNN statement. */
-  JOB_CHUNK_ROWS: z.coerce.number().int().min(10).max(5000).default(500),
+  JOB_CHUNK_ROWS: z.coerce.number().int().min(10).max(5000).default(JOB_DEFAULTS.JOB_CHUNK_ROWS),
   /** Attempts per chunk before its job fails. */
-  JOB_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  JOB_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(JOB_DEFAULTS.JOB_ATTEMPTS),
   /** A worker silent this long is presumed dead and its chunk goes to another (BullMQ lock). */
-  JOB_LOCK_MS: z.coerce.number().int().min(500).max(600_000).default(30_000),
-  /** How long a job and its results are kept, hours (7 days). */
+  JOB_LOCK_MS: z.coerce.number().int().min(500).max(600_000).default(JOB_DEFAULTS.JOB_LOCK_MS),
+  /** How long a job and its results are kept, hours. */
   JOB_RESULT_TTL_HOURS: z.coerce
     .number()
     .positive()
     .max(24 * 365)
-    .default(168),
+    .default(JOB_DEFAULTS.JOB_RESULT_TTL_HOURS),
   /** Namespace of the job queue's keys in Redis. */
-  JOB_QUEUE_PREFIX: z.string().min(1).max(100).default('survival:bull'),
+  JOB_QUEUE_PREFIX: z.string().min(1).max(100).default(JOB_DEFAULTS.JOB_QUEUE_PREFIX),
   GRAPHIQL: z
     .enum(['true', 'false', '1', '0'])
     .default('true')

@@ -5,7 +5,7 @@ import { PROJECT_ROOT } from '../project-files.ts'
 
 const ROOT = PROJECT_ROOT
 /** Everything that decides the embedded store's content: the migrations and the seed (code and data). */
-const INPUT_DIRS = ['sql', 'seed']
+const INPUT_DIRS = ['sql', 'src/seed', 'data']
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true })

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../test/support/database.ts'
-import { hashApiKey, isWellFormedApiKey } from '../keys/api-key.ts'
+import { hashApiKey, isWellFormedApiKey } from '../access/api-key.ts'
 import { createKey, findKeyByHash, KeyStoreError, listKeys, rotateKey, setKeyStatus } from './keys.ts'
 import { migrate } from './migrate.ts'
 

@@ -1,4 +1,4 @@
-import { generateApiKey, generateKeyId, hashApiKey, hashesMatch } from '../keys/api-key.ts'
+import { generateApiKey, generateKeyId, hashApiKey, hashesMatch } from '../access/api-key.ts'
 import type {
   ApiKeyRecord,
   IssuedKey,

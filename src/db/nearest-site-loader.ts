@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader'
-import type { Coordinates, NearestSite, NearestSiteLookup } from '../types.ts'
+import type { NearestSiteLookup } from '../domain/ports.ts'
+import type { Coordinates, NearestSite } from '../types.ts'
 
 export type FindNearestSites = (points: readonly Coordinates[]) => Promise<(NearestSite | null)[]>
 

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { seedSites } from '../../seed/load.ts'
 import {
   createTestDatabase,
   openEmbeddedDatabase,
@@ -7,6 +6,7 @@ import {
   type TestDatabase,
 } from '../../test/support/database.ts'
 import { forestSite } from '../../test/support/fakes.ts'
+import { seedSites } from '../seed/load.ts'
 import type { Site } from '../types.ts'
 import type { Database } from './connect.ts'
 import { migrate } from './migrate.ts'

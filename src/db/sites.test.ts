@@ -1,7 +1,5 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { generateSites } from '../../seed/generate-sites.ts'
-import { seedSites } from '../../seed/load.ts'
 import {
   createTestDatabase,
   openEmbeddedDatabase,
@@ -10,6 +8,8 @@ import {
 } from '../../test/support/database.ts'
 import { DEFAULT_SEARCH_RADIUS_KM } from '../config/config.ts'
 import { greatCircleKm } from '../geo/great-circle.ts'
+import { generateSites } from '../seed/generate-sites.ts'
+import { seedSites } from '../seed/load.ts'
 import type { Coordinates, Site, SiteBox } from '../types.ts'
 import { type Database, openDatabase } from './connect.ts'
 import { migrate } from './migrate.ts'

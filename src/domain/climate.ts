@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { SiteAttributeFields } from '../model/site-attribute-fields.ts'
 import { projectFile } from '../project-files.ts'
-import { FOREST_ZONES, type ForestZone, type Site, SiteAttributeFields } from '../types.ts'
+import { FOREST_ZONES, type ForestZone, type Site } from '../types.ts'
 import { apiError } from './errors.ts'
 
-const CLIMATE_FILE = projectFile('seed/data/climate_futures.json')
+const CLIMATE_FILE = projectFile('data/climate_futures.json')
 
 export const BASELINE_PERIOD = '1991_2020'
 
@@ -100,7 +101,7 @@ const NO_ADJUSTMENT: ZoneAdjustment = {
 }
 
 /**
- * The climate futures of the reference (seed/data/climate_futures.json): the periods and emission
+ * The climate futures of the reference (data/climate_futures.json): the periods and emission
  * scenarios of the Seedlot Selection Tool, the change of site climate by zone, and how a site is
  * projected into one of them. Every delta is worked out once, at start.
  */

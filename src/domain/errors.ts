@@ -217,7 +217,7 @@ export function toApiError(error: unknown): { error: ApiError; expected: boolean
   return { error: apiError('internal_error'), expected: false }
 }
 
-/** The spec's error envelope: `{"error": {code, message, details?}}` and nothing else. */
+/** The API contract's error envelope: `{"error": {code, message, details?}}` and nothing else. */
 export function errorEnvelope(error: ApiError): {
   error: { code: ErrorCode; message: string; details?: ErrorDetails }
 } {

@@ -11,7 +11,7 @@ export interface ReplicaHealth {
 }
 
 /**
- * The spec's health fields, plus `redis`. status: healthy = everything answers; degraded = serving,
+ * The API contract's health fields, plus `redis`. status: healthy = everything answers; degraded = serving,
  * but Redis is away so quotas are kept per instance; unavailable = the data store does not answer, so
  * data requests get 503.
  */

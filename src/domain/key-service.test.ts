@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import type { KeyAccounts, SporeKeyOutcome, SporeKeyRequest } from '../types.ts'
+import type { SporeKeyOutcome, SporeKeyRequest } from '../types.ts'
 import { ApiError } from './errors.ts'
 import { dailySeries, KeyService } from './key-service.ts'
+import type { KeyAccounts } from './ports.ts'
 
 function accountsAnswering(outcome: SporeKeyOutcome, seen: SporeKeyRequest[] = []): KeyAccounts {
   return {

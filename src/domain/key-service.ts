@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
-import type { ApiKeyRecord, DailyUsage, IssuedKey, KeyAccounts, KeyStatus, Tier } from '../types.ts'
+import type { ApiKeyRecord, DailyUsage, IssuedKey, KeyStatus, Tier } from '../types.ts'
 import { apiError } from './errors.ts'
+import type { KeyAccounts } from './ports.ts'
 
 /** Days of history `usage` reports, today included. */
 export const USAGE_HISTORY_DAYS = 30

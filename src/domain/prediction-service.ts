@@ -4,7 +4,6 @@ import {
   type Horizon,
   type HorizonPrediction,
   type ModelInfo,
-  type NearestSiteLookup,
   type PlantingMethod,
   type Site,
   type Species,
@@ -21,6 +20,7 @@ import {
 } from './climate.ts'
 import { ApiError, invalidField } from './errors.ts'
 import { CONFIDENCE_MAX, CONFIDENCE_MIN } from './input-rules.ts'
+import type { NearestSiteLookup } from './ports.ts'
 import type {
   BatchItemResult,
   Comparison,
@@ -73,7 +73,7 @@ function underClimate(
 }
 
 /**
- * The prediction rules of the spec, once, for GraphQL and REST alike. Requests arrive with their fields
+ * The prediction rules of the API contract, once, for GraphQL and REST alike. Requests arrive with their fields
  * checked by the input rules; then species and method, then coverage, then the nearest-site lookup.
  */
 export class PredictionService {

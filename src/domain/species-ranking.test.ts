@@ -8,12 +8,12 @@ import {
   OUTSIDE_POINTS,
 } from '../../test/support/fakes.ts'
 import { loadSurvivalModel } from '../model/index.ts'
+import { isInNativeRange } from '../model/native-range.ts'
 import {
   FOREST_ZONES,
   HORIZONS,
   type Horizon,
   type HorizonPrediction,
-  isInNativeRange,
   PLANTING_METHODS,
   type Site,
   type SurvivalModel,

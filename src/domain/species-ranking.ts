@@ -1,3 +1,4 @@
+import { isInNativeRange } from '../model/native-range.ts'
 import type {
   FactorContribution,
   Horizon,
@@ -6,7 +7,6 @@ import type {
   Species,
   SurvivalModel,
 } from '../types.ts'
-import { isInNativeRange } from '../types.ts'
 import type { RankedSpecies } from './prediction-types.ts'
 
 function byCode(a: Species, b: Species): number {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { projectFile } from '../project-files.ts'
 import { FOREST_ZONES, SHADE_TOLERANCE_LEVELS, type Species, TOLERANCE_LEVELS, US_STATES } from '../types.ts'
 
-const SPECIES_CSV = projectFile('seed/data/species.csv')
+const SPECIES_CSV = projectFile('data/species.csv')
 
 function oneOf<T extends string>(allowed: readonly T[], value: string, column: string): T {
   if (!(allowed as readonly string[]).includes(value)) {
@@ -11,7 +11,7 @@ function oneOf<T extends string>(allowed: readonly T[], value: string, column: s
   return value as T
 }
 
-/** Parses seed/data/species.csv (a copy of the project reference species list: no quoted fields). */
+/** Parses data/species.csv (a copy of the project reference species list: no quoted fields). */
 function parseSpeciesCsv(text: string): Species[] {
   const [header, ...rows] = text.trim().split(/\r?\n/)
   const columns = header?.split(',') ?? []

@@ -1,17 +1,17 @@
 import { cellBoundary, cellCentre, cellOf, loadHexagons, resolutionForCellKm } from '../geo/hexagons.ts'
+import { LruCache } from '../lru-cache.ts'
 import type {
   Coordinates,
   Horizon,
   ModelInfo,
   PlantingMethod,
   Site,
-  SiteTable,
   Species,
   SurvivalModel,
 } from '../types.ts'
 import { modelInfo, resolvePlantingMethod, resolveSpecies } from './catalogue.ts'
 import { CLIMATE_FUTURES, type ClimateFuture, ProjectedSite } from './climate.ts'
-import { LruCache } from './lru-cache.ts'
+import type { SiteTable } from './ports.ts'
 import type { SurvivalCell, SurvivalMap, SurvivalMapRequest } from './prediction-types.ts'
 
 /** One series of per-site survival values: a species, planted one way, at one horizon, in one climate. */

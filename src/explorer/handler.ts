@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { apiError } from '../domain/errors.ts'
-import { sendError } from '../http-io/json.ts'
+import { sendError } from '../http-body/json.ts'
 import type { Logger } from '../logging/logger.ts'
 import type { RequestContext } from '../observability/request-context.ts'
 import { type Asset, asset as compressed, type ExplorerAssets } from './assets.ts'
-import { EXPLORER_CSP, type ExplorerPageData, renderExplorerPage } from './page-html.ts'
+import type { ExplorerPageData } from './page-data.ts'
+import { EXPLORER_CSP, renderExplorerPage } from './page-html.ts'
 
 export const EXPLORER_PAGE_PATHS = new Set(['/', '/explorer', '/explorer/'])
 const ASSET_PREFIX = '/explorer/assets/'

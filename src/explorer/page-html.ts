@@ -1,11 +1,5 @@
 import type { ExplorerAssets } from './assets.ts'
-
-/** What the page needs before its first request: the controls' species list and, in demo mode, a key. */
-export interface ExplorerPageData {
-  species: { code: string; commonName: string }[]
-  demoKey: string | null
-  searchRadiusKm: number
-}
+import type { ExplorerPageData } from './page-data.ts'
 
 /** JSON inside a <script> element: `<` escaped so no string in it can close the element. */
 function scriptSafeJson(value: unknown): string {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import type { Position } from 'geojson'
 import { describe, expect, it } from 'vitest'
-import { buildCoverage, serializeCoverage } from '../../seed/coverage-shapes.ts'
+import { buildCoverage, serializeCoverage } from '../seed/coverage-shapes.ts'
 import { coverageGeoJson, isInCoverage, isOnCoverageLand } from './coverage.ts'
 import { ringSignedArea } from './ring.ts'
 
@@ -97,7 +97,7 @@ describe('coverage region pnw', () => {
   })
 
   it('is the committed file, identical to a fresh build from us-atlas and the reference shapes', () => {
-    const committed = readFileSync(new URL('../../seed/data/coverage-pnw.geojson', import.meta.url), 'utf8')
+    const committed = readFileSync(new URL('../../data/coverage-pnw.geojson', import.meta.url), 'utf8')
     expect(committed).toBe(serializeCoverage(buildCoverage()))
   })
 

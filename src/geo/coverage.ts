@@ -6,7 +6,7 @@ import { createPointInPolygonsTest } from './polygon-index.ts'
 
 export { COVERAGE_REGION }
 
-const COVERAGE_FILE = projectFile('seed/data/coverage-pnw.geojson')
+const COVERAGE_FILE = projectFile('data/coverage-pnw.geojson')
 
 // Built once by seed/build-coverage.ts and committed, so no topojson work happens at runtime.
 const coverage = JSON.parse(readFileSync(COVERAGE_FILE, 'utf8')) as CoverageCollection

@@ -14,7 +14,7 @@ function oracle(geometries: readonly (Polygon | MultiPolygon)[]) {
 }
 
 const coverage = JSON.parse(
-  readFileSync(projectFile('seed/data/coverage-pnw.geojson'), 'utf8'),
+  readFileSync(projectFile('data/coverage-pnw.geojson'), 'utf8'),
 ) as CoverageCollection
 const geometries = coverage.features.map((feature) => feature.geometry)
 const vertices: Position[] = geometries.flatMap((geometry) =>

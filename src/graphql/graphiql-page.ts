@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { Worker } from 'node:worker_threads'
 import type { GraphiQLOptions } from 'graphql-yoga'
-import { LruCache } from '../domain/lru-cache.ts'
+import { LruCache } from '../lru-cache.ts'
 
 const RENDERER = '@graphql-yoga/render-graphiql'
 /** Pages kept (one per options; the options come from the server's settings, so one in practice). */

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { apiError, serviceUnavailable } from '../domain/errors.ts'
-import { sendError } from '../http-io/json.ts'
+import { sendError } from '../http-body/json.ts'
 import type { Logger } from '../logging/logger.ts'
 import type { Metrics } from '../observability/metrics.ts'
 import { createRequestContext, type RequestContext } from '../observability/request-context.ts'

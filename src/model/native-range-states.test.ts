@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { generateSites } from '../../seed/generate-sites.ts'
 import { SPECIES } from '../domain/species.ts'
+import { generateSites } from '../seed/generate-sites.ts'
 import { HORIZONS, PLANTING_METHODS } from '../types.ts'
 import { loadSurvivalModel } from './index.ts'
 

@@ -1,5 +1,6 @@
-import { isInNativeRange, type Species } from '../types.ts'
+import type { Species } from '../types.ts'
 import type { FactorSpec } from './artifact.ts'
+import { isInNativeRange } from './native-range.ts'
 import type { ModelSite } from './site-input.ts'
 
 /** How badly a (clamped) site stresses a species on one factor: 0 = not at all, capped at maxSeverity. */

@@ -1,5 +1,6 @@
-import { NUMERIC_SITE_ATTRIBUTES, SiteAttributeFields, type SiteAttributes, type Species } from '../types.ts'
+import { NUMERIC_SITE_ATTRIBUTES, type SiteAttributes, type Species } from '../types.ts'
 import type { InputRanges, ReferenceSiteSpec } from './artifact.ts'
+import { SiteAttributeFields } from './site-attribute-fields.ts'
 
 // Every numeric site attribute must have an input range in the artifact.
 NUMERIC_SITE_ATTRIBUTES satisfies readonly (keyof InputRanges)[]

@@ -1,6 +1,7 @@
 import { type ConnectionOptions, Queue, Worker } from 'bullmq'
+import type { ChunkQueue } from '../domain/ports.ts'
 import { openRedis, queuePrefix, type RedisTarget } from '../redis/connection.ts'
-import type { ChunkQueue, ChunkTask } from '../types.ts'
+import type { ChunkTask } from '../types.ts'
 import { type ChunkHandlers, retryDelayMs, taskKey, type WorkerSettings } from './chunk-worker.ts'
 
 const QUEUE_NAME = 'job-chunks'

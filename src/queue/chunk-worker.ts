@@ -18,8 +18,6 @@ export interface WorkerSettings {
   lockMs: number
 }
 
-export const DEFAULT_WORKER_SETTINGS: WorkerSettings = { concurrency: 2, attempts: 5, lockMs: 30_000 }
-
 /** Wait before the n-th retry (1-based): 1 s, 2 s, 4 s… capped at 30 s. */
 export function retryDelayMs(attempt: number): number {
   return Math.min(30_000, 1000 * 2 ** (attempt - 1))

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { ChunkQueue, ChunkTask } from '../types.ts'
+import type { ChunkQueue } from '../domain/ports.ts'
+import type { ChunkTask } from '../types.ts'
 import { DeferredChunkQueue } from './deferred-chunk-queue.ts'
 
 function recordingQueue() {

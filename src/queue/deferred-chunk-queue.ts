@@ -1,4 +1,5 @@
-import type { ChunkQueue, ChunkTask } from '../types.ts'
+import type { ChunkQueue } from '../domain/ports.ts'
+import type { ChunkTask } from '../types.ts'
 
 /**
  * A queue made when it is first needed: the first `add` (or `open`) makes it, and every call after goes

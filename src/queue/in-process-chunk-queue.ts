@@ -1,4 +1,5 @@
-import type { ChunkQueue, ChunkTask } from '../types.ts'
+import type { ChunkQueue } from '../domain/ports.ts'
+import type { ChunkTask } from '../types.ts'
 import { type ChunkHandlers, retryDelayMs, taskKey, type WorkerSettings } from './chunk-worker.ts'
 
 /**

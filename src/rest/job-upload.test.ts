@@ -5,7 +5,7 @@ import { parse } from 'csv-parse/sync'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../domain/errors.ts'
-import type { JobUpload } from '../domain/jobs/job-service.ts'
+import type { JobUpload } from '../domain/jobs/file-formats.ts'
 import { byteRange, resultFormat } from './job-routes.ts'
 import { jobUpload } from './job-upload.ts'
 

@@ -5,9 +5,9 @@ import { createGunzip } from 'node:zlib'
 import { Tokenizer, TokenParser, TokenType } from '@streamparser/json'
 import { CsvError, parse } from 'csv-parse'
 import { ApiError, apiError, invalidField } from '../domain/errors.ts'
-import type { JobUpload } from '../domain/jobs/job-service.ts'
-import { bodyTooLarge, ClientClosedError } from '../http-io/body.ts'
-import { lingeringClose } from '../http-io/lingering-close.ts'
+import type { JobUpload } from '../domain/jobs/file-formats.ts'
+import { bodyTooLarge, ClientClosedError } from '../http-body/body.ts'
+import { lingeringClose } from '../http-body/lingering-close.ts'
 
 /** A job upload is streamed: at most this many bytes (after gzip) are read, never held whole. */
 export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024

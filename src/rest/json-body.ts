@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http'
 import { apiError } from '../domain/errors.ts'
-import { MAX_BODY_BYTES, readBodyBytes } from '../http-io/body.ts'
+import { MAX_BODY_BYTES, readBodyBytes } from '../http-body/body.ts'
 
 /** The limit of a JSON body: the one every door shares. */
 export { MAX_BODY_BYTES }

@@ -1,8 +1,27 @@
+import { ApiError, invalidField } from '../domain/errors.ts'
 import { parseInput } from '../domain/input-rules.ts'
 import { readJsonBody } from './json-body.ts'
 import { stockingPlanJson } from './plan-responses.ts'
 import { StockingPlanBody } from './request-schemas.ts'
 import type { Route } from './route.ts'
+
+/** camelCase names (speciesMix, treesPerAcre) as the API contract spells them: species_mix, trees_per_acre. */
+function snakeCase(text: string): string {
+  return text.replace(/\b[a-z]+(?:[A-Z][a-z\d]*)+\b/g, (name) =>
+    name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`),
+  )
+}
+
+/**
+ * The plan service names its request's fields as the domain does (`speciesMix[1].speciesCode`); the
+ * body names them as the API contract does (`species_mix[1].species_code`).
+ */
+function withBodyFieldNames(error: unknown): unknown {
+  if (!(error instanceof ApiError) || error.code !== 'invalid_request') return error
+  const { field, reason } = (error.details ?? {}) as { field?: unknown; reason?: unknown }
+  if (typeof field !== 'string' || typeof reason !== 'string') return error
+  return invalidField(snakeCase(field), snakeCase(reason))
+}
 
 /** The planning endpoints: a plan counts as one request, like a prediction. */
 export const PLAN_ROUTES: readonly Route[] = [
@@ -13,20 +32,24 @@ export const PLAN_ROUTES: readonly Route[] = [
     alongside: true,
     async handle(req, _url, deps) {
       const body = parseInput(StockingPlanBody, await readJsonBody(req))
-      const plan = await deps.plans.plan({
-        latitude: body.latitude,
-        longitude: body.longitude,
-        stand: body.stand,
-        plantingMethod: body.planting_method,
-        speciesMix: body.species_mix.map((item) => ({ speciesCode: item.species_code, share: item.share })),
-        treesPerAcre: body.trees_per_acre,
-        treesPerHectare: body.trees_per_hectare,
-        confidence: body.confidence,
-        ruleSet: body.rule_set,
-        siteClass: body.site_class,
-        targetTreesPerAcre: body.target_trees_per_acre,
-        climate: body.climate,
-      })
+      const plan = await deps.plans
+        .plan({
+          latitude: body.latitude,
+          longitude: body.longitude,
+          stand: body.stand,
+          plantingMethod: body.planting_method,
+          speciesMix: body.species_mix.map((item) => ({ speciesCode: item.species_code, share: item.share })),
+          treesPerAcre: body.trees_per_acre,
+          treesPerHectare: body.trees_per_hectare,
+          confidence: body.confidence,
+          ruleSet: body.rule_set,
+          siteClass: body.site_class,
+          targetTreesPerAcre: body.target_trees_per_acre,
+          climate: body.climate,
+        })
+        .catch((error: unknown) => {
+          throw withBodyFieldNames(error)
+        })
       return { status: 200, body: stockingPlanJson(plan) }
     },
   },

@@ -1,7 +1,7 @@
 import type { ClimateDeltas, ClimateProjection } from '../domain/climate.ts'
 import { errorEnvelope } from '../domain/errors.ts'
 import type { BatchItemResult, Prediction } from '../domain/prediction-types.ts'
-import { type EncodedJson, encodedText, JsonEncoder } from '../http-io/json.ts'
+import { type EncodedJson, encodedText, JsonEncoder } from '../http-body/json.ts'
 import type { FactorContribution, HorizonPrediction, ModelInfo, Species } from '../types.ts'
 import { climateProjectionJson, RISK_FACTORS_SHOWN } from './responses.ts'
 

@@ -23,7 +23,7 @@ import {
   treesPerHectare,
 } from '../domain/input-rules.ts'
 
-/** The /v1 request bodies and query strings: the shared input rules under the spec's snake_case names. Strict: unknown fields are refused. */
+/** The /v1 request bodies and query strings: the shared input rules under the API contract's snake_case names. Strict: unknown fields are refused. */
 export const PredictBody = z.strictObject({
   latitude,
   longitude,

@@ -10,11 +10,11 @@ import type { Comparison, MatchedSite, Prediction, SpeciesRanking } from '../dom
 import type { FactorContribution, HorizonPrediction, IssuedKey, ModelInfo, Species } from '../types.ts'
 
 /**
- * Domain results → the spec's /v1 JSON (snake_case). Field sets are exactly the spec's; where the spec
+ * Domain results → the API contract's /v1 JSON (snake_case). Field sets are exactly the contract's; where the contract
  * is silent the layout is documented in docs/api.md and schema/openapi.yaml.
  */
 
-/** The spec's top 3 risk factors per prediction, ranked by magnitude. */
+/** The API contract's top 3 risk factors per prediction, ranked by magnitude. */
 export const RISK_FACTORS_SHOWN = 3
 
 function siteJson(site: MatchedSite) {
@@ -168,7 +168,7 @@ export function speciesJson(s: Species) {
   }
 }
 
-/** RFC 7946 FeatureCollection with the spec's foreign members, also in each feature's properties. */
+/** RFC 7946 FeatureCollection with the API contract's foreign members, also in each feature's properties. */
 export function coverageJson(coverage: CoverageInfo) {
   const { region, searchRadiusKm, geojson } = coverage
   return {

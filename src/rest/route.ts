@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http'
-import type { AccessControl, Admission } from '../auth/access-control.ts'
-import type { Caller } from '../auth/authenticator.ts'
+import type { AccessControl, Admission } from '../access/auth/access-control.ts'
+import type { Caller } from '../access/caller.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { HealthMonitor } from '../domain/health.ts'
 import type { JobService } from '../domain/jobs/job-service.ts'

@@ -17,11 +17,11 @@ import {
 import { Catalogue } from '../domain/catalogue.ts'
 import { StoreUnavailableError } from '../domain/errors.ts'
 import { HealthMonitor } from '../domain/health.ts'
+import type { NearestSiteLookup } from '../domain/ports.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
 import { SPECIES } from '../domain/species.ts'
 import { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import { loadSurvivalModel } from '../model/index.ts'
-import type { NearestSiteLookup } from '../types.ts'
 import { createRestHandler } from './router.ts'
 import { ROUTES } from './routes.ts'
 
@@ -254,7 +254,7 @@ describe('access', () => {
 })
 
 describe('handlers', () => {
-  it('POST /v1/predict answers the spec’s JSON for the nearest site', async () => {
+  it('POST /v1/predict answers the API contract JSON for the nearest site', async () => {
     const lookup = new FakeSiteLookup()
     const { send, directory } = setup({ lookup })
     const { res } = await send('POST', '/v1/predict', {

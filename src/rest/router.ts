@@ -1,12 +1,12 @@
 import { once } from 'node:events'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { type Admission, keyExpiryHeaders } from '../auth/access-control.ts'
+import { type Admission, keyExpiryHeaders } from '../access/auth/access-control.ts'
+import { rateLimitHeaders } from '../access/quota/quota-guard.ts'
 import { apiError, toApiError } from '../domain/errors.ts'
-import { ClientClosedError } from '../http-io/body.ts'
-import { sendError, sendJson } from '../http-io/json.ts'
+import { ClientClosedError } from '../http-body/body.ts'
+import { sendError, sendJson } from '../http-body/json.ts'
 import type { Logger } from '../logging/logger.ts'
 import type { RequestContext } from '../observability/request-context.ts'
-import { rateLimitHeaders } from '../quota/quota-guard.ts'
 import type { RestDeps, RestResponse, Route } from './route.ts'
 import { ROUTES } from './routes.ts'
 
@@ -66,7 +66,7 @@ function headerValue(req: IncomingMessage, name: string): string | undefined {
 const KEYED_ANSWER_HEADERS = { 'cache-control': 'no-store' } as const
 
 /**
- * The /v1 front door: route → admit (auth + quota) → handler; every outcome in the spec's JSON,
+ * The /v1 front door: route → admit (auth + quota) → handler; every outcome in the API contract's JSON,
  * every response with Request-Id and, once admitted, the caller's rate-limit fields.
  */
 export function createRestHandler(deps: RestDeps, logger: Logger) {

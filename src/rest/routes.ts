@@ -1,6 +1,6 @@
 import { parseInput } from '../domain/input-rules.ts'
 import type { PredictionRequest } from '../domain/prediction-types.ts'
-import { SerializedJson } from '../http-io/json.ts'
+import { SerializedJson } from '../http-body/json.ts'
 import { API_VERSION } from '../version.ts'
 import { JOB_ROUTES } from './job-routes.ts'
 import { readJsonBody, readOptionalJsonBody } from './json-body.ts'

@@ -4,35 +4,41 @@ import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 
 /**
- * The layering of docs/operations.md → Layout (the architecture's "Layers"), checked on every import of src/ (type-only
- * imports included). A request goes one way: http → rest | graphql → access (auth, keys, quota) →
- * domain → model, geo, stats and the store ports of types.ts, implemented in db. platform (config, logging,
- * observability) and types.ts may be used by any layer and use none. The composition root (src/*.ts:
- * app, serve, main, cluster, store-ports) and the command-line tools (cli) wire everything.
+ * The layering of docs/operations.md → Layout, checked on every import of src/ (type-only imports included).
+ * A request goes one way: http → rest | graphql → access (auth, quota, api keys) → domain (services, rules,
+ * ports) → model, geo, stats. db implements the domain's ports over PostgreSQL, queue the chunk queue;
+ * http-body reads request bodies and writes answers for http and the adapters. The platform (config,
+ * logging, observability, types.ts, project-files.ts, version.ts, lru-cache.ts) may be used by any layer and uses none
+ * but types.ts. The composition root (wiring) and the command-line tools (cli) wire everything.
  */
 const SRC = resolve(import.meta.dirname, '../../src')
 
-const PLATFORM = ['config', 'logging', 'observability', 'types', 'project-files', 'version']
+const PLATFORM = ['config', 'logging', 'observability', 'types', 'project-files', 'version', 'lru-cache']
 
-/** Which layers each layer may import besides itself and the platform. */
+/** The folders that compose the others, and so may import any of them. */
+const COMPOSITION = ['wiring', 'cli']
+
+/** Which layers each layer may import besides itself and the platform (a folder, or one module's path). */
 const ALLOWED: Record<string, readonly string[]> = {
-  http: ['http-io', 'domain/errors'],
-  explorer: ['http-io', 'domain/errors'],
-  queue: ['redis'],
-  'http-io': ['domain/errors'],
-  rest: ['http-io', 'auth', 'quota', 'domain'],
-  graphql: ['http-io', 'auth', 'quota', 'domain'],
-  auth: ['quota', 'keys/api-key', 'domain/errors'],
-  quota: ['auth', 'domain/errors', 'redis'],
-  keys: ['db'],
-  domain: ['geo', 'stats'],
+  http: ['http-body', 'domain/errors'],
+  explorer: ['http-body', 'domain/errors'],
+  'http-body': ['domain/errors'],
+  rest: ['http-body', 'access', 'domain'],
+  graphql: ['http-body', 'access', 'domain'],
+  access: ['domain/errors', 'domain/ports', 'redis'],
+  domain: ['model', 'geo', 'stats'],
   model: ['stats'],
   geo: [],
   stats: [],
-  db: ['keys/api-key'],
-  config: [],
+  db: ['domain/errors', 'domain/ports', 'access/api-key'],
+  queue: ['domain/ports', 'redis'],
+  /** The job files of the API contract (CSV, NDJSON, GeoJSON): the domain's JobFileFormats port. */
+  'job-files': ['domain'],
   /** Connecting to a single Redis or a Redis Cluster (REDIS_URL, REDIS_CLUSTER_NODES). */
   redis: [],
+  /** The synthetic site data: generated from the reference shapes, loaded into the store. */
+  seed: ['db', 'domain', 'geo', 'model'],
+  config: [],
   logging: [],
   observability: [],
 }
@@ -46,7 +52,7 @@ function layerOf(file: string): string {
 function mayImport(from: string, target: string): boolean {
   const fromLayer = layerOf(from)
   const targetLayer = layerOf(target)
-  if (!(fromLayer in ALLOWED)) return true // the composition root and cli
+  if (COMPOSITION.includes(fromLayer)) return true
   if (fromLayer === targetLayer) return true
   if (PLATFORM.includes(targetLayer)) return !PLATFORM.includes(fromLayer) || targetLayer === 'types'
   const targetPath = relative(SRC, target).replace(/\.ts$/, '')
@@ -70,7 +76,35 @@ function importsOf(file: string): string[] {
     .map((name) => resolve(dirname(file), name))
 }
 
-describe('layers (architecture.md)', () => {
+/** Which folders' modules import which other folders' modules (a folder is a module's own directory). */
+function folderGraph(): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>()
+  for (const file of sourceFiles(SRC)) {
+    const from = relative(SRC, dirname(file)) || '.'
+    const targets = graph.get(from) ?? new Set<string>()
+    graph.set(from, targets)
+    for (const target of importsOf(file)) {
+      const to = relative(SRC, dirname(target)) || '.'
+      if (target.startsWith(SRC) && to !== from) targets.add(to)
+    }
+  }
+  return graph
+}
+
+/** Every circle of folders, each written once from its smallest folder name. */
+function folderCycles(graph: Map<string, Set<string>>): string[] {
+  const cycles = new Set<string>()
+  const walk = (start: string, at: string, path: string[]) => {
+    for (const next of graph.get(at) ?? []) {
+      if (next === start) cycles.add([...path, start].join(' → '))
+      else if (!path.includes(next) && next > start) walk(start, next, [...path, next])
+    }
+  }
+  for (const folder of [...graph.keys()].sort()) walk(folder, folder, [folder])
+  return [...cycles]
+}
+
+describe('layers (docs/operations.md → Layout)', () => {
   it('every import in src/ goes one way down the layers', () => {
     const violations = sourceFiles(SRC).flatMap((file) =>
       importsOf(file)
@@ -80,14 +114,17 @@ describe('layers (architecture.md)', () => {
     expect(violations).toEqual([])
   })
 
-  it('src/ imports nothing from test/, bench/ or seed/ except the embedded store seeding itself', () => {
+  it('src/ imports nothing from outside src/ but packages', () => {
     const outside = sourceFiles(SRC).flatMap((file) =>
       importsOf(file)
         .filter((target) => !target.startsWith(SRC) && !target.includes('node_modules'))
         .map((target) => `${relative(SRC, file)} → ${relative(SRC, target)}`),
     )
-    const seedsTheStore = /^(serve|cli\/[a-z-]+)\.ts → \.\.\/seed\/seed-all\.ts$/
-    expect(outside.filter((edge) => !seedsTheStore.test(edge))).toEqual([])
+    expect(outside).toEqual([])
+  })
+
+  it('no folder imports one that imports it back, at any depth', () => {
+    expect(folderCycles(folderGraph())).toEqual([])
   })
 
   it('catches a forbidden import (the check itself works)', () => {
@@ -98,5 +135,16 @@ describe('layers (architecture.md)', () => {
     expect(mayImport(join(SRC, 'graphql/x.ts'), join(SRC, 'db/availability.ts'))).toBe(false)
     expect(mayImport(join(SRC, 'rest/x.ts'), join(SRC, 'domain/catalogue.ts'))).toBe(true)
     expect(mayImport(join(SRC, 'model/x.ts'), join(SRC, 'types.ts'))).toBe(true)
+    expect(mayImport(join(SRC, 'access/quota/x.ts'), join(SRC, 'rest/route.ts'))).toBe(false)
+    expect(mayImport(join(SRC, 'db/x.ts'), join(SRC, 'domain/prediction-service.ts'))).toBe(false)
+  })
+
+  it('finds a circle between folders (the check itself works)', () => {
+    const graph = new Map([
+      ['a', new Set(['a/b', 'c'])],
+      ['a/b', new Set(['a'])],
+      ['c', new Set<string>()],
+    ])
+    expect(folderCycles(graph)).toEqual(['a → a/b → a'])
   })
 })

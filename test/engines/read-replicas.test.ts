@@ -8,12 +8,12 @@ import {
   startReplica,
   stopReplica,
 } from '../../scripts/engines.ts'
-import { seedAll } from '../../seed/seed-all.ts'
 import { type Database, openDatabase } from '../../src/db/connect.ts'
 import { createKey } from '../../src/db/keys.ts'
 import { migrate } from '../../src/db/migrate.ts'
 import { logReplicaStates, type ReplicaStatus, replicaName } from '../../src/db/read-replicas.ts'
 import type { Logger } from '../../src/logging/logger.ts'
+import { seedAll } from '../../src/seed/seed-all.ts'
 import { batchProblems, predictionProblems, rest } from '../rest/client.ts'
 import { recordingLogger } from '../security/support.ts'
 import { graphql } from '../support/graphql-helpers.ts'

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { seedAll } from '../../seed/seed-all.ts'
 import { type Database, openDatabase } from '../../src/db/connect.ts'
 import { createKey } from '../../src/db/keys.ts'
 import { migrate } from '../../src/db/migrate.ts'
+import { seedAll } from '../../src/seed/seed-all.ts'
 import {
   batchInputTypeName,
   batchQuery,

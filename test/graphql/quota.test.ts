@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { secondsUntilReset } from '../../src/quota/day-window.ts'
+import { secondsUntilReset } from '../../src/access/quota/day-window.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { issueKey } from '../support/fixtures.ts'
 import {

@@ -70,7 +70,7 @@ describe('two in-process servers sharing Redis', () => {
   })
 })
 
-describe('two real server processes (`tsx src/main.ts`) sharing Redis', () => {
+describe('two real server processes (`tsx src/wiring/main.ts`) sharing Redis', () => {
   const prefix = `test:quota:procs:${randomBytes(6).toString('hex')}:`
   const servers: ServerProcess[] = []
 

@@ -2,8 +2,8 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MAX_BODY_BYTES } from '../../src/http-io/body.ts'
-import { LINGER } from '../../src/http-io/lingering-close.ts'
+import { MAX_BODY_BYTES } from '../../src/http-body/body.ts'
+import { LINGER } from '../../src/http-body/lingering-close.ts'
 import { MAX_UPLOAD_BYTES } from '../../src/rest/job-upload.ts'
 import { type SeededServer, startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
 
@@ -11,7 +11,7 @@ import { type SeededServer, startSeededServer, stopSeededServer } from '../suppo
  * A body over the limit is answered 413 before it has all arrived. Whatever the client — one that reads
  * while it writes, or one that writes everything before it reads — it must read that answer, never a
  * reset or EPIPE: the server drops the rest of the body and closes only once the client has sent it
- * (src/http-io/lingering-close.ts), within bounds. The clients here write their bodies a piece a turn
+ * (src/http-body/lingering-close.ts), within bounds. The clients here write their bodies a piece a turn
  * of the event loop, as a body arrives over a real network, which is when closing at once loses the
  * answer almost every time.
  */

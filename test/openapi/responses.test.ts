@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { utcDay } from '../../src/access/quota/day-window.ts'
 import { type Database, openDatabase } from '../../src/db/connect.ts'
 import { setKeyStatus } from '../../src/db/keys.ts'
-import { utcDay } from '../../src/quota/day-window.ts'
 import {
   expectError,
   expectInvalidRequest,

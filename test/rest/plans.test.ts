@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { utcDay } from '../../src/access/quota/day-window.ts'
 import { greatCircleKm } from '../../src/geo/great-circle.ts'
-import { utcDay } from '../../src/quota/day-window.ts'
 import { loadOpenApiDocument, OpenApiValidator } from '../openapi/openapi-validator.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { issueKey } from '../support/fixtures.ts'

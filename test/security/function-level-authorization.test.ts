@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKey, type IssuedKey } from '../../src/db/keys.ts'
-import { schema } from '../../src/graphql/schema.ts'
+import { schema } from '../../src/graphql/schema/schema.ts'
 import { ROUTES } from '../../src/rest/routes.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { issueKey } from '../support/fixtures.ts'
@@ -44,10 +44,10 @@ const OPERATOR_WORDS = /\b(admin|activate|deactivate|revoke|list|create|tiers?|s
 /** The key functions of src/db/keys.ts that only an operator may run. */
 const OPERATOR_FUNCTIONS = ['createKey', 'setKeyStatus', 'listKeys']
 
-/** Every module src/app.ts (the HTTP server's composition) reaches through static or dynamic imports. */
+/** Every module src/wiring/app.ts (the HTTP server's composition) reaches through static or dynamic imports. */
 function serverModules(): string[] {
   const found = new Set<string>()
-  const pending = [join(SRC, 'app.ts')]
+  const pending = [join(SRC, 'wiring/app.ts')]
   while (pending.length > 0) {
     const file = pending.pop() as string
     if (found.has(file)) continue

@@ -1,6 +1,6 @@
 import * as crypto from 'node:crypto'
 import { describe, expect, it, vi } from 'vitest'
-import { generateApiKey, hashApiKey, hashesMatch, isWellFormedApiKey } from '../../src/keys/api-key.ts'
+import { generateApiKey, hashApiKey, hashesMatch, isWellFormedApiKey } from '../../src/access/api-key.ts'
 
 // The real comparison, watched: every call still goes to node:crypto.
 vi.mock('node:crypto', async (importOriginal) => {
@@ -8,7 +8,7 @@ vi.mock('node:crypto', async (importOriginal) => {
   return { ...original, timingSafeEqual: vi.fn(original.timingSafeEqual) }
 })
 
-/** OWASP API2: how keys are made, stored and compared (src/keys/api-key.ts). */
+/** OWASP API2: how keys are made, stored and compared (src/access/api-key.ts). */
 describe('API2: key material', () => {
   it('a key is tsp_live_ + 128 random bits; what is stored is its SHA-256, never the key', () => {
     const keys = Array.from({ length: 200 }, generateApiKey)

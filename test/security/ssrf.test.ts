@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { isInputObjectType } from 'graphql'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
-import { schema } from '../../src/graphql/schema.ts'
+import { schema } from '../../src/graphql/schema/schema.ts'
 import * as requestSchemas from '../../src/rest/request-schemas.ts'
 import { ROOT, sourceFiles } from './support.ts'
 

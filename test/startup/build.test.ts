@@ -42,14 +42,14 @@ describe('the compiled build (npm run build, npm run start:prod)', () => {
   })
 
   it('emits JavaScript only for the server, CLIs and seed (no tests)', () => {
-    expect(existsSync(`${outDir}/src/main.js`)).toBe(true)
+    expect(existsSync(`${outDir}/src/wiring/main.js`)).toBe(true)
     expect(existsSync(`${outDir}/src/cli/db-migrate.js`)).toBe(true)
     expect(existsSync(`${outDir}/src/app.test.js`)).toBe(false)
     expect(existsSync(`${outDir}/test`)).toBe(false)
   })
 
   it('serves health, REST, GraphQL and the OpenAPI document, and stops cleanly', async () => {
-    server = await startServerProcess({ DATABASE_URL: db.url }, 60_000, [`${outDir}/src/main.js`])
+    server = await startServerProcess({ DATABASE_URL: db.url }, 60_000, [`${outDir}/src/wiring/main.js`])
     const { key } = await issueKey(db, 'mycel')
     const health = await get(server.url, '/v1/health')
     expect(health.body).toMatchObject({ status: 'healthy', database: 'connected' })

@@ -1,14 +1,9 @@
-import { DEFAULT_JOB_SETTINGS, JobService, type JobSettings } from '../../src/domain/jobs/job-service.ts'
+import { JobService } from '../../src/domain/jobs/job-service.ts'
+import { DEFAULT_JOB_SETTINGS, type JobSettings } from '../../src/domain/jobs/job-settings.ts'
+import type { ChunkQueue, JobStore } from '../../src/domain/ports.ts'
 import type { PredictionService } from '../../src/domain/prediction-service.ts'
-import type {
-  ChunkQueue,
-  ChunkTask,
-  JobFormat,
-  JobRecord,
-  JobResultChunk,
-  JobStore,
-  NewJob,
-} from '../../src/types.ts'
+import { JOB_FILE_FORMATS } from '../../src/job-files/file-formats.ts'
+import type { ChunkTask, JobFormat, JobRecord, JobResultChunk, NewJob } from '../../src/types.ts'
 
 type StoredJob = Omit<JobRecord, 'chunksDone' | 'rowsDone' | 'rowsFailed' | 'errorsByCode'> & {
   keyId: string
@@ -160,11 +155,8 @@ export function jobServiceOver(
   const store = options.store ?? new FakeJobStore()
   const queue = options.queue ?? new RecordingChunkQueue()
   const jobs = new JobService(
-    store,
-    predictions,
-    queue,
+    { store, queue, files: JOB_FILE_FORMATS, predictions, now: options.now },
     { ...DEFAULT_JOB_SETTINGS, ...options.settings },
-    options.now,
   )
   return { jobs, store, queue }
 }

@@ -3,24 +3,22 @@
  * src/ need: no database, no Redis, no server. Each fake records what it was asked, so a test can
  * prove how often and with what the code under test called it.
  */
-import { AccessControl } from '../../src/auth/access-control.ts'
-import { Authenticator } from '../../src/auth/authenticator.ts'
+
+import { generateApiKey, generateKeyId, hashApiKey } from '../../src/access/api-key.ts'
+import { AccessControl } from '../../src/access/auth/access-control.ts'
+import { Authenticator } from '../../src/access/auth/authenticator.ts'
+import { MemoryQuotaStore } from '../../src/access/quota/memory-quota-store.ts'
+import { QuotaGuard } from '../../src/access/quota/quota-guard.ts'
 import { KeyService, type UsageSource } from '../../src/domain/key-service.ts'
-import { generateApiKey, generateKeyId, hashApiKey } from '../../src/keys/api-key.ts'
+import type { KeyAccounts, KeyDirectory, NearestSiteLookup, SiteTable } from '../../src/domain/ports.ts'
 import type { Logger } from '../../src/logging/logger.ts'
 import { createRequestContext, type RequestContext } from '../../src/observability/request-context.ts'
-import { MemoryQuotaStore } from '../../src/quota/memory-quota-store.ts'
-import { QuotaGuard } from '../../src/quota/quota-guard.ts'
 import type {
   ApiKeyRecord,
   Coordinates,
-  KeyAccounts,
-  KeyDirectory,
   KeyStatus,
   NearestSite,
-  NearestSiteLookup,
   Site,
-  SiteTable,
   Tier,
   TierName,
 } from '../../src/types.ts'

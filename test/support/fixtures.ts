@@ -1,6 +1,6 @@
-import { seedAll } from '../../seed/seed-all.ts'
 import { createKey, type IssuedKey } from '../../src/db/keys.ts'
 import { migrate } from '../../src/db/migrate.ts'
+import { seedAll } from '../../src/seed/seed-all.ts'
 import type { TierName } from '../../src/types.ts'
 import { createTestDatabase, type TestDatabase } from './database.ts'
 

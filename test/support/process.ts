@@ -10,8 +10,8 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>
 }
 
-/** `npm start`: src/main.ts under tsx. */
-export const SOURCE_ENTRY = ['--import', 'tsx', 'src/main.ts']
+/** `npm start`: src/wiring/main.ts under tsx. */
+export const SOURCE_ENTRY = ['--import', 'tsx', 'src/wiring/main.ts']
 
 const KILL_AFTER_MS = 15_000
 
@@ -62,9 +62,9 @@ export async function startServerProcess(
   return { child, url, output, stop }
 }
 
-/** `npm run worker` (src/worker.ts under tsx) in a child process; resolves once it says it started. */
+/** `npm run worker` (src/wiring/worker.ts under tsx) in a child process; resolves once it says it started. */
 export async function startWorkerProcess(env: Record<string, string | undefined>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/wiring/worker.ts'], {
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { afterAll, describe, expect, it } from 'vitest'
-import { csvLayout, csvRow, ndjsonRow } from '../../../src/domain/jobs/job-rows.ts'
+import { csvLayout, csvRow, ndjsonRow } from '../../../src/job-files/job-rows.ts'
 import { outputFormatOf, outputHeader, outputLine, resultsAt } from '../src/scoring/output.ts'
 import { duration, progressLine } from '../src/scoring/progress.ts'
 import {

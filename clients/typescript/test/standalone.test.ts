@@ -3,8 +3,17 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { describe, expect, it } from 'vitest'
 
 const CLIENT_SRC = resolve(import.meta.dirname, '../src')
-/** What the client and the scorer may use besides Node and each other: nothing of the server. */
-const PACKAGES = ['openapi-fetch', 'commander', 'cli-progress', 'csv-parse']
+/**
+ * What the client and the scorer may use besides Node and each other: the dependencies of the client's own
+ * package.json, nothing of the server.
+ */
+const PACKAGES = Object.keys(
+  (
+    JSON.parse(readFileSync(resolve(import.meta.dirname, '../package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>
+    }
+  ).dependencies ?? {},
+)
 
 function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -33,5 +42,7 @@ describe('clients/typescript/src stands alone', () => {
     }
     expect(strays).toEqual([])
     expect([...seen]).toEqual(expect.arrayContaining(['openapi-fetch', './client.ts', 'node:fs']))
+    // Every dependency its package.json lists is used (the root's scripts install them for it).
+    expect(PACKAGES.filter((name) => !seen.has(name))).toEqual([])
   })
 })

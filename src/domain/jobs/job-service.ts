@@ -1,41 +1,28 @@
 import { randomBytes } from 'node:crypto'
-import type { ChunkQueue, ChunkTask, JobFormat, JobRecord, JobStore, Tier, TierName } from '../../types.ts'
+import type { ChunkTask, JobFormat, JobRecord, Tier, TierName } from '../../types.ts'
 import { ApiError, apiError, invalidField } from '../errors.ts'
+import type { ChunkQueue, JobStore } from '../ports.ts'
 import type { PredictionService } from '../prediction-service.ts'
 import type { BatchItemResult } from '../prediction-types.ts'
 import type { StockingPlanService } from '../stocking/stocking-service.ts'
-import {
-  type FeatureOutcome,
-  featureCsvHeader,
-  GEOJSON_CLOSE,
-  GEOJSON_OPENING,
-  renderFeatureChunk,
-} from './feature-output.ts'
-import { featureDefaults, featureRow, GEOJSON_COLUMNS } from './job-features.ts'
-import { csvHeader, renderChunk, resultsAt } from './job-output.ts'
-import { type CsvLayout, csvLayout, csvRow, type InputRow, NDJSON_COLUMNS, ndjsonRow } from './job-rows.ts'
+import type { FeatureOutcome, InputRow, JobFileFormats, JobUpload } from './file-formats.ts'
+import { DEFAULT_JOB_SETTINGS, type JobSettings } from './job-settings.ts'
 
 /** The tiers that may run jobs: portfolio work is mycel's and hypha's. */
 const JOB_TIERS: readonly TierName[] = ['mycel', 'hypha']
 
-export interface JobSettings {
-  /** Rows per chunk: one chunk is one batch through the prediction service, with one KNN statement. */
-  chunkRows: number
-  maxRows: number
-  /** A GeoJSON job's stands (polygon features) at most; each is a stocking plan. */
-  maxStands: number
-  /** How long a job and its results are kept after it was created. */
-  ttlMs: number
-  /** An upload still arriving after this long was abandoned (its server died): purged. */
-  abandonedAfterMs: number
-}
-
-export const DEFAULT_JOB_SETTINGS: JobSettings = {
-  chunkRows: 500,
-  maxRows: 1_000_000,
-  maxStands: 100_000,
-  ttlMs: 7 * 86_400_000,
-  abandonedAfterMs: 3_600_000,
+/** What a job service works with. */
+export interface JobServiceParts {
+  store: JobStore
+  queue: ChunkQueue
+  /** How uploads are read and results written (src/job-files). */
+  files: JobFileFormats
+  predictions: PredictionService
+  /** Plans the stands of GeoJSON jobs. */
+  plans?: StockingPlanService
+  now?: () => Date
+  /** Told each chunk's rows once its results are written, and how many of them failed. */
+  onChunkScored?: (rows: number, failed: number) => void
 }
 
 /** Who a job belongs to: the account of the key that created it (every key of a rotation chain). */
@@ -44,15 +31,6 @@ export interface JobOwner {
   keyId: string
   tier: Tier
 }
-
-/**
- * An upload, already split into records by its format: CSV rows of cells (the header first), NDJSON
- * lines, or the features of a GeoJSON FeatureCollection with the query string's defaults.
- */
-export type JobUpload =
-  | { format: 'csv'; records: AsyncIterable<string[]> }
-  | { format: 'ndjson'; records: AsyncIterable<string> }
-  | { format: 'geojson'; records: AsyncIterable<unknown>; defaults: Readonly<Record<string, string>> }
 
 /** A job as its owner sees it. */
 export interface JobView extends JobRecord {
@@ -95,15 +73,26 @@ function eta(job: JobRecord, now: Date): number | null {
  * the owner reads progress and streams the results in input order.
  */
 export class JobService {
+  private readonly store: JobStore
+  private readonly queue: ChunkQueue
+  private readonly files: JobFileFormats
+  private readonly predictions: PredictionService
+  private readonly plans: StockingPlanService | undefined
+  private readonly now: () => Date
+  private readonly onChunkScored: (rows: number, failed: number) => void
+
   constructor(
-    private readonly store: JobStore,
-    private readonly predictions: PredictionService,
-    private readonly queue: ChunkQueue,
+    parts: JobServiceParts,
     private readonly settings: JobSettings = DEFAULT_JOB_SETTINGS,
-    private readonly now: () => Date = () => new Date(),
-    private readonly onChunkScored: (rows: number, failed: number) => void = () => {},
-    private readonly plans?: StockingPlanService,
-  ) {}
+  ) {
+    this.store = parts.store
+    this.queue = parts.queue
+    this.files = parts.files
+    this.predictions = parts.predictions
+    this.plans = parts.plans
+    this.now = parts.now ?? (() => new Date())
+    this.onChunkScored = parts.onChunkScored ?? (() => {})
+  }
 
   get chunkRows(): number {
     return this.settings.chunkRows
@@ -121,7 +110,7 @@ export class JobService {
     let created = false
     let chunks = 0
     try {
-      const rows = this.rowsOf(upload)
+      const rows = this.files.read(upload)
       let columns: string[] | undefined
       let chunk: InputRow[] = []
       let chunkText = ''
@@ -145,7 +134,7 @@ export class JobService {
             keyId: owner.keyId,
             tier: owner.tier.name,
             format: upload.format,
-            columns: columns ?? NDJSON_COLUMNS,
+            columns: columns ?? [],
             chunkRows: this.settings.chunkRows,
             expiresAt: new Date(this.now().getTime() + this.settings.ttlMs),
           })
@@ -171,7 +160,8 @@ export class JobService {
         chunk.push(item)
         if (chunk.length === this.settings.chunkRows || chunkText.length >= CHUNK_TEXT_BYTES) await flush()
       }
-      if (total === 0) throw invalidField('body', columns ? 'has a header but no rows' : 'holds no rows')
+      // The file formats refuse an upload without rows themselves, saying what it lacks.
+      if (total === 0) throw invalidField('body', 'holds no rows')
       if (chunk.length > 0) await flush()
       // Rows (a GeoJSON job's points) cost as a batch does; each stand is a plan, one request.
       await charge(Math.ceil((total - stands) / owner.tier.batchSizeLimit) + stands)
@@ -186,38 +176,6 @@ export class JobService {
       .add(Array.from({ length: chunks }, (_, chunkIndex) => ({ jobId: id, chunkIndex })))
       .catch(() => {})
     return this.view(await this.found(id))
-  }
-
-  private async *rowsOf(upload: JobUpload): AsyncGenerator<InputRow | { columns: string[] }> {
-    let row = 0
-    if (upload.format === 'geojson') {
-      const defaults = featureDefaults(upload.defaults)
-      yield { columns: GEOJSON_COLUMNS }
-      for await (const feature of upload.records) {
-        row += 1
-        yield featureRow(row, feature, defaults)
-      }
-      return
-    }
-    if (upload.format === 'ndjson') {
-      for await (const line of upload.records) {
-        if (line.trim() === '') continue
-        row += 1
-        yield ndjsonRow(row, line)
-      }
-      return
-    }
-    let layout: CsvLayout | undefined
-    for await (const cells of upload.records) {
-      if (!layout) {
-        layout = csvLayout(cells)
-        yield { columns: layout.columns }
-        continue
-      }
-      row += 1
-      yield csvRow(layout, row, cells)
-    }
-    if (!layout) throw invalidField('body', 'holds no header row')
   }
 
   async status(owner: JobOwner, jobId: string): Promise<JobView> {
@@ -236,15 +194,7 @@ export class JobService {
   async results(owner: JobOwner, jobId: string, format: JobFormat): Promise<ResultsPlan> {
     const job = this.view(await this.owned(owner, jobId))
     if (job.status !== 'succeeded') throw apiError('job_not_finished', { job: jobId, status: job.status })
-    const header =
-      format === 'geojson'
-        ? GEOJSON_OPENING
-        : format !== 'csv'
-          ? ''
-          : job.format === 'geojson'
-            ? featureCsvHeader()
-            : csvHeader(job.columns, resultsAt(job.format, job.columns))
-    const trailer = format === 'geojson' ? GEOJSON_CLOSE : ''
+    const { header, trailer } = this.files.resultsFrame(job, format)
     const chunkBytes = await this.store.resultSizes(jobId, format)
     const totalBytes = chunkBytes.reduce(
       (sum, bytes) => sum + bytes,
@@ -276,12 +226,12 @@ export class JobService {
     const scored = requests.length > 0 ? await this.predictions.scoreRows(requests) : []
     const rendered =
       job.format === 'geojson'
-        ? renderFeatureChunk(
+        ? this.files.renderFeatures(
             rows,
             (await this.featureOutcomes(rows, scored))[Symbol.iterator](),
             task.chunkIndex,
           )
-        : renderChunk(job.columns, rows, scored[Symbol.iterator](), resultsAt(job.format, job.columns))
+        : this.files.renderRows(job, rows, scored[Symbol.iterator]())
     if (await this.store.writeResultChunk(task.jobId, task.chunkIndex, rendered))
       this.onChunkScored(rendered.rowsDone, rendered.rowsFailed)
     await this.store.finishIfComplete(task.jobId, this.now())

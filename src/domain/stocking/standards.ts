@@ -3,7 +3,7 @@ import { projectFile } from '../../project-files.ts'
 import type { ForestZone, SiteAttributes, UsState } from '../../types.ts'
 import { SITE_CLASSES, type SiteClass } from '../site-class.ts'
 
-const STANDARDS_FILE = projectFile('seed/data/stocking_standards.json')
+const STANDARDS_FILE = projectFile('data/stocking_standards.json')
 
 export const RULE_SET_IDS = ['or_fpa', 'wa_fpa_west', 'wa_fpa_east'] as const
 export type RuleSetId = (typeof RULE_SET_IDS)[number]
@@ -58,7 +58,7 @@ interface StandardsReference {
   rule_sets: ReferenceRuleSet[]
 }
 
-/** The reforestation standards of seed/data/stocking_standards.json, read once. */
+/** The reforestation standards of data/stocking_standards.json, read once. */
 export class StockingStandards {
   private readonly byId: Map<RuleSetId, ReferenceRuleSet>
 

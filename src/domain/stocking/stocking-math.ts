@@ -337,3 +337,9 @@ export function requiredDensity(
   }
   return high
 }
+
+/** `value` to `decimals` places, as a plan reports its figures. */
+export function round(value: number, decimals: number): number {
+  const factor = 10 ** decimals
+  return Math.round(value * factor) / factor
+}

@@ -4,58 +4,41 @@ import {
   HORIZONS,
   type Horizon,
   type ModelInfo,
-  type NearestSiteLookup,
   type PlantingMethod,
   type Site,
-  type SitesInArea,
-  type Species,
   type SurvivalModel,
   type UsState,
 } from '../../types.ts'
-import { modelInfo, resolvePlantingMethod, resolveSpecies } from '../catalogue.ts'
-import { CLIMATE_DATA_NOTE, CLIMATE_FUTURES, type ClimateFuture } from '../climate.ts'
-import { invalidField } from '../errors.ts'
-import {
-  CONFIDENCE_MAX,
-  CONFIDENCE_MIN,
-  SPECIES_MIX_MAX,
-  TREES_PER_HECTARE_PER_ACRE,
-} from '../input-rules.ts'
+import { modelInfo } from '../catalogue.ts'
+import { CLIMATE_FUTURES } from '../climate.ts'
+import { TREES_PER_HECTARE_PER_ACRE } from '../input-rules.ts'
+import type { NearestSiteLookup, SitesInArea } from '../ports.ts'
 import { SITE_CLASSES, type SiteClass, siteClassOf } from '../site-class.ts'
 import { assertInCoverage, matchedSite } from '../site-matching.ts'
-import { checkedStand, type Stand } from './stand.ts'
-import { RULE_SET_IDS, type RuleSetId, STOCKING_STANDARDS, type StockingRule } from './standards.ts'
+import { planNotes } from './plan-notes.ts'
+import { type CheckedShare, checkedPlanRequest, checkSiteClassApplies } from './plan-request.ts'
+import type { Stand } from './stand.ts'
+import { RULE_SET_IDS, STOCKING_STANDARDS, type StockingRule } from './standards.ts'
 import {
-  MAX_REQUIRED_TREES_PER_ACRE,
   type MixMember,
   meetsProbability,
   requiredDensity,
+  round,
   type SurvivalDistribution,
   survivalDistribution,
   survivorsInterval,
 } from './stocking-math.ts'
-import type {
-  HorizonOutcome,
-  PlanPointSite,
-  PlanStand,
-  StockingPlan,
-  StockingPlanRequest,
+import {
+  type HorizonOutcome,
+  type PlanPointSite,
+  type PlanStand,
+  STAND_SITES_LISTED,
+  type StockingPlan,
+  type StockingPlanRequest,
 } from './stocking-types.ts'
 
-export const DEFAULT_CONFIDENCE = 0.9
 /** The interval a carbon project states (Verra VM0047): 90 %. */
 const CARBON_INTERVAL_LEVEL = 0.9
-/** Shares of a mix may miss 1 by this much (0.333 + 0.333 + 0.334 is a mix of thirds). */
-const SHARE_SUM_TOLERANCE = 0.001
-/** A stand lists at most this many of its sites; `sites_inside` counts them all. */
-const STAND_SITES_LISTED = 100
-
-const NOTE_SURVIVAL_ONLY =
-  'Survival only: whether the trees will be free to grow (ahead of competing vegetation) is not assessed, and the rules count only free-to-grow trees'
-const NOTE_ASSUMPTIONS =
-  'The interval and the probability come from stated assumptions (a planting-year and a site effect on the logit scale, and clumped plot counts), not fitted values: see the model card'
-
-type Location = { kind: 'point'; latitude: number; longitude: number } | { kind: 'stand'; stand: Stand }
 
 interface PlanSites {
   sites: Site[]
@@ -79,31 +62,22 @@ export class StockingPlanService {
   }
 
   async plan(request: StockingPlanRequest): Promise<StockingPlan> {
-    const location = locationOf(request)
-    const mix = checkedMix(request.speciesMix)
-    const plantingMethod = resolvePlantingMethod(request.plantingMethod)
-    const climate = CLIMATE_FUTURES.resolve(request.climate)
-    const planted = plantedDensity(request)
-    const confidence = request.confidence ?? DEFAULT_CONFIDENCE
-    if (!(confidence >= CONFIDENCE_MIN && confidence <= CONFIDENCE_MAX))
-      throw invalidField('confidence', `must be from ${CONFIDENCE_MIN} to ${CONFIDENCE_MAX}`)
-    const askedRuleSet = checkedRuleSet(request.ruleSet)
-    const askedSiteClass = checkedSiteClass(request.siteClass, askedRuleSet)
+    const asked = checkedPlanRequest(request)
+    const { location, mix, plantingMethod, climate, planted, confidence } = asked
 
     const { sites, where } =
       location.kind === 'point' ? await this.pointSites(location) : await this.standSites(location.stand)
 
     // A stand takes the rule most of its sites would (ties: the more demanding, first in RULE_SET_IDS).
     const ruleSet =
-      askedRuleSet ??
+      asked.ruleSet ??
       majority(
         sites.map((site) => STOCKING_STANDARDS.defaultRuleSet(stateOfSite(site), site)),
         RULE_SET_IDS,
       )
-    if (askedSiteClass && !STOCKING_STANDARDS.hasSiteClasses(ruleSet))
-      throw invalidField('site_class', `applies only to Oregon's rule (or_fpa); ${ruleSet} has one standard`)
-    const rule = STOCKING_STANDARDS.rule(ruleSet, askedSiteClass ?? where.siteClass)
-    const target = request.targetTreesPerAcre ?? rule.minimumTreesPerAcre
+    checkSiteClassApplies(asked.siteClass, ruleSet)
+    const rule = STOCKING_STANDARDS.rule(ruleSet, asked.siteClass ?? where.siteClass)
+    const target = asked.targetTreesPerAcre ?? rule.minimumTreesPerAcre
     const cap = rule.hardwoodShareCap === null ? null : rule.hardwoodShareCap * target
 
     const evaluated = climate ? sites.map((site) => CLIMATE_FUTURES.projectSite(site, climate)) : sites
@@ -126,7 +100,7 @@ export class StockingPlanService {
         : null
 
     return {
-      rule: { ...rule, targetTreesPerAcre: target, customTarget: request.targetTreesPerAcre != null },
+      rule: { ...rule, targetTreesPerAcre: target, customTarget: asked.targetTreesPerAcre !== null },
       planted: {
         treesPerAcre: round(planted, 2),
         treesPerHectare: round(planted * TREES_PER_HECTARE_PER_ACRE, 1),
@@ -264,66 +238,6 @@ function meanSurvival(logOddsBySite: ArrayLike<number>): number {
   return sum / logOddsBySite.length
 }
 
-interface CheckedShare {
-  species: Species
-  share: number
-}
-
-function locationOf(request: StockingPlanRequest): Location {
-  const hasPoint = request.latitude != null || request.longitude != null
-  if (request.stand != null) {
-    if (hasPoint) throw invalidField('stand', 'is given with latitude and longitude; send one or the other')
-    return { kind: 'stand', stand: checkedStand(request.stand) }
-  }
-  if (request.latitude == null) throw invalidField('latitude', 'is required (or send a stand)')
-  if (request.longitude == null) throw invalidField('longitude', 'is required (or send a stand)')
-  return { kind: 'point', latitude: request.latitude, longitude: request.longitude }
-}
-
-function checkedMix(mix: StockingPlanRequest['speciesMix']): CheckedShare[] {
-  if (mix.length === 0) throw invalidField('species_mix', 'must hold at least one species')
-  if (mix.length > SPECIES_MIX_MAX)
-    throw invalidField('species_mix', `may hold at most ${SPECIES_MIX_MAX} species`)
-  const checked = mix.map((item) => ({ species: resolveSpecies(item.speciesCode), share: item.share }))
-  const seen = new Set<string>()
-  checked.forEach(({ species }, i) => {
-    if (seen.has(species.code))
-      throw invalidField(`species_mix[${i}].species_code`, `repeats ${species.code}; list each species once`)
-    seen.add(species.code)
-  })
-  const total = checked.reduce((sum, item) => sum + item.share, 0)
-  if (Math.abs(total - 1) > SHARE_SUM_TOLERANCE)
-    throw invalidField('species_mix', `shares must sum to 1; they sum to ${round(total, 6)}`)
-  // Shares within the tolerance are scaled to sum to exactly 1.
-  return checked.map((item) => ({ species: item.species, share: item.share / total }))
-}
-
-function plantedDensity(request: StockingPlanRequest): number {
-  const perAcre = request.treesPerAcre
-  const perHectare = request.treesPerHectare
-  if (perAcre != null && perHectare != null)
-    throw invalidField('trees_per_hectare', 'is given with trees_per_acre; send one or the other')
-  if (perAcre != null) return perAcre
-  if (perHectare != null) return perHectare / TREES_PER_HECTARE_PER_ACRE
-  throw invalidField('trees_per_acre', 'is required (or send trees_per_hectare)')
-}
-
-function checkedRuleSet(value: string | null | undefined): RuleSetId | null {
-  if (value == null) return null
-  if (!(RULE_SET_IDS as readonly string[]).includes(value))
-    throw invalidField('rule_set', `must be one of ${RULE_SET_IDS.join(', ')}`)
-  return value as RuleSetId
-}
-
-function checkedSiteClass(value: string | null | undefined, ruleSet: RuleSetId | null): SiteClass | null {
-  if (value == null) return null
-  if (!(SITE_CLASSES as readonly string[]).includes(value))
-    throw invalidField('site_class', `must be one of ${SITE_CLASSES.join(', ')}`)
-  if (ruleSet !== null && !STOCKING_STANDARDS.hasSiteClasses(ruleSet))
-    throw invalidField('site_class', `applies only to Oregon's rule (or_fpa); ${ruleSet} has one standard`)
-  return value as SiteClass
-}
-
 function stateOfSite(site: Site): UsState {
   // Every seeded site records its state; the land shapes, then the Columbia's latitude, stand in otherwise.
   return site.state ?? stateAt(site.latitude, site.longitude) ?? (site.latitude < 46 ? 'OR' : 'WA')
@@ -371,48 +285,4 @@ function horizonOutcome(
       }
     }),
   }
-}
-
-function planNotes(plan: {
-  rule: StockingRule
-  mix: readonly CheckedShare[]
-  cap: number | null
-  climate: ClimateFuture | null
-  where: PlanPointSite | PlanStand
-  requiredTpa: number | null
-  halfWidthShare: number | null
-  target: number
-}): string[] {
-  const notes = [STOCKING_STANDARDS.description, NOTE_SURVIVAL_ONLY, NOTE_ASSUMPTIONS]
-  if (plan.rule.verify)
-    notes.push(
-      `The minimum of ${plan.rule.minimumTreesPerAcre} trees per acre for site class ${plan.rule.siteClass} came from secondary summaries: verify it against ${plan.rule.citation} before relying on it`,
-    )
-  if (plan.cap !== null && plan.mix.some((item) => item.species.group === 'hardwood'))
-    notes.push(
-      `Hardwoods count toward the standard for at most ${Math.round((plan.rule.hardwoodShareCap ?? 0) * 100)} % of it (${round(plan.cap, 1)} trees per acre): a conservative reading of OAR 629-610-0050`,
-    )
-  if (plan.where.kind === 'stand' && plan.where.nearestSiteUsed)
-    notes.push(
-      `No data site lies inside the stand: the nearest one, ${plan.where.nearestSiteDistanceKm} km from its centre, stands for it`,
-    )
-  if (plan.where.kind === 'stand' && plan.where.sitesInside > STAND_SITES_LISTED)
-    notes.push(
-      `The stand holds ${plan.where.sitesInside} data sites; the first ${STAND_SITES_LISTED} by id are listed`,
-    )
-  if (plan.climate) notes.push(CLIMATE_DATA_NOTE)
-  if (plan.requiredTpa === null)
-    notes.push(
-      `No density up to ${MAX_REQUIRED_TREES_PER_ACRE} trees per acre meets ${plan.target} per acre at this confidence here: choose other species or another method`,
-    )
-  if (plan.halfWidthShare !== null)
-    notes.push(
-      `For carbon use: the 90 % interval's half-width is ${round(plan.halfWidthShare * 100, 1)} % of the expected survivors at ${plan.rule.horizonYears} year(s) (Verra VM0047 issues no credits above 100 %)`,
-    )
-  return notes
-}
-
-function round(value: number, decimals: number): number {
-  const factor = 10 ** decimals
-  return Math.round(value * factor) / factor
 }

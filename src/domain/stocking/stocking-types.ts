@@ -4,7 +4,10 @@ import type { StandInput } from '../input-rules.ts'
 import type { SiteClass } from '../site-class.ts'
 import type { StockingRule } from './standards.ts'
 
-/** A plan as asked for, its fields checked for type and range by the input rules (names as in the API). */
+/**
+ * A plan as asked for, its fields checked for type and range by the input rules; the adapters map the
+ * API contract's names onto these.
+ */
 export interface StockingPlanRequest {
   latitude?: number | null
   longitude?: number | null
@@ -54,6 +57,9 @@ export interface PlanPointSite {
   state: UsState | null
   siteClass: SiteClass
 }
+
+/** A stand lists at most this many of its sites; `sitesInside` counts them all. */
+export const STAND_SITES_LISTED = 100
 
 /** Where the plan was evaluated: the data sites inside a stand, or the one nearest it. */
 export interface PlanStand {

@@ -1,15 +1,9 @@
 import L from 'leaflet'
 import { stateOutlines } from './basemap.ts'
-import {
-  changeColour,
-  changeColours,
-  changeLegend,
-  percent,
-  points,
-  survivalColour,
-  survivalLegend,
-} from './charts.ts'
-import type { ResultFeature } from './results-data.ts'
+import { changeColour, changeColours, changeLegend, survivalColour, survivalLegend } from './charts.ts'
+import { percent, points } from './format.ts'
+import { ResultsLayer } from './map-results.ts'
+import { StandLayer } from './map-stand.ts'
 import type { MapMode, Point } from './state.ts'
 
 /** Oregon and Washington, with a margin. */
@@ -33,41 +27,6 @@ export interface CellView {
   note: string | null
 }
 
-/** A stand drawn on the map, vertex by vertex: what the page hears of it. */
-export interface StandSketch {
-  /** The vertices so far changed (added, undone). */
-  onChange(vertices: number): void
-  /** The ring was closed (a double-click, a click on the first vertex, or finish()): its vertices, open. */
-  onClose(vertices: Point[]): void
-}
-
-/** Clicks closer than this (in pixels) to the last vertex add none: a double-click's two clicks are one. */
-const SAME_VERTEX_PX = 6
-/** A click this close (in pixels) to the first vertex closes the ring. */
-const CLOSE_RING_PX = 10
-/** Fewest vertices of a stand's ring. */
-export const MIN_STAND_VERTICES = 3
-
-/**
- * How the results layer draws a job's GeoJSON results: which features are points and which stands, the
- * colour of a point, the style of a stand and a feature's popup (results-layer.ts decides all of them).
- */
-export interface ResultsDrawing {
-  collection: GeoJSON.FeatureCollection
-  kind(feature: ResultFeature): 'point' | 'stand' | 'failed' | 'other'
-  pointColour(feature: ResultFeature): string
-  standStyle(feature: ResultFeature): { fill: string; line: string; dashArray: string | null }
-  popup(feature: ResultFeature): HTMLElement
-}
-
-/** A point of the results layer: radius and outline (its fill is its survival class). */
-const RESULT_POINT = { radius: 6, weight: 1, color: '#263238', fillOpacity: 1 } as const
-const RESULT_STAND = { weight: 2, fillOpacity: 0.45 } as const
-
-type ResultLayer = L.Path & { feature?: ResultFeature }
-/** Leaflet's own hit test of a path (in layer pixels), which its canvas renderer uses for clicks. */
-type HitTestable = { _containsPoint(point: L.Point): boolean }
-
 export interface MatchedSite {
   latitude: number
   longitude: number
@@ -78,30 +37,18 @@ export interface MatchedSite {
 
 /**
  * The map: state outlines, the API's coverage, the chosen point and the site that answered it,
- * the survival-map layer with its legend, and plain messages (outside coverage, no data nearby).
+ * the survival-map layer with its legend, plain messages (outside coverage, no data nearby), and the
+ * layers of the Plan tab's stand and of a job's results.
  */
 export class ExplorerMap {
+  readonly stand: StandLayer
+  readonly results: ResultsLayer
   private readonly map: L.Map
   private readonly marks = L.layerGroup()
   private coverage: L.GeoJSON | undefined
   private cells: L.GeoJSON | undefined
   private readonly colour = survivalColour()
-  /** A plan's stand and the data sites it was evaluated at; the stand being drawn, apart. */
-  private readonly stand = L.layerGroup()
-  private readonly sketchLayer = L.layerGroup()
-  private sketch: { vertices: L.LatLng[]; listener: StandSketch; cursor: L.LatLng | null } | null = null
-  private readonly crosshair: HTMLElement
-  /**
-   * A job's results: drawn on a canvas of their own (tens of thousands of points stay responsive), in a
-   * pane above the survival cells; stands under points. One popup, for the feature clicked or found.
-   */
-  private readonly resultsRenderer: L.Canvas
-  private results: { drawing: ResultsDrawing; stands: L.GeoJSON; points: L.GeoJSON } | null = null
-  private readonly resultPopup: L.Popup
-  private selected: ResultLayer | null = null
-  private hoverPending = false
-  /** The results layer's legend, stacked above the survival map's in the map's corner. */
-  readonly resultsLegend: HTMLElement
+  /** The results layer's legend above the survival map's, in the map's lower corner. */
   private readonly legends: HTMLElement
 
   constructor(
@@ -119,28 +66,16 @@ export class ExplorerMap {
     })
     this.map.attributionControl.setPrefix(false)
     this.map.attributionControl.addAttribution('State outlines: US Census Bureau via us-atlas')
-    // Panes, bottom up: the state outlines (the base map), the survival cells, then outlines and marks.
+    // Panes, bottom up: the state outlines (the base map), the survival cells, a job's results, then
+    // outlines and marks.
     this.map.createPane('base').style.zIndex = '250'
     this.map.createPane('cells').style.zIndex = '390'
     this.map.createPane('results').style.zIndex = '395'
-    this.resultsRenderer = L.canvas({ pane: 'results', padding: 0.3, tolerance: 3 })
-    this.resultPopup = L.popup({
-      minWidth: 230,
-      maxWidth: 320,
-      autoPanPadding: L.point(12, 12),
-      className: 'result-popup',
-    })
-    this.map.on('popupclose', (event: L.PopupEvent) => {
-      if (event.popup === this.resultPopup) this.unselectResult()
-    })
     this.legends = document.createElement('div')
     this.legends.className = 'map-legends'
+    this.results = new ResultsLayer(this.map, element, this.legends)
     legend.before(this.legends)
-    this.resultsLegend = document.createElement('div')
-    this.resultsLegend.id = 'results-legend'
-    this.resultsLegend.className = 'results-legend'
-    this.resultsLegend.hidden = true
-    this.legends.append(this.resultsLegend, legend)
+    this.legends.append(this.results.legend, legend)
     L.geoJSON(stateOutlines(), {
       pane: 'base',
       interactive: false,
@@ -152,35 +87,24 @@ export class ExplorerMap {
       }),
     }).addTo(this.map)
     this.marks.addTo(this.map)
-    this.stand.addTo(this.map)
-    this.sketchLayer.addTo(this.map)
-    // The centre of the map, shown while a stand is drawn: "Add map centre" puts a vertex there.
-    this.crosshair = document.createElement('div')
-    this.crosshair.className = 'map-crosshair'
-    this.crosshair.hidden = true
-    this.crosshair.setAttribute('aria-hidden', 'true')
-    element.append(this.crosshair)
+    this.stand = new StandLayer(this.map, element)
     // The view in the page, for scripts that drive it (and its browser test): south,west,north,east.
     this.map.on('moveend zoomend resize', () => this.publishView())
     this.map.fitBounds(REGION)
     this.publishView()
+    // While a stand is drawn, clicks add its vertices; else a click on a result opens its popup.
     this.map.on('click', (event: L.LeafletMouseEvent) => {
-      if (this.sketch) this.clickVertex(event.latlng)
-      else if (!this.clickResult(event)) onPick({ latitude: event.latlng.lat, longitude: event.latlng.lng })
+      if (this.stand.drawing) this.stand.click(event.latlng)
+      else if (!this.results.click(event)) onPick({ latitude: event.latlng.lat, longitude: event.latlng.lng })
     })
     this.map.on('dblclick', () => {
-      if (this.sketch) this.finishSketch()
+      if (this.stand.drawing) this.stand.finishSketch()
     })
     this.map.on('mousemove', (event: L.LeafletMouseEvent) => {
-      if (!this.sketch) return this.hoverResult(event)
-      this.sketch.cursor = event.latlng
-      this.drawSketch()
+      if (this.stand.drawing) this.stand.pointerAt(event.latlng)
+      else this.results.hover(event)
     })
-    this.map.on('mouseout', () => {
-      if (!this.sketch) return
-      this.sketch.cursor = null
-      this.drawSketch()
-    })
+    this.map.on('mouseout', () => this.stand.pointerAt(null))
   }
 
   private publishView(): void {
@@ -239,10 +163,6 @@ export class ExplorerMap {
       fillOpacity: 1,
       weight: 2,
     }).addTo(this.marks)
-  }
-
-  clearPoint(): void {
-    this.marks.clearLayers()
   }
 
   /** The chosen point and its matched site on the map, or (while a stand is planned) out of the way. */
@@ -327,329 +247,6 @@ export class ExplorerMap {
 
   get container(): HTMLElement {
     return this.element
-  }
-
-  // ----- stands -----
-
-  /** A plan's stand, outlined; `fit` moves the map to it (a stand loaded from a file may be anywhere). */
-  showStand(geometry: GeoJSON.Polygon | GeoJSON.MultiPolygon, fit: boolean): void {
-    this.stand.clearLayers()
-    const outline = L.geoJSON(geometry, {
-      interactive: false,
-      style: {
-        color: '#5b2a86',
-        weight: 2.5,
-        fillColor: '#7b4bb0',
-        fillOpacity: 0.14,
-        className: 'stand-outline',
-      },
-    }).addTo(this.stand)
-    const bounds = outline.getBounds()
-    if (fit && bounds.isValid()) this.map.fitBounds(bounds, { padding: [24, 24], maxZoom: 12 })
-  }
-
-  /** The data sites a stand plan was evaluated at (the stand stays). */
-  showStandSites(sites: readonly { latitude: number; longitude: number; siteId: number }[]): void {
-    this.stand.eachLayer((layer) => {
-      if (layer instanceof L.CircleMarker) this.stand.removeLayer(layer)
-    })
-    for (const site of sites)
-      L.circleMarker([site.latitude, site.longitude], {
-        radius: 4,
-        color: '#2d0f4a',
-        fillColor: '#f0e6fa',
-        fillOpacity: 1,
-        weight: 1.5,
-        className: 'stand-site',
-      })
-        .bindTooltip(`Data site ${site.siteId}`)
-        .addTo(this.stand)
-  }
-
-  clearStand(): void {
-    this.stand.clearLayers()
-  }
-
-  /** Whether map clicks add vertices of a stand instead of choosing a point. */
-  get drawing(): boolean {
-    return this.sketch !== null
-  }
-
-  /** Map clicks add vertices from now on; a double-click no longer zooms. */
-  startSketch(listener: StandSketch): void {
-    this.sketch = { vertices: [], listener, cursor: null }
-    this.map.doubleClickZoom.disable()
-    this.element.classList.add('is-drawing')
-    this.crosshair.hidden = false
-    this.drawSketch()
-    listener.onChange(0)
-  }
-
-  /** A vertex at the centre of the map: drawing without a pointer (pan with the arrow keys). */
-  addCentreVertex(): void {
-    if (this.sketch) this.addVertex(this.map.getCenter())
-  }
-
-  undoVertex(): void {
-    if (!this.sketch) return
-    this.sketch.vertices.pop()
-    this.drawSketch()
-    this.sketch.listener.onChange(this.sketch.vertices.length)
-  }
-
-  /** Closes the ring, when it has vertices enough; false (and drawing goes on) when it has not. */
-  finishSketch(): boolean {
-    const sketch = this.sketch
-    if (!sketch || sketch.vertices.length < MIN_STAND_VERTICES) return false
-    const vertices = sketch.vertices.map((v) => ({ latitude: v.lat, longitude: v.lng }))
-    this.stopSketch()
-    sketch.listener.onClose(vertices)
-    return true
-  }
-
-  /** Stops drawing, dropping what was drawn. */
-  stopSketch(): void {
-    if (!this.sketch) return
-    this.sketch = null
-    this.sketchLayer.clearLayers()
-    this.map.doubleClickZoom.enable()
-    this.element.classList.remove('is-drawing')
-    this.crosshair.hidden = true
-  }
-
-  private clickVertex(at: L.LatLng): void {
-    const sketch = this.sketch
-    if (!sketch) return
-    const point = this.map.latLngToContainerPoint(at)
-    const first = sketch.vertices[0]
-    const last = sketch.vertices[sketch.vertices.length - 1]
-    if (last && this.map.latLngToContainerPoint(last).distanceTo(point) < SAME_VERTEX_PX) return
-    if (
-      first &&
-      sketch.vertices.length >= MIN_STAND_VERTICES &&
-      this.map.latLngToContainerPoint(first).distanceTo(point) < CLOSE_RING_PX
-    ) {
-      this.finishSketch()
-      return
-    }
-    this.addVertex(at)
-  }
-
-  private addVertex(at: L.LatLng): void {
-    if (!this.sketch) return
-    this.sketch.vertices.push(at)
-    this.drawSketch()
-    this.sketch.listener.onChange(this.sketch.vertices.length)
-  }
-
-  private drawSketch(): void {
-    this.sketchLayer.clearLayers()
-    const sketch = this.sketch
-    if (!sketch) return
-    const { vertices, cursor } = sketch
-    const style = { color: '#5b2a86', weight: 2, dashArray: '5 4', interactive: false }
-    if (vertices.length >= MIN_STAND_VERTICES)
-      L.polygon(vertices, { ...style, weight: 0, fillColor: '#7b4bb0', fillOpacity: 0.12 }).addTo(
-        this.sketchLayer,
-      )
-    const path = cursor && vertices.length > 0 ? [...vertices, cursor] : vertices
-    if (path.length > 1) L.polyline(path, { ...style, className: 'stand-sketch' }).addTo(this.sketchLayer)
-    vertices.forEach((vertex, i) => {
-      L.circleMarker(vertex, {
-        radius: i === 0 ? 6 : 4,
-        color: '#5b2a86',
-        fillColor: i === 0 ? '#f0e6fa' : '#5b2a86',
-        fillOpacity: 1,
-        weight: 2,
-        interactive: false,
-        className: i === 0 ? 'stand-vertex stand-vertex-first' : 'stand-vertex',
-      }).addTo(this.sketchLayer)
-    })
-  }
-
-  // ----- a job's results -----
-
-  /**
-   * A job's results as a layer: stands filled, points as dots, on the results canvas (the collection is
-   * drawn as it is, nothing copied); a click opens the feature's popup. Returns how many features were
-   * drawn; fitResults() then moves the map to them.
-   */
-  showResults(drawing: ResultsDrawing): number {
-    this.clearResults()
-    // The canvas lets the mouse through (the survival cells under it keep their tooltips): the map's own
-    // click and mousemove find the feature under the pointer (resultAt).
-    const common = { renderer: this.resultsRenderer, interactive: false }
-    const collection = drawing.collection as GeoJSON.FeatureCollection<GeoJSON.Geometry | null>
-    const stands = L.geoJSON(collection as GeoJSON.GeoJsonObject, {
-      ...common,
-      filter: (feature) => drawing.kind(feature as ResultFeature) === 'stand',
-      style: (feature) => this.standOptions(drawing, feature as ResultFeature),
-    })
-    const points = L.geoJSON(collection as GeoJSON.GeoJsonObject, {
-      ...common,
-      filter: (feature) => drawing.kind(feature as ResultFeature) === 'point',
-      pointToLayer: (feature, latlng) =>
-        L.circleMarker(latlng, {
-          ...common,
-          ...RESULT_POINT,
-          fillColor: drawing.pointColour(feature as ResultFeature),
-        }),
-    })
-    stands.addTo(this.map)
-    points.addTo(this.map)
-    this.results = { drawing, stands, points }
-    return stands.getLayers().length + points.getLayers().length
-  }
-
-  /** The map around the results layer, clear of the legends in its lower corner. */
-  fitResults(): void {
-    if (!this.results) return
-    const bounds = this.results.stands.getBounds().extend(this.results.points.getBounds())
-    if (!bounds.isValid()) return
-    const below = this.legends.offsetHeight > 0 ? this.legends.offsetHeight + 36 : 24
-    this.map.fitBounds(bounds, {
-      paddingTopLeft: L.point(24, 24),
-      paddingBottomRight: L.point(24, Math.min(below, this.element.clientHeight / 2)),
-      maxZoom: 12,
-    })
-  }
-
-  /** The colours again (another horizon chosen): the same layers, restyled. */
-  restyleResults(): void {
-    const results = this.results
-    if (!results) return
-    results.points.eachLayer((layer) => {
-      const feature = (layer as ResultLayer).feature
-      if (feature) (layer as L.CircleMarker).setStyle({ fillColor: results.drawing.pointColour(feature) })
-    })
-    results.stands.eachLayer((layer) => {
-      const feature = (layer as ResultLayer).feature
-      if (feature) (layer as L.Path).setStyle(this.standOptions(results.drawing, feature))
-    })
-    if (this.selected) this.emphasize(this.selected)
-  }
-
-  /** A feature of the layer shown on the map, its popup open (found by id from the keyboard). */
-  openResult(feature: ResultFeature): boolean {
-    const results = this.results
-    if (!results) return false
-    let found: ResultLayer | undefined
-    for (const group of [results.points, results.stands])
-      group.eachLayer((layer) => {
-        if ((layer as ResultLayer).feature === feature) found = layer as ResultLayer
-      })
-    if (!found) return false
-    if (found instanceof L.CircleMarker)
-      this.map.setView(found.getLatLng(), Math.max(this.map.getZoom(), 10), { animate: false })
-    else if (found instanceof L.Polygon)
-      this.map.fitBounds(found.getBounds(), { padding: [24, 24], maxZoom: 12, animate: false })
-    this.selectResult(found, null)
-    return true
-  }
-
-  clearResults(): void {
-    if (this.map.hasLayer(this.resultPopup)) this.map.closePopup(this.resultPopup)
-    this.unselectResult()
-    this.results?.stands.remove()
-    this.results?.points.remove()
-    this.results = null
-    // Its (empty) canvas leaves too.
-    this.resultsRenderer.remove()
-    this.element.classList.remove('is-over-result')
-    this.resultsLegend.hidden = true
-    this.resultsLegend.replaceChildren()
-  }
-
-  /** Closes a feature's popup (its emphasis goes with it). */
-  clearSelection(): void {
-    if (this.map.hasLayer(this.resultPopup)) this.map.closePopup(this.resultPopup)
-  }
-
-  get hasResults(): boolean {
-    return this.results !== null
-  }
-
-  private standOptions(drawing: ResultsDrawing, feature: ResultFeature): L.PathOptions {
-    const style = drawing.standStyle(feature)
-    return {
-      ...RESULT_STAND,
-      color: style.line,
-      fillColor: style.fill,
-      // Leaflet keeps a dash pattern unless it is replaced: none is an empty one.
-      dashArray: style.dashArray ?? '',
-    }
-  }
-
-  private selectResult(layer: ResultLayer, at: L.LatLng | null): void {
-    const results = this.results
-    const feature = layer.feature
-    if (!results || !feature) return
-    this.unselectResult()
-    this.selected = layer
-    this.emphasize(layer)
-    const where =
-      layer instanceof L.CircleMarker
-        ? layer.getLatLng()
-        : (at ?? (layer instanceof L.Polygon ? layer.getCenter() : this.map.getCenter()))
-    // The popup opens clear of the legends in the lower corner (the map pans): tall enough to read,
-    // short enough to fit above them on a phone's map.
-    const legends = this.legends.offsetHeight > 0 ? this.legends.offsetHeight + 36 : 12
-    this.resultPopup.options.autoPanPaddingBottomRight = L.point(12, legends)
-    this.resultPopup.options.maxHeight = Math.max(
-      100,
-      Math.min(300, this.element.clientHeight - legends - 90),
-    )
-    this.resultPopup.setLatLng(where).setContent(results.drawing.popup(feature)).openOn(this.map)
-  }
-
-  /** The selected feature stands out: a thicker, darker outline. */
-  private emphasize(layer: ResultLayer): void {
-    if (layer instanceof L.CircleMarker) layer.setStyle({ weight: 3, color: '#000000' })
-    else layer.setStyle({ weight: 4 })
-  }
-
-  private unselectResult(): void {
-    const layer = this.selected
-    const results = this.results
-    this.selected = null
-    if (!layer?.feature || !results) return
-    if (layer instanceof L.CircleMarker)
-      layer.setStyle({ weight: RESULT_POINT.weight, color: RESULT_POINT.color })
-    else layer.setStyle(this.standOptions(results.drawing, layer.feature))
-  }
-
-  /**
-   * The feature under a pointer: the last point drawn there, else the last stand, by the hit test
-   * Leaflet's canvas renderer itself uses (a point within its radius and a few pixels, inside a stand).
-   */
-  private resultAt(event: L.LeafletMouseEvent): ResultLayer | null {
-    const results = this.results
-    if (!results) return null
-    const at = event.layerPoint
-    let hit: ResultLayer | null = null
-    const test = (layer: L.Layer) => {
-      if ((layer as ResultLayer & HitTestable)._containsPoint(at)) hit = layer as ResultLayer
-    }
-    results.points.eachLayer(test)
-    if (!hit) results.stands.eachLayer(test)
-    return hit
-  }
-
-  /** A click on a feature of the results opens its popup (and chooses no planting point). */
-  private clickResult(event: L.LeafletMouseEvent): boolean {
-    const hit = this.resultAt(event)
-    if (hit) this.selectResult(hit, event.latlng)
-    return hit !== null
-  }
-
-  /** The pointer over a feature of the results: the hand, as over any link. */
-  private hoverResult(event: L.LeafletMouseEvent): void {
-    if (!this.results || this.hoverPending) return
-    this.hoverPending = true
-    requestAnimationFrame(() => {
-      this.hoverPending = false
-      this.element.classList.toggle('is-over-result', this.resultAt(event) !== null)
-    })
   }
 
   /**

@@ -1,3 +1,6 @@
+import type { JobStatus } from './api.ts'
+import { count } from './format.ts'
+
 /**
  * A GeoJSON job's results as the explorer reads them (docs/jobs.md, "GeoJSON jobs"): a
  * FeatureCollection whose points carry `survival_1y/3y/5y` and `top_factor_*`, whose stands (Polygon,
@@ -332,4 +335,27 @@ export function describeFeature(feature: ResultFeature): {
           : `Does not meet the standard${at}`,
     rows,
   }
+}
+
+const FORMAT_NAMES: Record<JobStatus['format'], string> = { csv: 'CSV', ndjson: 'NDJSON', geojson: 'GeoJSON' }
+
+/** Why a job's results cannot be shown (not GeoJSON, not finished, too large), or null when they can. */
+export function jobRefusal(job: JobStatus): string | null {
+  const id = job.id
+  if (job.format !== 'geojson')
+    return `Job ${id} is a ${FORMAT_NAMES[job.format] ?? job.format} job, not a GeoJSON job: its results have no geometry to draw (GET /v1/jobs/${id}/results downloads them).`
+  switch (job.status) {
+    case 'succeeded':
+      break
+    case 'queued':
+    case 'running':
+      return `Job ${id} is not finished: it is ${job.status}, ${job.rows_done.toLocaleString('en-US')} of ${count(job.rows_total, 'feature')} done. Its results can be shown once it has succeeded; press Show job again then.`
+    case 'cancelled':
+      return `Job ${id} was cancelled: it has no results to show.`
+    default:
+      return `Job ${id} failed${typeof job.failure === 'string' && job.failure ? ` (${job.failure})` : ''}: it has no results to show.`
+  }
+  if (job.rows_total > RESULTS_MAX_FEATURES)
+    return `Job ${id} has ${count(job.rows_total, 'feature')}; the browser draws at most ${RESULTS_MAX_FEATURES.toLocaleString('en-US')}. Download its results and open them in QGIS or with GDAL.`
+  return null
 }

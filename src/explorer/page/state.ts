@@ -1,3 +1,5 @@
+import type { PlantingMethod } from './generated/operations.ts'
+
 /**
  * The view a URL describes: species, planting method, horizon, climate, the clicked point, the open
  * panel and the map layer. Reloading a URL shows the same view; the API key is never part of it.
@@ -5,6 +7,11 @@
 
 export const METHODS = ['manual', 'drone_seeded'] as const
 export type Method = (typeof METHODS)[number]
+/** Each planting method as the API's PlantingMethod enum names it. */
+export const GRAPHQL_METHOD: Record<Method, PlantingMethod> = {
+  manual: 'MANUAL',
+  drone_seeded: 'DRONE_SEEDED',
+}
 export const HORIZONS = [1, 3, 5] as const
 export type Horizon = (typeof HORIZONS)[number]
 export const PANELS = ['compare', 'ranking', 'plan'] as const
@@ -85,6 +92,10 @@ export function roundCoordinate(value: number): number {
 export function climateOf(period: string | null, scenario: string | null): Climate | null {
   const future = FUTURE_PERIODS.find((value) => value === period)
   return future ? { period: future, scenario: oneOf(SCENARIOS, scenario, DEFAULT_SCENARIO) } : null
+}
+
+export function sameClimate(a: Climate | null, b: Climate | null): boolean {
+  return a?.period === b?.period && a?.scenario === b?.scenario
 }
 
 /** The change map needs a future to compare with today: without one the map shows survival. */

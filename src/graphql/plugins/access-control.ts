@@ -1,12 +1,12 @@
 import { GraphQLError } from 'graphql'
 import type { Plugin } from 'graphql-yoga'
-import { type AccessControl, type Admission, keyExpiryHeaders } from '../../auth/access-control.ts'
+import { type AccessControl, type Admission, keyExpiryHeaders } from '../../access/auth/access-control.ts'
+import { type QuotaStatus, rateLimitHeaders } from '../../access/quota/quota-guard.ts'
 import { assertBatchSize } from '../../domain/batch-limits.ts'
 import { type ApiError, toApiError } from '../../domain/errors.ts'
-import { type QuotaStatus, rateLimitHeaders } from '../../quota/quota-guard.ts'
-import type { GraphQLContext } from '../context.ts'
-import { toGraphQLError } from '../errors.ts'
-import { analyzeOperation } from '../operation-analysis.ts'
+import type { GraphQLContext } from '../schema/context.ts'
+import { toGraphQLError } from '../schema/errors.ts'
+import { analyzeOperation } from './operation-analysis.ts'
 
 /**
  * `extensions.rateLimit` of every keyed response, in GitHub's shape: the day's limit and what is left

@@ -1,7 +1,7 @@
 import { type ExecutionArgs, execute, parse } from 'graphql'
 import { describe, expect, it } from 'vitest'
 import { collectGarbage } from '../../../test/support/garbage.ts'
-import { schema } from '../schema.ts'
+import { schema } from '../schema/schema.ts'
 import { compiledExecutionFits, useCompiledExecution } from './compiled-execution.ts'
 
 const args = (

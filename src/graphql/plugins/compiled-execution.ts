@@ -8,7 +8,7 @@ import {
 } from 'graphql'
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit'
 import type { Plugin } from 'graphql-yoga'
-import { LruCache } from '../../domain/lru-cache.ts'
+import { LruCache } from '../../lru-cache.ts'
 
 /** Documents compiled and kept (each compiled document is a few hundred kB of generated code). */
 const COMPILED_DOCUMENTS = 100
@@ -17,7 +17,7 @@ const MAX_ROOT_FIELDS = 5
 
 /**
  * Whether an operation is tried with the compiled executor: a query with a few root fields. Mutations
- * and subscriptions (this schema has none, and graphql-js reports that as the spec says) and alias floods
+ * and subscriptions (this schema has none, and graphql-js reports that as the GraphQL specification says) and alias floods
  * stay with graphql-js.
  */
 export function compiledExecutionFits(args: Pick<ExecutionArgs, 'document' | 'operationName'>): boolean {

@@ -1,7 +1,7 @@
 import { envelop, useEngine, useSchema } from '@envelop/core'
 import * as GraphQLJS from 'graphql'
 import { describe, expect, it } from 'vitest'
-import { schema } from '../schema.ts'
+import { schema } from '../schema/schema.ts'
 import { useDocumentLimits } from './document-limits.ts'
 
 /** The gateway's schema behind graphql-js and the plugin under test, and nothing else: no key, no executor. */

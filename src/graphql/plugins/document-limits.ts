@@ -1,7 +1,7 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor'
 import type { GraphQLError, ValidationContext } from 'graphql'
 import { apiError } from '../../domain/errors.ts'
-import { toGraphQLError } from '../errors.ts'
+import { toGraphQLError } from '../schema/errors.ts'
 
 /** Armor reports a rejection as a syntax error with status 200; report query_too_complex (400) instead. */
 function rejectAsTooComplex(context: ValidationContext | null, error: GraphQLError): void {

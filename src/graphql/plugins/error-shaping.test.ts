@@ -10,7 +10,7 @@ import type { PredictionService } from '../../domain/prediction-service.ts'
 import type { StockingPlanService } from '../../domain/stocking/stocking-service.ts'
 import type { SurvivalMapService } from '../../domain/survival-map.ts'
 import type { RequestContext } from '../../observability/request-context.ts'
-import type { GraphQLContext } from '../context.ts'
+import type { GraphQLContext } from '../schema/context.ts'
 import { useErrorShaping } from './error-shaping.ts'
 
 const typeDefs = /* GraphQL */ `

@@ -2,8 +2,8 @@ import { GraphQLError } from 'graphql'
 import type { Plugin } from 'graphql-yoga'
 import { toApiError } from '../../domain/errors.ts'
 import type { Logger } from '../../logging/logger.ts'
-import type { GraphQLContext } from '../context.ts'
-import { isRequestError, toGraphQLError } from '../errors.ts'
+import type { GraphQLContext } from '../schema/context.ts'
+import { isRequestError, toGraphQLError } from '../schema/errors.ts'
 
 /** Some root field answered: a partial success is HTTP 200 and each error still says its status. */
 function hasAnyData(data: Record<string, unknown> | null | undefined): boolean {

@@ -2,8 +2,8 @@ import { type Identity, type Store, useRateLimiter } from '@envelop/rate-limiter
 import { BREAK, type DocumentNode, GraphQLError, visit } from 'graphql'
 import type { Plugin } from 'graphql-yoga'
 import { apiError } from '../../domain/errors.ts'
-import type { GraphQLContext } from '../context.ts'
-import { toGraphQLError } from '../errors.ts'
+import type { GraphQLContext } from '../schema/context.ts'
+import { toGraphQLError } from '../schema/errors.ts'
 
 /** The field whose first computation evaluates the model at every site. */
 const FIELD = 'survivalMap'

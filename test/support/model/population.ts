@@ -1,4 +1,4 @@
-import { generateSites } from '../../../seed/generate-sites.ts'
+import { generateSites } from '../../../src/seed/generate-sites.ts'
 import type { SiteAttributes, Species } from '../../../src/types.ts'
 
 /** The real synthetic data set (~18,000 sites), as served by the API. */

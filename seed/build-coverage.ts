@@ -1,8 +1,0 @@
-import { writeFileSync } from 'node:fs'
-import { projectFile } from '../src/project-files.ts'
-import { buildCoverage, serializeCoverage } from './coverage-shapes.ts'
-
-const target = projectFile('seed/data/coverage-pnw.geojson')
-const collection = buildCoverage()
-writeFileSync(target, serializeCoverage(collection))
-console.error(`wrote ${collection.features.length} features to ${target.pathname}`)

@@ -1,0 +1,215 @@
+import { type Config, DEFAULT_SITE_CACHE_SITES } from '../config/config.ts'
+import { StoreUnavailableError } from '../domain/errors.ts'
+import type {
+  JobStore,
+  KeyAccounts,
+  KeyDirectory,
+  NearestSiteLookup,
+  SitesInArea,
+  SiteTable,
+  UsageLedger,
+} from '../domain/ports.ts'
+import { LruCache } from '../lru-cache.ts'
+import type { Metrics } from '../observability/metrics.ts'
+import type { Coordinates } from '../types.ts'
+import { isDatabaseUnavailable, withDeadline } from './availability.ts'
+import type { Sql } from './connect.ts'
+import { databaseAnswers } from './health.ts'
+import {
+  acceptJob,
+  addInputChunk,
+  cancelJob,
+  createJob,
+  failJob,
+  findJob,
+  findJobOutline,
+  finishJobIfComplete,
+  inputChunk,
+  markJobRunning,
+  pendingChunks,
+  purgeJobs,
+  removeJob,
+  resultSizes,
+  resultTexts,
+  writeResultChunk,
+} from './jobs.ts'
+import { findKeyByHash, findKeyById, issueSporeKey, KeyStoreError, rotateKey } from './keys.ts'
+import { createNearestSiteLoader, type FindNearestSites } from './nearest-site-loader.ts'
+import type { ReadPool } from './read-replicas.ts'
+import { cachedNearestSites, SiteCache } from './site-cache.ts'
+import { allSites, findNearestSiteIds, findNearestSites, findSitesInBox, siteRevision } from './sites.ts'
+import { loadTiers } from './tiers.ts'
+import { addUsage, touchKeys, usageHistory } from './usage.ts'
+
+/**
+ * The ports of src/types.ts implemented over PostgreSQL: each query bounded by the query deadline, and
+ * a database that is away reported as StoreUnavailableError (503 service_unavailable upstairs), so no
+ * layer above src/db needs to know the driver's error codes.
+ */
+async function storeCall<T>(query: Promise<T>, metrics: Metrics): Promise<T> {
+  try {
+    return await query
+  } catch (error) {
+    if (!isDatabaseUnavailable(error)) throw error
+    metrics.fallbackEvents.inc({ kind: 'data_store' })
+    throw new StoreUnavailableError(error)
+  }
+}
+
+type StoreConfig = Pick<Config, 'SEARCH_RADIUS_KM' | 'DB_QUERY_TIMEOUT_MS'> &
+  Partial<Pick<Config, 'SITE_CACHE_SITES'>>
+
+/** The process's site cache (src/db/site-cache.ts), or null when SITE_CACHE_SITES is 0. */
+export function siteCache(config: Partial<Pick<Config, 'SITE_CACHE_SITES'>>): SiteCache | null {
+  const capacity = config.SITE_CACHE_SITES ?? DEFAULT_SITE_CACHE_SITES
+  return capacity === 0 ? null : new SiteCache(() => new LruCache(capacity))
+}
+
+/**
+ * One process-wide batching lookup: concurrent requests' points share one KNN statement, read from a
+ * replica when there are healthy ones (the sites change only with a reseed; a little lag is harmless).
+ */
+export function siteLookup(
+  reads: ReadPool,
+  config: StoreConfig,
+  metrics: Metrics,
+  cache: SiteCache | null = siteCache(config),
+): NearestSiteLookup {
+  const radiusKm = config.SEARCH_RADIUS_KM
+  const deadline = { deadlineMs: config.DB_QUERY_TIMEOUT_MS }
+  const read = <T>(query: (sql: Sql) => Promise<T>) =>
+    metrics.trackQuery(() => storeCall(reads.read(query), metrics))
+  const nearestSites = (points: readonly Coordinates[]) =>
+    read((sql) => findNearestSites(sql, points, radiusKm, deadline))
+  const findNearest: FindNearestSites = cache
+    ? cachedNearestSites(
+        {
+          nearestIds: (points) => read((sql) => findNearestSiteIds(sql, points, radiusKm, deadline)),
+          nearestSites,
+        },
+        cache,
+        (count) => metrics.siteCacheMisses.inc(count),
+      )
+    : async (points) => (await nearestSites(points)).nearest
+  return createNearestSiteLoader((points) => {
+    metrics.nearestSiteLookups.inc(points.length)
+    metrics.nearestSiteBatchSize.observe(points.length)
+    return findNearest(points)
+  })
+}
+
+type Deadline = Pick<Config, 'DB_QUERY_TIMEOUT_MS'>
+
+/** A store call bounded by the query deadline, with "database away" reported as StoreUnavailableError. */
+function bounded(config: Deadline, metrics: Metrics) {
+  return <T>(query: Promise<T>): Promise<T> =>
+    storeCall(withDeadline(query, config.DB_QUERY_TIMEOUT_MS), metrics)
+}
+
+/**
+ * The whole site table for the survival map: its revision token (one tiny query) and every site.
+ * The token is always the primary's, so a reseed is seen at once however far a replica lags; the sites
+ * come from a replica only when that replica's copy is of the primary's revision, else from the primary,
+ * so a map is never cached under a revision its sites do not belong to.
+ */
+export function siteTable(
+  primary: Sql,
+  reads: ReadPool,
+  config: Deadline,
+  metrics: Metrics,
+  /** The site lookup's cache: the sites read here and the ones it holds are then the same objects. */
+  cache: SiteCache | null = null,
+): SiteTable {
+  const call = bounded(config, metrics)
+  const readAll = async () => {
+    const read = await call(reads.read((sql) => allSites(sql)))
+    if (reads.replicas().length === 0) return read
+    const current = await call(siteRevision(primary))
+    return read.revision === current ? read : call(reads.readPrimary((sql) => allSites(sql)))
+  }
+  return {
+    revision: () => call(siteRevision(primary)),
+    all: () =>
+      metrics.trackQuery(async () => {
+        const { revision, sites } = await readAll()
+        return { revision, sites: cache ? cache.share(revision, sites) : sites }
+      }),
+  }
+}
+
+/** The sites inside a stand's box, bounded by the query deadline, from a replica when one is healthy. */
+export function sitesInArea(reads: ReadPool, config: Deadline, metrics: Metrics): SitesInArea {
+  const call = bounded(config, metrics)
+  return { within: (box) => metrics.trackQuery(() => call(reads.read((sql) => findSitesInBox(sql, box)))) }
+}
+
+export function keyDirectory(sql: Sql, config: Deadline, metrics: Metrics): KeyDirectory {
+  const call = bounded(config, metrics)
+  return {
+    findByHash: (hash) => call(findKeyByHash(sql, hash)),
+    tiers: () => call(loadTiers(sql)),
+  }
+}
+
+/** `changed` hears of every key this process changes, once the change is committed. */
+export function keyAccounts(
+  sql: Sql,
+  config: Deadline,
+  metrics: Metrics,
+  changed: (keyId: string) => void = () => {},
+): KeyAccounts {
+  const call = bounded(config, metrics)
+  return {
+    issueSporeKey: (request) => call(issueSporeKey(sql, request)),
+    rotate: (keyId, graceSeconds) =>
+      call(rotateKey(sql, keyId, graceSeconds)).then(
+        (rotation) => {
+          changed(keyId)
+          return rotation
+        },
+        (error) => {
+          // A key that was already rolled or revoked (KeyStoreError) cannot be rolled: no replacement.
+          if (error instanceof KeyStoreError) return null
+          throw error
+        },
+      ),
+    findById: (keyId) => call(findKeyById(sql, keyId)),
+  }
+}
+
+export function usageLedger(sql: Sql, config: Deadline, metrics: Metrics): UsageLedger {
+  const call = bounded(config, metrics)
+  return {
+    add: (counts) => call(addUsage(sql, counts)),
+    touch: (lastUsed) => call(touchKeys(sql, lastUsed)),
+    history: (accountId, fromDay) => call(usageHistory(sql, accountId, fromDay)),
+  }
+}
+
+export function jobStore(sql: Sql, config: Deadline, metrics: Metrics): JobStore {
+  const call = bounded(config, metrics)
+  return {
+    create: (job) => call(createJob(sql, job)),
+    addInputChunk: (jobId, chunkIndex, firstRow, rows) =>
+      call(addInputChunk(sql, jobId, chunkIndex, firstRow, rows)),
+    accept: (jobId, rowsTotal, chunksTotal) => call(acceptJob(sql, jobId, rowsTotal, chunksTotal)),
+    remove: (jobId) => call(removeJob(sql, jobId)),
+    find: (jobId) => call(findJob(sql, jobId)),
+    outline: (jobId) => call(findJobOutline(sql, jobId)),
+    markRunning: (jobId, at) => call(markJobRunning(sql, jobId, at)),
+    inputChunk: (jobId, chunkIndex) => call(inputChunk(sql, jobId, chunkIndex)),
+    writeResultChunk: (jobId, chunkIndex, result) => call(writeResultChunk(sql, jobId, chunkIndex, result)),
+    finishIfComplete: (jobId, at) => call(finishJobIfComplete(sql, jobId, at)),
+    fail: (jobId, reason, at) => call(failJob(sql, jobId, reason, at)),
+    cancel: (jobId, at) => call(cancelJob(sql, jobId, at)),
+    pendingChunks: () => call(pendingChunks(sql)),
+    resultSizes: (jobId, format) => call(resultSizes(sql, jobId, format)),
+    resultTexts: (jobId, format, from, count) => call(resultTexts(sql, jobId, format, from, count)),
+    purge: (now, abandonedBefore) => call(purgeJobs(sql, now, abandonedBefore)),
+  }
+}
+
+/** For health: whether the database answers within a second. */
+export function databaseProbe(sql: Sql): () => Promise<boolean> {
+  return () => databaseAnswers(sql, 1000)
+}

@@ -1,0 +1,286 @@
+import { parse } from 'csv-parse/sync'
+import { describe, expect, it, vi } from 'vitest'
+import { FakeJobStore, RecordingChunkQueue } from '../../../test/support/fake-jobs.ts'
+import { FakeSiteLookup, FOREST_POINTS, TIERS } from '../../../test/support/fakes.ts'
+import { forestGrid } from '../../../test/support/sites.ts'
+import { JOB_FILE_FORMATS } from '../../job-files/file-formats.ts'
+import { RESULT_COLUMNS } from '../../job-files/job-output.ts'
+import { loadSurvivalModel } from '../../model/index.ts'
+import type { TierName } from '../../types.ts'
+import { ApiError } from '../errors.ts'
+import { PredictionService } from '../prediction-service.ts'
+import { SPECIES } from '../species.ts'
+import type { JobUpload } from './file-formats.ts'
+import { type JobOwner, JobService } from './job-service.ts'
+import { DEFAULT_JOB_SETTINGS, type JobSettings } from './job-settings.ts'
+
+const T0 = new Date('2026-11-22T12:00:00Z')
+const model = loadSurvivalModel(SPECIES)
+
+function owner(tier: TierName = 'mycel', accountId = 'acct_a'): JobOwner {
+  return { accountId, keyId: `key_${accountId}`, tier: TIERS[tier] }
+}
+
+async function* stream<T>(items: readonly T[]): AsyncGenerator<T> {
+  for (const item of items) yield item
+}
+
+const HEADER = ['plot', 'latitude', 'longitude', 'species_code', 'planting_method']
+
+/** A CSV upload of `count` forest rows (plots p1…, their names with a multi-byte character), then `extra`. */
+function csvUpload(count: number, extra: string[][] = []): JobUpload {
+  const rows = forestGrid(count).map((point, index) => [
+    `p${index + 1} · Ñ`,
+    String(point.latitude),
+    String(point.longitude),
+    'PSME',
+    'manual',
+  ])
+  return { format: 'csv', records: stream([HEADER, ...rows, ...extra]) }
+}
+
+function ndjsonUpload(lines: string[]): JobUpload {
+  return { format: 'ndjson', records: stream(lines) }
+}
+
+/** A service over the fakes with a clock the test moves, recording charges and scored chunks. */
+function setup(settings: Partial<JobSettings> = {}) {
+  const clock = { now: T0 }
+  const lookup = new FakeSiteLookup()
+  const predictions = new PredictionService(model, lookup, () => clock.now)
+  const store = new FakeJobStore()
+  const queue = new RecordingChunkQueue()
+  const scoredChunks: [number, number][] = []
+  const jobs = new JobService(
+    {
+      store,
+      queue,
+      files: JOB_FILE_FORMATS,
+      predictions,
+      now: () => clock.now,
+      onChunkScored: (rows, failed) => scoredChunks.push([rows, failed]),
+    },
+    { ...DEFAULT_JOB_SETTINGS, chunkRows: 2, ...settings },
+  )
+  const charges: number[] = []
+  const charge = async (requests: number) => {
+    charges.push(requests)
+  }
+  return { jobs, store, queue, lookup, clock, charges, charge, scoredChunks }
+}
+
+/** The ApiError a promise rejects with (fails the test if it resolves or rejects with anything else). */
+async function apiErrorOf(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+  expect(error).toBeInstanceOf(ApiError)
+  return error as ApiError
+}
+
+async function runAll(jobs: JobService, queue: RecordingChunkQueue, order: 'queued' | 'reversed' = 'queued') {
+  const tasks = order === 'queued' ? [...queue.added] : [...queue.added].reverse()
+  for (const task of tasks) await jobs.runChunk(task)
+}
+
+describe('JobService.results', () => {
+  it('refuses before the job has succeeded (job_not_finished)', async () => {
+    const { jobs, charge } = setup()
+    const { id } = await jobs.create(owner(), csvUpload(3), charge)
+    const error = await apiErrorOf(jobs.results(owner(), id, 'csv'))
+    expect(error.code).toBe('job_not_finished')
+    expect(error.status).toBe(409)
+  })
+
+  it.each(['csv', 'ndjson'] as const)(
+    'plans %s results whose byte total is the header plus every chunk’s text, read in order across pages',
+    async (format) => {
+      // 40 chunks of one row: more than one page (16) of chunks.
+      const { jobs, queue, charge } = setup({ chunkRows: 1 })
+      const { id } = await jobs.create(owner(), csvUpload(40), charge)
+      // Scored last chunk first: the results still read in input order.
+      await runAll(jobs, queue, 'reversed')
+      const plan = await jobs.results(owner(), id, format)
+      expect(plan.chunkBytes).toHaveLength(40)
+
+      const texts: string[] = []
+      for await (const text of jobs.resultChunks(plan, 0)) texts.push(text)
+      expect(texts).toHaveLength(40)
+      expect(plan.chunkBytes).toEqual(texts.map((text) => Buffer.byteLength(text)))
+      const whole = plan.header + texts.join('')
+      expect(plan.totalBytes).toBe(Buffer.byteLength(whole))
+      // The multi-byte plot names make bytes and characters differ.
+      expect(plan.totalBytes).toBeGreaterThan(whole.length)
+
+      const rows =
+        format === 'csv'
+          ? (parse(whole) as string[][]).slice(1).map((cells) => cells[0])
+          : whole
+              .trim()
+              .split('\n')
+              .map((line) => (JSON.parse(line) as { plot: string }).plot)
+      expect(rows).toEqual(Array.from({ length: 40 }, (_, index) => `p${index + 1} · Ñ`))
+      if (format === 'csv') expect(plan.header).toBe(`${[...HEADER, ...RESULT_COLUMNS].join(',')}\r\n`)
+      else expect(plan.header).toBe('')
+
+      const tail: string[] = []
+      for await (const text of jobs.resultChunks(plan, 17)) tail.push(text)
+      expect(tail).toEqual(texts.slice(17))
+    },
+  )
+})
+
+describe('JobService.results: where the climate goes', () => {
+  const body = { ...FOREST_POINTS.coastRange, species_code: 'TSHE', planting_method: 'manual' }
+
+  async function csvResults(jobs: JobService, id: string): Promise<string> {
+    const plan = await jobs.results(owner(), id, 'csv')
+    let text = plan.header
+    for await (const chunk of jobs.resultChunks(plan, 0)) text += chunk
+    return text
+  }
+
+  it('an NDJSON job: the columns of before, the results, then period and scenario', async () => {
+    const { jobs, queue, charge } = setup()
+    const lines = [
+      JSON.stringify({ id: 'a', ...body }),
+      JSON.stringify({ id: 'b', ...body, period: '2041-2070', scenario: 'ssp370' }),
+      JSON.stringify({ id: 'c', ...body, period: 'soon' }),
+    ]
+    const { id } = await jobs.create(owner(), ndjsonUpload(lines), charge)
+    await runAll(jobs, queue)
+    const [header, ...rows] = parse(await csvResults(jobs, id)) as string[][]
+    expect(header).toEqual([
+      'id',
+      'latitude',
+      'longitude',
+      'species_code',
+      'planting_method',
+      'horizons',
+      ...RESULT_COLUMNS,
+      'period',
+      'scenario',
+    ])
+    expect(rows.map((cells) => [cells[0], ...cells.slice(-3)])).toEqual([
+      ['a', '', '', ''],
+      ['b', '', '2041-2070', 'ssp370'],
+      ['c', 'invalid_climate', 'soon', ''],
+    ])
+    expect(await jobs.status(owner(), id)).toMatchObject({
+      rowsFailed: 1,
+      errorsByCode: { invalid_climate: 1 },
+    })
+  })
+
+  it('a job stored before climate input (NDJSON, six columns) is scored and read as it was', async () => {
+    const { jobs, store, queue } = setup()
+    const id = 'job_444444444444444444444444'
+    const six = ['id', 'latitude', 'longitude', 'species_code', 'planting_method', 'horizons']
+    await store.create({
+      id,
+      accountId: 'acct_a',
+      keyId: 'key_a',
+      tier: 'mycel',
+      format: 'ndjson',
+      columns: six,
+      chunkRows: 2,
+      expiresAt: new Date(T0.getTime() + 3_600_000),
+    })
+    const row = {
+      r: 1,
+      c: ['a', body.latitude, body.longitude, 'TSHE', 'manual', null],
+      q: { ...FOREST_POINTS.coastRange, speciesCode: 'TSHE', plantingMethod: 'manual', horizons: null },
+    }
+    await store.addInputChunk(id, 0, 1, JSON.stringify([row]))
+    await store.accept(id, 1, 1)
+    await jobs.runChunk({ jobId: id, chunkIndex: 0 })
+    expect(queue.added).toEqual([])
+    const [header, first] = parse(await csvResults(jobs, id)) as string[][]
+    expect(header).toEqual([...six, ...RESULT_COLUMNS])
+    expect(first).toHaveLength(13)
+    expect(first?.at(-1)).toBe('')
+  })
+})
+
+describe('JobService.recover', () => {
+  it('queues exactly the chunks of unfinished jobs that have no results yet', async () => {
+    const { jobs, queue, charge } = setup()
+    const running = await jobs.create(owner(), csvUpload(5), charge)
+    const queued = await jobs.create(owner(), csvUpload(3), charge)
+    const done = await jobs.create(owner(), csvUpload(2), charge)
+    const cancelled = await jobs.create(owner(), csvUpload(2), charge)
+    await jobs.runChunk({ jobId: running.id, chunkIndex: 1 })
+    await jobs.runChunk({ jobId: done.id, chunkIndex: 0 })
+    await jobs.cancel(owner(), cancelled.id)
+    queue.added.length = 0
+
+    expect(await jobs.recover()).toBe(4)
+    expect(queue.added).toEqual([
+      { jobId: running.id, chunkIndex: 0 },
+      { jobId: running.id, chunkIndex: 2 },
+      { jobId: queued.id, chunkIndex: 0 },
+      { jobId: queued.id, chunkIndex: 1 },
+    ])
+  })
+
+  it('an upload the queue could not take (Redis failing over) is still accepted, and the sweep queues it', async () => {
+    const { jobs, store, queue, charge, charges } = setup()
+    const add = vi.spyOn(queue, 'add').mockRejectedValueOnce(new Error('CLUSTERDOWN The cluster is down'))
+    const job = await jobs.create(owner(), csvUpload(5), charge)
+    expect(job).toMatchObject({ status: 'queued', rowsTotal: 5, chunksTotal: 3 })
+    expect(charges).toEqual([1])
+    expect(store.jobs.size).toBe(1)
+    expect(queue.added).toEqual([])
+
+    add.mockRestore()
+    expect(await jobs.recover()).toBe(3)
+    await runAll(jobs, queue)
+    expect((await jobs.status(owner(), job.id)).status).toBe('succeeded')
+  })
+
+  it('adds nothing when nothing is pending', async () => {
+    const { jobs, queue } = setup()
+    const add = vi.spyOn(queue, 'add')
+    expect(await jobs.recover()).toBe(0)
+    expect(add).not.toHaveBeenCalled()
+  })
+})
+
+describe('JobService.purge', () => {
+  it('removes expired jobs and uploads abandoned while arriving, nothing else', async () => {
+    // The fake store stamps createdAt with the real clock; the service's clock is set around it.
+    const start = new Date()
+    const { jobs, store, charge, clock } = setup({ ttlMs: 10 * 3_600_000, abandonedAfterMs: 3_600_000 })
+    clock.now = start
+    const old = await jobs.create(owner(), csvUpload(2), charge)
+    clock.now = new Date(start.getTime() + 5 * 3_600_000)
+    const young = await jobs.create(owner(), csvUpload(2), charge)
+    await store.create({
+      id: 'job_333333333333333333333333',
+      accountId: 'acct_a',
+      keyId: 'key_a',
+      tier: 'mycel',
+      format: 'csv',
+      columns: HEADER,
+      chunkRows: 2,
+      expiresAt: new Date(start.getTime() + 100 * 3_600_000),
+    })
+
+    // Half an hour on: nothing expired, the upload still within its hour.
+    clock.now = new Date(start.getTime() + 1_800_000)
+    expect(await jobs.purge()).toBe(0)
+    expect(store.jobs.size).toBe(3)
+
+    // Two hours on: the upload was abandoned.
+    clock.now = new Date(start.getTime() + 2 * 3_600_000)
+    expect(await jobs.purge()).toBe(1)
+    expect([...store.jobs.keys()].sort()).toEqual([old.id, young.id].sort())
+
+    // Eleven hours on: the first job expired (10 h), the second not yet (15 h).
+    clock.now = new Date(start.getTime() + 11 * 3_600_000)
+    expect(await jobs.purge()).toBe(1)
+    expect([...store.jobs.keys()]).toEqual([young.id])
+    expect([...store.inputs.keys()].every((key) => key.startsWith(young.id))).toBe(true)
+  })
+})

@@ -1,0 +1,110 @@
+/**
+ * Ports: what the domain and access control need from the stores and the job queue. src/db implements
+ * the stores over PostgreSQL (wired in by src/db/store-ports.ts) and src/queue the chunk queue. A store
+ * that cannot answer throws the domain's StoreUnavailableError (./errors.ts).
+ */
+import type {
+  ApiKeyRecord,
+  ChunkTask,
+  Coordinates,
+  DailyUsage,
+  IssuedKey,
+  JobFormat,
+  JobOutline,
+  JobRecord,
+  JobResultChunk,
+  NearestSite,
+  NewJob,
+  Site,
+  SiteBox,
+  SporeKeyOutcome,
+  SporeKeyRequest,
+  Tier,
+} from '../types.ts'
+
+export interface NearestSiteLookup {
+  /** The nearest site within the search radius, or null when there is none. */
+  one(point: Coordinates): Promise<NearestSite | null>
+  /** The same for many points, answered in the order of `points`. */
+  many(points: readonly Coordinates[]): Promise<(NearestSite | null)[]>
+}
+
+/** The sites inside an area (a stocking plan's stand). */
+export interface SitesInArea {
+  /** Every site whose coordinates lie in the box, ordered by id. */
+  within(box: SiteBox): Promise<Site[]>
+}
+
+/** The whole site table at once, for answers derived from every site (the survival map). */
+export interface SiteTable {
+  /** An opaque token that changes whenever the sites table changes (insert, update, delete, truncate). */
+  revision(): Promise<string>
+  /** Every site, with the revision they were read at (one consistent snapshot). */
+  all(): Promise<{ revision: string; sites: Site[] }>
+}
+
+export interface KeyDirectory {
+  /** The key whose hash this is, or null. */
+  findByHash(hash: string): Promise<ApiKeyRecord | null>
+  tiers(): Promise<Tier[]>
+}
+
+/** Keys their holders manage themselves: self-service spore keys and rolling a key. */
+export interface KeyAccounts {
+  issueSporeKey(request: SporeKeyRequest): Promise<SporeKeyOutcome>
+  /**
+   * Replaces an active (or deactivated) key; the old one keeps working for `graceSeconds` (0 = stops at
+   * once). null when the key was already rolled or revoked.
+   */
+  rotate(keyId: string, graceSeconds: number): Promise<{ issued: IssuedKey; previousExpiresAt: Date } | null>
+  findById(keyId: string): Promise<ApiKeyRecord | null>
+}
+
+/** Daily request counts per account, kept where a restart of Redis or of a server cannot lose them. */
+export interface UsageLedger {
+  add(counts: readonly { accountId: string; day: string; requests: number }[]): Promise<void>
+  touch(lastUsed: readonly { keyId: string; at: Date }[]): Promise<void>
+  /** Days from `fromDay` on (inclusive) with any requests, ascending. */
+  history(accountId: string, fromDay: string): Promise<DailyUsage[]>
+}
+
+/** Where jobs, their uploads and their results are kept (PostgreSQL), shared by servers and workers. */
+export interface JobStore {
+  create(job: NewJob): Promise<void>
+  addInputChunk(jobId: string, chunkIndex: number, firstRow: number, rows: string): Promise<void>
+  /** The upload is complete: queued with its size. */
+  accept(jobId: string, rowsTotal: number, chunksTotal: number): Promise<void>
+  remove(jobId: string): Promise<void>
+  find(jobId: string): Promise<JobRecord | null>
+  /** What a worker needs to score a chunk, without the progress summed over every chunk written. */
+  outline(jobId: string): Promise<JobOutline | null>
+  /** queued → running (the first chunk to start); false when the job is no longer queued or running. */
+  markRunning(jobId: string, at: Date): Promise<boolean>
+  inputChunk(jobId: string, chunkIndex: number): Promise<string | null>
+  /** Writes a chunk's results once; false when they were already written (a retried chunk). */
+  writeResultChunk(jobId: string, chunkIndex: number, result: JobResultChunk): Promise<boolean>
+  /** running → succeeded once every chunk's results are written. */
+  finishIfComplete(jobId: string, at: Date): Promise<boolean>
+  fail(jobId: string, reason: string, at: Date): Promise<void>
+  /** queued or running → cancelled; false when the job had already finished. */
+  cancel(jobId: string, at: Date): Promise<boolean>
+  /** Chunks of queued and running jobs whose results are not written yet. */
+  pendingChunks(): Promise<{ jobId: string; chunkIndex: number }[]>
+  /** Byte length of each chunk's results in one format, in chunk order. */
+  resultSizes(jobId: string, format: JobFormat): Promise<number[]>
+  /** Results of chunks `from` to `from + count − 1` in one format, in chunk order. */
+  resultTexts(jobId: string, format: JobFormat, from: number, count: number): Promise<string[]>
+  /** Deletes jobs past their expiry, and uploads abandoned while arriving; returns how many. */
+  purge(now: Date, abandonedBefore: Date): Promise<number>
+}
+
+/**
+ * Where chunks wait for a worker: BullMQ on Redis (workers in any process that reaches PostgreSQL and
+ * Redis), or this process's memory without Redis. Adding a chunk already waiting changes nothing.
+ */
+export interface ChunkQueue {
+  add(tasks: readonly ChunkTask[]): Promise<void>
+  /** Chunks waiting or being scored (for the queue-depth metric). */
+  depth(): Promise<number>
+  close(): Promise<void>
+}

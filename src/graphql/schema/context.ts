@@ -1,0 +1,27 @@
+import type { Caller } from '../../access/caller.ts'
+import type { QuotaStatus } from '../../access/quota/quota-guard.ts'
+import type { Catalogue } from '../../domain/catalogue.ts'
+import type { HealthMonitor } from '../../domain/health.ts'
+import type { KeyService } from '../../domain/key-service.ts'
+import type { PredictionService } from '../../domain/prediction-service.ts'
+import type { StockingPlanService } from '../../domain/stocking/stocking-service.ts'
+import type { SurvivalMapService } from '../../domain/survival-map.ts'
+import type { RequestContext } from '../../observability/request-context.ts'
+
+/** What every resolver and plugin can reach. */
+export interface GraphQLContext {
+  /** The request as the front door opened it: id, route, and what the layers learn about it. */
+  request: RequestContext
+  /** The X-API-Key header as sent (checked by the access-control plugin; never logged). */
+  apiKey: string | undefined
+  /** Set by the access-control plugin for operations that need a key; null for public ones (health, introspection). */
+  caller: Caller | null
+  /** Where the caller stands against today's quota, this request counted; set with `caller`. */
+  quota: QuotaStatus | null
+  predictions: PredictionService
+  plans: StockingPlanService
+  maps: SurvivalMapService
+  catalogue: Catalogue
+  health: HealthMonitor
+  keys: KeyService
+}

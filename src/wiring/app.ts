@@ -1,0 +1,274 @@
+import type { Server } from 'node:http'
+import { AccessControl } from '../access/auth/access-control.ts'
+import { Authenticator } from '../access/auth/authenticator.ts'
+import { UsageRecorder } from '../access/auth/usage-recorder.ts'
+import { CoalescingQuotaStore } from '../access/quota/coalescing-quota-store.ts'
+import { FailoverQuotaStore } from '../access/quota/failover-quota-store.ts'
+import { MemoryQuotaStore } from '../access/quota/memory-quota-store.ts'
+import { QuotaGuard } from '../access/quota/quota-guard.ts'
+import type { QuotaStore } from '../access/quota/quota-store.ts'
+import { RedisQuotaStore } from '../access/quota/redis-quota-store.ts'
+import { type Config, JOB_DEFAULTS } from '../config/config.ts'
+import type { Database } from '../db/connect.ts'
+import { KEY_CHANGES_CHANNEL } from '../db/keys.ts'
+import {
+  databaseProbe,
+  keyAccounts,
+  keyDirectory,
+  siteCache,
+  siteLookup,
+  sitesInArea,
+  siteTable,
+  usageLedger,
+} from '../db/store-ports.ts'
+import { Catalogue } from '../domain/catalogue.ts'
+import { HealthMonitor, type QuotaStoreState } from '../domain/health.ts'
+import { KeyService } from '../domain/key-service.ts'
+import { PredictionService } from '../domain/prediction-service.ts'
+import { SPECIES } from '../domain/species.ts'
+import { StockingPlanService } from '../domain/stocking/stocking-service.ts'
+import { SurvivalMapService } from '../domain/survival-map.ts'
+import { explorerAssetSource } from '../explorer/assets.ts'
+import { createExplorerHandler, isExplorerPath } from '../explorer/handler.ts'
+import { createGraphQLHttpHandler } from '../graphql/http-transport.ts'
+import { createGateway, type Gateway } from '../graphql/yoga.ts'
+import { compileProxyTrust } from '../http/client-address.ts'
+import { createHttpServer } from '../http/server.ts'
+import type { Logger } from '../logging/logger.ts'
+import { loadSurvivalModel } from '../model/index.ts'
+import { Metrics } from '../observability/metrics.ts'
+import { redisTarget } from '../redis/connection.ts'
+import { createRestHandler } from '../rest/router.ts'
+import type { SurvivalModel } from '../types.ts'
+import { createJobRuntime, type JobConfig } from './job-runtime.ts'
+
+export type AppConfig = Pick<
+  Config,
+  | 'REDIS_URL'
+  | 'REDIS_CLUSTER_NODES'
+  | 'QUOTA_KEY_PREFIX'
+  | 'SEARCH_RADIUS_KM'
+  | 'GRAPHIQL'
+  | 'DB_QUERY_TIMEOUT_MS'
+  | 'REDIS_TIMEOUT_MS'
+  | 'SPORE_KEYS_PER_ADDRESS_PER_HOUR'
+  | 'SPORE_KEYS_PER_HOUR'
+  | 'USAGE_FLUSH_MS'
+> &
+  Partial<JobConfig> &
+  Partial<
+    Pick<
+      Config,
+      | 'METRICS_TOKEN'
+      | 'MAX_IN_FLIGHT'
+      | 'SURVIVAL_MAP_PER_MINUTE'
+      | 'SURVIVAL_MAP_CACHE_ENTRIES'
+      | 'SITE_CACHE_SITES'
+      | 'EXPLORER'
+      | 'TRUST_PROXY'
+      | 'TRUST_PROXY_HEADER'
+      | 'KEY_CACHE_MS'
+    >
+  >
+
+export interface AppOptions {
+  config: AppConfig
+  database: Database
+  logger: Logger
+  model?: SurvivalModel
+  /** A ready-made quota store (tests); otherwise Redis with in-memory failover, or memory alone. */
+  quotaStore?: QuotaStore
+  now?: () => Date
+  demoKey?: string
+  keyCacheMs?: number
+  /** How long a body other than a job upload may take to arrive (tests shorten it). */
+  bodyTimeoutMs?: number
+  /** 'memory': job chunks queued in this process even with REDIS_URL or REDIS_CLUSTER_NODES (tests that cut Redis). */
+  jobQueue?: 'memory'
+}
+
+export interface App {
+  server: Server
+  gateway: Gateway
+  metrics: Metrics
+  close(graceMs?: number): Promise<void>
+}
+
+function createQuotaStore(
+  options: AppOptions,
+  metrics: Metrics,
+): { store: QuotaStore; state: () => QuotaStoreState } {
+  if (options.quotaStore) {
+    const store = options.quotaStore
+    return { store, state: () => ('degraded' in store && store.degraded ? 'disconnected' : 'connected') }
+  }
+  const { QUOTA_KEY_PREFIX, REDIS_TIMEOUT_MS } = options.config
+  // A single Redis (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES, which wins); the same failover
+  // either way: a master failover that leaves a script unanswered for REDIS_TIMEOUT_MS counts in memory.
+  const redis = redisTarget(options.config)
+  if (!redis) return { store: new MemoryQuotaStore(), state: () => 'not_configured' }
+  const store = new FailoverQuotaStore(
+    RedisQuotaStore.connect(redis, QUOTA_KEY_PREFIX),
+    new MemoryQuotaStore(),
+    REDIS_TIMEOUT_MS,
+    {
+      onFallback: (error) => {
+        metrics.fallbackEvents.inc({ kind: 'quota_memory' })
+        options.logger.warn(
+          { err: error },
+          'Redis unreachable: enforcing quotas in this process until it returns',
+        )
+      },
+      onRecover: () => options.logger.info('Redis reachable again: quotas shared through Redis'),
+    },
+  )
+  return {
+    store: new CoalescingQuotaStore(store),
+    state: () => (store.degraded ? 'disconnected' : 'connected'),
+  }
+}
+
+/**
+ * Key changes made anywhere (other processes, the keys CLI) reach this process's key cache as they are
+ * committed; when the channel comes back after a gap, every cached key is read afresh.
+ */
+function followKeyChanges(
+  database: Database,
+  authenticator: Authenticator,
+  logger: Logger,
+  metrics: Metrics,
+) {
+  const follower = database.follow?.(KEY_CHANGES_CHANNEL, {
+    notice: (keyId) => authenticator.forget(keyId),
+    listening: () => authenticator.forgetAll(),
+    lost: () =>
+      logger.warn(
+        'key change channel lost: key changes reach this process within the key cache lifetime until it returns',
+      ),
+  })
+  if (follower) metrics.watchKeyChangeChannel(() => follower.listening)
+  return follower
+}
+
+/** Wires the layers together once: stores, services, the two adapters and the HTTP front door. */
+export function createApp(options: AppOptions): App {
+  const { config, database, logger } = options
+  const model = options.model ?? loadSurvivalModel(SPECIES)
+  const now = options.now ?? (() => new Date())
+  const metrics = new Metrics()
+  const quota = createQuotaStore(options, metrics)
+  const catalogue = new Catalogue(model, config.SEARCH_RADIUS_KM)
+  const health = new HealthMonitor({
+    databaseAnswers: databaseProbe(database.sql),
+    model: catalogue.model,
+    quotaStoreState: quota.state,
+    replicas: () =>
+      database.reads.replicas().map(({ name, state, lagMs }) => ({ name, state, lag_ms: lagMs })),
+    now,
+  })
+  if (database.reads.replicas().length > 0)
+    metrics.watchReplicas(
+      () => database.reads.replicas(),
+      () => database.reads.primaryReads(),
+    )
+  const usage = new UsageRecorder(usageLedger(database.sql, config, metrics), {
+    flushMs: config.USAGE_FLUSH_MS,
+    onFlushError: (error) =>
+      logger.warn({ err: error }, 'usage counts not written yet: kept for the next flush'),
+  })
+  usage.start()
+  const authenticator = new Authenticator(keyDirectory(database.sql, config, metrics), {
+    keyCacheMs: options.keyCacheMs ?? config.KEY_CACHE_MS,
+    now: () => now().getTime(),
+  })
+  const keyChanges = followKeyChanges(database, authenticator, logger, metrics)
+  const access = new AccessControl(authenticator, new QuotaGuard(quota.store, now), metrics, usage)
+  const keys = new KeyService(
+    keyAccounts(database.sql, config, metrics, (keyId) => authenticator.forget(keyId)),
+    usage,
+    { perAddressPerHour: config.SPORE_KEYS_PER_ADDRESS_PER_HOUR, perHour: config.SPORE_KEYS_PER_HOUR },
+    now,
+  )
+  // One cache for the nearest-site lookups and the survival map's snapshot: one object per site.
+  const heldSites = siteCache(config)
+  const nearestSite = siteLookup(database.reads, config, metrics, heldSites)
+  const predictions = new PredictionService(model, nearestSite, now)
+  const plans = new StockingPlanService(model, nearestSite, sitesInArea(database.reads, config, metrics), now)
+  const jobConfig: JobConfig = {
+    ...JOB_DEFAULTS,
+    ...config,
+    ...(options.jobQueue === 'memory' ? { REDIS_URL: undefined, REDIS_CLUSTER_NODES: undefined } : {}),
+  }
+  const jobRuntime = createJobRuntime({
+    config: jobConfig,
+    database,
+    predictions,
+    plans,
+    metrics,
+    logger,
+    now: options.now,
+    // Without Redis no other process can reach the queue: this one scores its chunks.
+    work: jobConfig.JOB_WORKERS_IN_SERVER || !redisTarget(jobConfig) ? 'with-first-job' : false,
+  })
+  const maps = new SurvivalMapService(
+    model,
+    siteTable(database.sql, database.reads, config, metrics, heldSites),
+    { cacheEntries: config.SURVIVAL_MAP_CACHE_ENTRIES ?? 32 },
+    now,
+  )
+  const gateway = createGateway({
+    health,
+    predictions,
+    plans,
+    maps,
+    catalogue,
+    access,
+    keys,
+    logger,
+    graphiql: config.GRAPHIQL,
+    demoKey: options.demoKey,
+    survivalMapPerMinute: config.SURVIVAL_MAP_PER_MINUTE ?? 10,
+  })
+  const server = createHttpServer({
+    rest: createRestHandler(
+      { predictions, plans, catalogue, health, access, keys, jobs: jobRuntime.jobs },
+      logger,
+    ),
+    graphql: createGraphQLHttpHandler(gateway, logger),
+    logger,
+    metrics,
+    metricsToken: config.METRICS_TOKEN,
+    maxInFlight: config.MAX_IN_FLIGHT ?? 512,
+    proxyTrust: compileProxyTrust(config.TRUST_PROXY ?? false, config.TRUST_PROXY_HEADER),
+    bodyTimeoutMs: options.bodyTimeoutMs,
+    explorer:
+      (config.EXPLORER ?? true)
+        ? {
+            serves: isExplorerPath,
+            handle: createExplorerHandler({
+              assets: explorerAssetSource(),
+              page: {
+                species: SPECIES.map((species) => ({ code: species.code, commonName: species.commonName })),
+                demoKey: options.demoKey ?? null,
+                searchRadiusKm: config.SEARCH_RADIUS_KM,
+              },
+              logger,
+            }),
+          }
+        : undefined,
+  })
+  return {
+    server,
+    gateway,
+    metrics,
+    /** Stops accepting, lets in-flight requests finish (at most graceMs), then closes the quota store and writes the last usage counts. */
+    close: async (graceMs = 10_000) => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+      server.closeIdleConnections()
+      const grace = setTimeout(() => server.closeAllConnections(), graceMs)
+      await closed
+      clearTimeout(grace)
+      await Promise.all([quota.store.close(), usage.close(), jobRuntime.close(), keyChanges?.close()])
+    },
+  }
+}
