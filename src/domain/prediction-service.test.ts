@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
+import { apiErrorOf } from '../../test/support/api-errors.ts'
 import {
   FakeSiteLookup,
   FOREST_POINTS,
@@ -9,21 +10,16 @@ import {
   OUTSIDE_POINTS,
   TIERS,
 } from '../../test/support/fakes.ts'
+import { model, species } from '../../test/support/survival-model.ts'
 import { loadSurvivalModel } from '../model/index.ts'
-import { HORIZONS, type Horizon, type Species } from '../types.ts'
-import { ApiError, StoreUnavailableError } from './errors.ts'
+import { HORIZONS, type Horizon } from '../types.ts'
+import { StoreUnavailableError } from './errors.ts'
 import { PredictionService } from './prediction-service.ts'
 import type { PredictionRequest } from './prediction-types.ts'
-import { findSpecies, SPECIES } from './species.ts'
+import { SPECIES } from './species.ts'
 
 const NOW = new Date('2026-11-22T12:00:00Z')
-const model = loadSurvivalModel(SPECIES)
 
-function species(code: string): Species {
-  const found = findSpecies(code)
-  if (!found) throw new Error(`${code} is missing from the catalogue`)
-  return found
-}
 const douglasFir = species('PSME')
 
 function service(lookup = new FakeSiteLookup()) {
@@ -34,16 +30,6 @@ const coastRange: PredictionRequest = {
   ...FOREST_POINTS.coastRange,
   speciesCode: 'PSME',
   plantingMethod: 'manual',
-}
-
-/** The ApiError a promise rejects with (fails the test if it resolves or rejects with anything else). */
-async function apiErrorOf(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(ApiError)
-  return error as ApiError
 }
 
 const horizonsOf = (predictions: readonly { horizonYears: Horizon }[]) =>

@@ -1,49 +1,12 @@
 import fc from 'fast-check'
-import type { Polygon, Position } from 'geojson'
 import { describe, expect, it } from 'vitest'
 import { FOREST_POINTS } from '../../test/support/fakes.ts'
+import { failed, point, stand } from '../../test/support/feature-fixtures.ts'
 import { ApiError } from '../domain/errors.ts'
-import type { InputRow } from '../domain/jobs/file-formats.ts'
 import { FEATURE_DEFAULT_FIELDS, featureDefaults } from './feature-defaults.ts'
 import { featureRow } from './job-features.ts'
 
 const { coastRange } = FOREST_POINTS
-
-function square(west: number, south: number, side = 0.01): Position[] {
-  return [
-    [west, south],
-    [west + side, south],
-    [west + side, south + side],
-    [west, south + side],
-    [west, south],
-  ]
-}
-
-const POLYGON: Polygon = { type: 'Polygon', coordinates: [square(coastRange.longitude, coastRange.latitude)] }
-const POINT = { type: 'Point', coordinates: [coastRange.longitude, coastRange.latitude] }
-
-const feature = (geometry: unknown, properties: unknown = {}, extra: Record<string, unknown> = {}) => ({
-  type: 'Feature',
-  geometry,
-  properties,
-  ...extra,
-})
-const point = (properties: unknown = { species_code: 'PSME', planting_method: 'manual' }, extra = {}) =>
-  feature(POINT, properties, extra)
-const stand = (
-  properties: unknown = { species_code: 'PSME', planting_method: 'manual', trees_per_acre: 400 },
-  geometry: unknown = POLYGON,
-  extra = {},
-) => feature(geometry, properties, extra)
-
-/** The failure of a row (fails the test when the row did not fail at upload). */
-function failed(row: InputRow): string {
-  expect(row.e, JSON.stringify(row)).toBeDefined()
-  expect(row.q).toBeUndefined()
-  expect(row.p).toBeUndefined()
-  expect(row.e?.code).toBe('invalid_request')
-  return row.e?.message ?? ''
-}
 
 /** The ApiError featureDefaults throws for a query (fails the test when it throws anything else). */
 function defaultsError(query: Record<string, string>): ApiError {
@@ -69,8 +32,7 @@ describe('featureRow: defaults from the query string', () => {
     const bare = featureRow(1, point({}), defaults)
     expect(bare.e).toBeUndefined()
     expect(bare.q).toEqual({
-      latitude: coastRange.latitude,
-      longitude: coastRange.longitude,
+      ...coastRange,
       speciesCode: 'PSME',
       plantingMethod: 'manual',
       horizons: [1, 5],

@@ -1,18 +1,13 @@
 import { parse } from 'csv-parse/sync'
 import fc from 'fast-check'
-import type { Position } from 'geojson'
 import { describe, expect, it } from 'vitest'
-import { FakeSiteLookup, FOREST_POINTS, NO_DATA_POINT } from '../../test/support/fakes.ts'
-import { ApiError } from '../domain/errors.ts'
-import type { FeatureOutcome, InputRow } from '../domain/jobs/file-formats.ts'
-import { PredictionService } from '../domain/prediction-service.ts'
-import type { BatchItemResult, Prediction } from '../domain/prediction-types.ts'
-import { SPECIES } from '../domain/species.ts'
-import { StockingPlanService } from '../domain/stocking/stocking-service.ts'
+import { FOREST_POINTS, NO_DATA_POINT } from '../../test/support/fakes.ts'
+import { at, BOWTIE, squarePolygon } from '../../test/support/feature-fixtures.ts'
+import { ndjsonLines, outcomesOf, rowsOf } from '../../test/support/feature-rendering.ts'
+import { square } from '../../test/support/geometry.ts'
+import type { Prediction } from '../domain/prediction-types.ts'
 import type { StockingPlan } from '../domain/stocking/stocking-types.ts'
-import { loadSurvivalModel } from '../model/index.ts'
 import type { JobResultChunk } from '../types.ts'
-import { featureDefaults } from './feature-defaults.ts'
 import {
   FEATURE_RESULT_COLUMNS,
   featureCsvHeader,
@@ -20,31 +15,9 @@ import {
   GEOJSON_OPENING,
   renderFeatureChunk,
 } from './feature-output.ts'
-import { featureRow, GEOJSON_COLUMNS } from './job-features.ts'
-
-const NOW = new Date('2026-11-24T12:00:00Z')
-const model = loadSurvivalModel(SPECIES)
-const predictions = new PredictionService(model, new FakeSiteLookup(), () => NOW)
-// No data site inside any stand: each is planned from the site nearest its centre.
-const plans = new StockingPlanService(model, new FakeSiteLookup(), { within: async () => [] }, () => NOW)
+import { GEOJSON_COLUMNS } from './job-features.ts'
 
 const { coastRange, westCascades } = FOREST_POINTS
-
-function square(west: number, south: number, side = 0.01): Position[] {
-  return [
-    [west, south],
-    [west + side, south],
-    [west + side, south + side],
-    [west, south + side],
-    [west, south],
-  ]
-}
-
-const at = (point: { latitude: number; longitude: number }) => ({
-  type: 'Point',
-  coordinates: [point.longitude, point.latitude],
-})
-const polygon = (west: number, south: number) => ({ type: 'Polygon', coordinates: [square(west, south)] })
 
 /** A job's features: scored fine, failed when scored, failed at upload; points, polygons, multipolygons. */
 const FEATURES: unknown[] = [
@@ -65,7 +38,7 @@ const FEATURES: unknown[] = [
   {
     type: 'Feature',
     id: 7,
-    geometry: polygon(coastRange.longitude, coastRange.latitude),
+    geometry: squarePolygon(coastRange.longitude, coastRange.latitude),
     properties: { species_code: 'PSME', trees_per_acre: 400, owner: 'BLM' },
   },
   {
@@ -87,24 +60,13 @@ const FEATURES: unknown[] = [
   {
     type: 'Feature',
     id: 'both-densities',
-    geometry: polygon(-123.4, 44.4),
+    geometry: squarePolygon(-123.4, 44.4),
     properties: { species_code: 'PSME', trees_per_acre: 400, trees_per_hectare: 988 },
   },
   {
     type: 'Feature',
     id: 'bowtie',
-    geometry: {
-      type: 'Polygon',
-      coordinates: [
-        [
-          [-123.6, 44.6],
-          [-123.59, 44.61],
-          [-123.59, 44.6],
-          [-123.6, 44.61],
-          [-123.6, 44.6],
-        ],
-      ],
-    },
+    geometry: BOWTIE,
     properties: { species_code: 'PSME', trees_per_acre: 400 },
   },
   {
@@ -122,39 +84,11 @@ const FEATURES: unknown[] = [
   {
     type: 'Feature',
     id: 'no-species',
-    geometry: polygon(-123.3, 44.3),
+    geometry: squarePolygon(-123.3, 44.3),
     properties: { trees_per_acre: 400 },
   },
   { type: 'Feature', geometry: at(westCascades), properties: { id: 'by-property', species_code: 'TSHE' } },
 ]
-
-const DEFAULTS = featureDefaults({ planting_method: 'manual' })
-
-/** The rows as a job keeps them: checked at upload, then stored as JSON and read back. */
-function rowsOf(features: readonly unknown[], defaults = DEFAULTS): InputRow[] {
-  return JSON.parse(JSON.stringify(features.map((f, i) => featureRow(i + 1, f, defaults)))) as InputRow[]
-}
-
-/** Each checked feature's outcome, as JobService.runChunk makes them: points in one batch, stands one by one. */
-async function outcomesOf(rows: readonly InputRow[]): Promise<FeatureOutcome[]> {
-  const requests = rows.flatMap((row) => (row.q ? [row.q] : []))
-  const scored: BatchItemResult[] = requests.length > 0 ? [...(await predictions.scoreRows(requests))] : []
-  let next = 0
-  const outcomes: FeatureOutcome[] = []
-  for (const row of rows) {
-    if (row.e) continue
-    if (row.q) outcomes.push({ kind: 'prediction', result: scored[next++] as BatchItemResult })
-    else if (row.p) {
-      try {
-        outcomes.push({ kind: 'plan', plan: await plans.plan(row.p) })
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error
-        outcomes.push({ kind: 'plan_failed', error })
-      }
-    }
-  }
-  return outcomes
-}
 
 async function rendered(features: readonly unknown[] = FEATURES, chunkIndex = 0) {
   const rows = rowsOf(features)
@@ -178,10 +112,7 @@ function collection(...chunks: readonly JobResultChunk[]): Feature[] {
 
 function ndjsonOf(chunk: JobResultChunk): Record<string, unknown>[] {
   expect(chunk.ndjson.endsWith('\n')).toBe(true)
-  return chunk.ndjson
-    .slice(0, -1)
-    .split('\n')
-    .map((line) => JSON.parse(line) as Record<string, unknown>)
+  return ndjsonLines(chunk)
 }
 
 function csvOf(chunk: JobResultChunk): string[][] {
@@ -331,7 +262,7 @@ describe('renderFeatureChunk', () => {
     const plan = (outcomes.find((o) => o.kind === 'plan') as { plan: StockingPlan }).plan
     const atRule = plan.horizons.find((h) => h.horizonYears === plan.rule.horizonYears)
     const feature = collection(chunk)[4] as Feature
-    expect(feature.geometry).toEqual(polygon(coastRange.longitude, coastRange.latitude))
+    expect(feature.geometry).toEqual(squarePolygon(coastRange.longitude, coastRange.latitude))
     expect(feature.properties).toEqual(
       withResults(
         { species_code: 'PSME', trees_per_acre: 400, owner: 'BLM', feature_index: 4 },
@@ -362,7 +293,7 @@ describe('renderFeatureChunk', () => {
   it('gives a plan that failed its error, with its geometry; a feature refused at upload keeps a usable geometry only', async () => {
     const features = collection((await rendered()).chunk)
     const both = features[6] as Feature
-    expect(both.geometry).toEqual(polygon(-123.4, 44.4))
+    expect(both.geometry).toEqual(squarePolygon(-123.4, 44.4))
     expect(both.properties).toEqual(
       withResults(
         { species_code: 'PSME', trees_per_acre: 400, trees_per_hectare: 988, feature_index: 6 },
@@ -387,7 +318,7 @@ describe('renderFeatureChunk', () => {
     })
     expect(features[8]?.geometry).toBeNull()
     expect(features[8]?.properties.error_message).toMatch(/^feature 8: geometry\.type "LineString"/)
-    expect(features[9]?.geometry).toEqual(polygon(-123.3, 44.3))
+    expect(features[9]?.geometry).toEqual(squarePolygon(-123.3, 44.3))
     expect(features[9]?.properties.error_message).toBe(
       'feature 9: properties.species_mix (or species_code) is required',
     )

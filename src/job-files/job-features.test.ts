@@ -1,48 +1,9 @@
 import fc from 'fast-check'
-import type { Polygon, Position } from 'geojson'
 import { describe, expect, it } from 'vitest'
-import { FOREST_POINTS } from '../../test/support/fakes.ts'
+import { failed, feature, POLYGON, point, stand } from '../../test/support/feature-fixtures.ts'
 import type { InputRow } from '../domain/jobs/file-formats.ts'
 import { FEATURE_DEFAULT_FIELDS, featureDefaults } from './feature-defaults.ts'
 import { featureRow } from './job-features.ts'
-
-const { coastRange } = FOREST_POINTS
-
-function square(west: number, south: number, side = 0.01): Position[] {
-  return [
-    [west, south],
-    [west + side, south],
-    [west + side, south + side],
-    [west, south + side],
-    [west, south],
-  ]
-}
-
-const POLYGON: Polygon = { type: 'Polygon', coordinates: [square(coastRange.longitude, coastRange.latitude)] }
-const POINT = { type: 'Point', coordinates: [coastRange.longitude, coastRange.latitude] }
-
-const feature = (geometry: unknown, properties: unknown = {}, extra: Record<string, unknown> = {}) => ({
-  type: 'Feature',
-  geometry,
-  properties,
-  ...extra,
-})
-const point = (properties: unknown = { species_code: 'PSME', planting_method: 'manual' }, extra = {}) =>
-  feature(POINT, properties, extra)
-const stand = (
-  properties: unknown = { species_code: 'PSME', planting_method: 'manual', trees_per_acre: 400 },
-  geometry: unknown = POLYGON,
-  extra = {},
-) => feature(geometry, properties, extra)
-
-/** The failure of a row (fails the test when the row did not fail at upload). */
-function failed(row: InputRow): string {
-  expect(row.e, JSON.stringify(row)).toBeDefined()
-  expect(row.q).toBeUndefined()
-  expect(row.p).toBeUndefined()
-  expect(row.e?.code).toBe('invalid_request')
-  return row.e?.message ?? ''
-}
 
 const BLANK = (index: number) => [null, index, null, null, null, null, null, null, null]
 
@@ -186,21 +147,13 @@ const geometry = fc.oneof(
   fc.record({ type: fc.constantFrom('LineString', 'Feature', 'GeometryCollection'), coordinates: jsonValue }),
   jsonValue,
 )
+// The names a feature's properties are read by (those a query can default, then id, species_mix, climate),
+// and two that probe the prototype.
 const knownProperty = fc.constantFrom(
   'id',
-  'species_code',
   'species_mix',
-  'planting_method',
-  'horizons',
-  'period',
-  'scenario',
   'climate',
-  'trees_per_acre',
-  'trees_per_hectare',
-  'confidence',
-  'rule_set',
-  'site_class',
-  'target_trees_per_acre',
+  ...FEATURE_DEFAULT_FIELDS,
   '__proto__',
   'constructor',
 )

@@ -2,6 +2,7 @@ import { parse } from 'csv-parse/sync'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { FakeSiteLookup, FOREST_POINTS, NO_DATA_POINT } from '../../test/support/fakes.ts'
+import { NDJSON_RESULTS_HEADER } from '../../test/support/job-columns.ts'
 import type { InputRow } from '../domain/jobs/file-formats.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
 import type { BatchItemResult } from '../domain/prediction-types.ts'
@@ -322,17 +323,7 @@ describe('the climate in a job’s results', () => {
     const laidOut = renderChunk(NDJSON_COLUMNS, rows, (await scoredFor(rows))[Symbol.iterator](), at)
 
     const header = parsedCsv(csvHeader(NDJSON_COLUMNS, at))[0]
-    expect(header).toEqual([
-      'id',
-      'latitude',
-      'longitude',
-      'species_code',
-      'planting_method',
-      'horizons',
-      ...RESULT_COLUMNS,
-      'period',
-      'scenario',
-    ])
+    expect(header).toEqual(NDJSON_RESULTS_HEADER)
     const csvRows = parse(csvHeader(NDJSON_COLUMNS, at) + laidOut.csv, { columns: true }) as Record<
       string,
       string

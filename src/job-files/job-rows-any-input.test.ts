@@ -21,6 +21,20 @@ describe('rows, for any input', () => {
     method: code,
     horizons: horizonSubset,
   })
+  /** The request a valid input reads as. */
+  const requestOf = (input: {
+    latitude: number
+    longitude: number
+    species: string
+    method: string
+    horizons: Horizon[]
+  }) => ({
+    latitude: input.latitude,
+    longitude: input.longitude,
+    speciesCode: input.species,
+    plantingMethod: input.method,
+    horizons: input.horizons.length > 0 ? input.horizons : null,
+  })
 
   it('round-trips any valid CSV row, in any column order, to its request', () => {
     fc.assert(
@@ -42,13 +56,7 @@ describe('rows, for any input', () => {
             order.map((name) => text[name] ?? ''),
           )
           expect(result.e).toBeUndefined()
-          expect(result.q).toEqual({
-            latitude: input.latitude,
-            longitude: input.longitude,
-            speciesCode: input.species,
-            plantingMethod: input.method,
-            horizons: input.horizons.length > 0 ? input.horizons : null,
-          })
+          expect(result.q).toEqual(requestOf(input))
         },
       ),
     )
@@ -67,13 +75,7 @@ describe('rows, for any input', () => {
         })
         const result = ndjsonRow(1, line)
         expect(result.e).toBeUndefined()
-        expect(result.q).toEqual({
-          latitude: input.latitude,
-          longitude: input.longitude,
-          speciesCode: input.species,
-          plantingMethod: input.method,
-          horizons: input.horizons.length > 0 ? input.horizons : null,
-        })
+        expect(result.q).toEqual(requestOf(input))
       }),
     )
   })

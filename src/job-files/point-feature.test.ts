@@ -1,29 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { FOREST_POINTS } from '../../test/support/fakes.ts'
-import type { InputRow } from '../domain/jobs/file-formats.ts'
+import { failed, feature, POINT, point } from '../../test/support/feature-fixtures.ts'
 import { featureRow, GEOJSON_COLUMNS } from './job-features.ts'
 
 const { coastRange } = FOREST_POINTS
-
-const POINT = { type: 'Point', coordinates: [coastRange.longitude, coastRange.latitude] }
-
-const feature = (geometry: unknown, properties: unknown = {}, extra: Record<string, unknown> = {}) => ({
-  type: 'Feature',
-  geometry,
-  properties,
-  ...extra,
-})
-const point = (properties: unknown = { species_code: 'PSME', planting_method: 'manual' }, extra = {}) =>
-  feature(POINT, properties, extra)
-
-/** The failure of a row (fails the test when the row did not fail at upload). */
-function failed(row: InputRow): string {
-  expect(row.e, JSON.stringify(row)).toBeDefined()
-  expect(row.q).toBeUndefined()
-  expect(row.p).toBeUndefined()
-  expect(row.e?.code).toBe('invalid_request')
-  return row.e?.message ?? ''
-}
 
 describe('featureRow: a Point that fails alone at upload', () => {
   it('refuses a Point that is not a position [longitude, latitude] (1 or 4 numbers, text, none)', () => {
@@ -174,8 +154,7 @@ describe('featureRow: a Point', () => {
         'ssp245',
       ],
       q: {
-        latitude: coastRange.latitude,
-        longitude: coastRange.longitude,
+        ...coastRange,
         speciesCode: 'TSHE',
         plantingMethod: 'drone_seeded',
         horizons: [5, 1],

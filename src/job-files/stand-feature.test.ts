@@ -1,6 +1,8 @@
-import type { MultiPolygon, Polygon, Position } from 'geojson'
+import type { MultiPolygon, Polygon } from 'geojson'
 import { describe, expect, it } from 'vitest'
 import { FakeSiteLookup, FOREST_POINTS } from '../../test/support/fakes.ts'
+import { failed, POLYGON, stand } from '../../test/support/feature-fixtures.ts'
+import { square } from '../../test/support/geometry.ts'
 import { ApiError } from '../domain/errors.ts'
 import type { InputRow } from '../domain/jobs/file-formats.ts'
 import { SPECIES } from '../domain/species.ts'
@@ -11,44 +13,12 @@ import { featureRow } from './job-features.ts'
 
 const { coastRange } = FOREST_POINTS
 
-function square(west: number, south: number, side = 0.01): Position[] {
-  return [
-    [west, south],
-    [west + side, south],
-    [west + side, south + side],
-    [west, south + side],
-    [west, south],
-  ]
-}
-
-const POLYGON: Polygon = { type: 'Polygon', coordinates: [square(coastRange.longitude, coastRange.latitude)] }
 const MULTI: MultiPolygon = {
   type: 'MultiPolygon',
   coordinates: [
     [square(coastRange.longitude, coastRange.latitude)],
     [square(coastRange.longitude + 0.1, coastRange.latitude, 0.02)],
   ],
-}
-
-const feature = (geometry: unknown, properties: unknown = {}, extra: Record<string, unknown> = {}) => ({
-  type: 'Feature',
-  geometry,
-  properties,
-  ...extra,
-})
-const stand = (
-  properties: unknown = { species_code: 'PSME', planting_method: 'manual', trees_per_acre: 400 },
-  geometry: unknown = POLYGON,
-  extra = {},
-) => feature(geometry, properties, extra)
-
-/** The failure of a row (fails the test when the row did not fail at upload). */
-function failed(row: InputRow): string {
-  expect(row.e, JSON.stringify(row)).toBeDefined()
-  expect(row.q).toBeUndefined()
-  expect(row.p).toBeUndefined()
-  expect(row.e?.code).toBe('invalid_request')
-  return row.e?.message ?? ''
 }
 
 describe('featureRow: a stand that fails alone at upload', () => {

@@ -1,9 +1,10 @@
 import { parse } from 'csv-parse/sync'
-import type { Position } from 'geojson'
 import { expect } from 'vitest'
 import { FEATURE_RESULT_COLUMNS } from '../../src/job-files/feature-output.ts'
 import { GEOJSON_COLUMNS } from '../../src/job-files/job-features.ts'
 import { rest } from '../rest/client.ts'
+import { at, BOWTIE } from '../support/feature-fixtures.ts'
+import { square } from '../support/geometry.ts'
 import { FOREST_POINTS, forestGrid, NO_DATA_POINTS, OUTSIDE_POINTS } from '../support/sites.ts'
 import { eventually } from '../support/waiting.ts'
 
@@ -12,19 +13,6 @@ import { eventually } from '../support/waiting.ts'
 export const GEOJSON = 'application/geo+json'
 const { coastRange, westCascades, eastCascades } = FOREST_POINTS
 
-function square(west: number, south: number, side = 0.01): Position[] {
-  return [
-    [west, south],
-    [west + side, south],
-    [west + side, south + side],
-    [west, south + side],
-    [west, south],
-  ]
-}
-export const at = (point: { latitude: number; longitude: number }) => ({
-  type: 'Point',
-  coordinates: [point.longitude, point.latitude],
-})
 const around = (point: { latitude: number; longitude: number }) => ({
   type: 'Polygon',
   coordinates: [square(point.longitude - 0.005, point.latitude - 0.005)],
@@ -162,18 +150,7 @@ export function mixedFeatures(gridPoints: number): InputFeature[] {
       feature: {
         type: 'Feature',
         id: 'bowtie',
-        geometry: {
-          type: 'Polygon',
-          coordinates: [
-            [
-              [-123.6, 44.6],
-              [-123.59, 44.61],
-              [-123.59, 44.6],
-              [-123.6, 44.61],
-              [-123.6, 44.6],
-            ],
-          ],
-        },
+        geometry: BOWTIE,
         properties: {},
       },
       expected: { kind: 'stand', error: 'invalid_request', geometry: 'Polygon' },

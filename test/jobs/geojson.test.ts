@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FEATURE_RESULT_COLUMNS } from '../../src/job-files/feature-output.ts'
 import { expectError, rest } from '../rest/client.ts'
 import type { TestDatabase } from '../support/database.ts'
+import { at } from '../support/feature-fixtures.ts'
 import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { FOREST_POINTS } from '../support/sites.ts'
 import {
-  at,
   collectionText,
   expectFormatsAgree,
   finished,

@@ -1,88 +1,12 @@
 import { parse } from 'csv-parse/sync'
 import { describe, expect, it, vi } from 'vitest'
-import { FakeJobStore, RecordingChunkQueue } from '../../../test/support/fake-jobs.ts'
-import { FakeSiteLookup, FOREST_POINTS, TIERS } from '../../../test/support/fakes.ts'
-import { forestGrid } from '../../../test/support/sites.ts'
-import { JOB_FILE_FORMATS } from '../../job-files/file-formats.ts'
+import { apiErrorOf } from '../../../test/support/api-errors.ts'
+import { FOREST_POINTS } from '../../../test/support/fakes.ts'
+import { NDJSON_RESULTS_HEADER } from '../../../test/support/job-columns.ts'
+import { newJob, runAll, setup, T0 } from '../../../test/support/job-service-setup.ts'
+import { csvUpload, HEADER, ndjsonUpload, owner } from '../../../test/support/job-uploads.ts'
 import { RESULT_COLUMNS } from '../../job-files/job-output.ts'
-import { loadSurvivalModel } from '../../model/index.ts'
-import type { TierName } from '../../types.ts'
-import { ApiError } from '../errors.ts'
-import { PredictionService } from '../prediction-service.ts'
-import { SPECIES } from '../species.ts'
-import type { JobUpload } from './file-formats.ts'
-import { type JobOwner, JobService } from './job-service.ts'
-import { DEFAULT_JOB_SETTINGS, type JobSettings } from './job-settings.ts'
-
-const T0 = new Date('2026-11-22T12:00:00Z')
-const model = loadSurvivalModel(SPECIES)
-
-function owner(tier: TierName = 'mycel', accountId = 'acct_a'): JobOwner {
-  return { accountId, keyId: `key_${accountId}`, tier: TIERS[tier] }
-}
-
-async function* stream<T>(items: readonly T[]): AsyncGenerator<T> {
-  for (const item of items) yield item
-}
-
-const HEADER = ['plot', 'latitude', 'longitude', 'species_code', 'planting_method']
-
-/** A CSV upload of `count` forest rows (plots p1…, their names with a multi-byte character), then `extra`. */
-function csvUpload(count: number, extra: string[][] = []): JobUpload {
-  const rows = forestGrid(count).map((point, index) => [
-    `p${index + 1} · Ñ`,
-    String(point.latitude),
-    String(point.longitude),
-    'PSME',
-    'manual',
-  ])
-  return { format: 'csv', records: stream([HEADER, ...rows, ...extra]) }
-}
-
-function ndjsonUpload(lines: string[]): JobUpload {
-  return { format: 'ndjson', records: stream(lines) }
-}
-
-/** A service over the fakes with a clock the test moves, recording charges and scored chunks. */
-function setup(settings: Partial<JobSettings> = {}) {
-  const clock = { now: T0 }
-  const lookup = new FakeSiteLookup()
-  const predictions = new PredictionService(model, lookup, () => clock.now)
-  const store = new FakeJobStore()
-  const queue = new RecordingChunkQueue()
-  const scoredChunks: [number, number][] = []
-  const jobs = new JobService(
-    {
-      store,
-      queue,
-      files: JOB_FILE_FORMATS,
-      predictions,
-      now: () => clock.now,
-      onChunkScored: (rows, failed) => scoredChunks.push([rows, failed]),
-    },
-    { ...DEFAULT_JOB_SETTINGS, chunkRows: 2, ...settings },
-  )
-  const charges: number[] = []
-  const charge = async (requests: number) => {
-    charges.push(requests)
-  }
-  return { jobs, store, queue, lookup, clock, charges, charge, scoredChunks }
-}
-
-/** The ApiError a promise rejects with (fails the test if it resolves or rejects with anything else). */
-async function apiErrorOf(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(ApiError)
-  return error as ApiError
-}
-
-async function runAll(jobs: JobService, queue: RecordingChunkQueue, order: 'queued' | 'reversed' = 'queued') {
-  const tasks = order === 'queued' ? [...queue.added] : [...queue.added].reverse()
-  for (const task of tasks) await jobs.runChunk(task)
-}
+import type { JobService } from './job-service.ts'
 
 describe('JobService.results', () => {
   it('refuses before the job has succeeded (job_not_finished)', async () => {
@@ -151,17 +75,7 @@ describe('JobService.results: where the climate goes', () => {
     const { id } = await jobs.create(owner(), ndjsonUpload(lines), charge)
     await runAll(jobs, queue)
     const [header, ...rows] = parse(await csvResults(jobs, id)) as string[][]
-    expect(header).toEqual([
-      'id',
-      'latitude',
-      'longitude',
-      'species_code',
-      'planting_method',
-      'horizons',
-      ...RESULT_COLUMNS,
-      'period',
-      'scenario',
-    ])
+    expect(header).toEqual(NDJSON_RESULTS_HEADER)
     expect(rows.map((cells) => [cells[0], ...cells.slice(-3)])).toEqual([
       ['a', '', '', ''],
       ['b', '', '2041-2070', 'ssp370'],
@@ -177,16 +91,9 @@ describe('JobService.results: where the climate goes', () => {
     const { jobs, store, queue } = setup()
     const id = 'job_444444444444444444444444'
     const six = ['id', 'latitude', 'longitude', 'species_code', 'planting_method', 'horizons']
-    await store.create({
-      id,
-      accountId: 'acct_a',
-      keyId: 'key_a',
-      tier: 'mycel',
-      format: 'ndjson',
-      columns: six,
-      chunkRows: 2,
-      expiresAt: new Date(T0.getTime() + 3_600_000),
-    })
+    await store.create(
+      newJob({ id, format: 'ndjson', columns: six, expiresAt: new Date(T0.getTime() + 3_600_000) }),
+    )
     const row = {
       r: 1,
       c: ['a', body.latitude, body.longitude, 'TSHE', 'manual', null],
@@ -256,16 +163,9 @@ describe('JobService.purge', () => {
     const old = await jobs.create(owner(), csvUpload(2), charge)
     clock.now = new Date(start.getTime() + 5 * 3_600_000)
     const young = await jobs.create(owner(), csvUpload(2), charge)
-    await store.create({
-      id: 'job_333333333333333333333333',
-      accountId: 'acct_a',
-      keyId: 'key_a',
-      tier: 'mycel',
-      format: 'csv',
-      columns: HEADER,
-      chunkRows: 2,
-      expiresAt: new Date(start.getTime() + 100 * 3_600_000),
-    })
+    await store.create(
+      newJob({ id: 'job_333333333333333333333333', expiresAt: new Date(start.getTime() + 100 * 3_600_000) }),
+    )
 
     // Half an hour on: nothing expired, the upload still within its hour.
     clock.now = new Date(start.getTime() + 1_800_000)

@@ -1,92 +1,26 @@
 import { describe, expect, it } from 'vitest'
-import { FakeJobStore, jobServiceOver, RecordingChunkQueue } from '../../../test/support/fake-jobs.ts'
-import { FakeSiteLookup, FOREST_POINTS, TIERS } from '../../../test/support/fakes.ts'
+import { apiErrorOf } from '../../../test/support/api-errors.ts'
+import {
+  type FakeJobStore,
+  jobServiceOver,
+  type RecordingChunkQueue,
+} from '../../../test/support/fake-jobs.ts'
+import { FakeSiteLookup, FOREST_POINTS } from '../../../test/support/fakes.ts'
+import { NDJSON_JOB_COLUMNS } from '../../../test/support/job-columns.ts'
+import { newJob, runAll, setup, T0 } from '../../../test/support/job-service-setup.ts'
+import { csvUpload, HEADER, ndjsonUpload, owner, stream } from '../../../test/support/job-uploads.ts'
 import { forestGrid } from '../../../test/support/sites.ts'
-import { JOB_FILE_FORMATS } from '../../job-files/file-formats.ts'
-import { loadSurvivalModel } from '../../model/index.ts'
-import type { TierName } from '../../types.ts'
+import { model } from '../../../test/support/survival-model.ts'
 import { ApiError } from '../errors.ts'
 import { PredictionService } from '../prediction-service.ts'
-import { SPECIES } from '../species.ts'
 import type { JobUpload } from './file-formats.ts'
-import { type JobOwner, JobService } from './job-service.ts'
-import { DEFAULT_JOB_SETTINGS, type JobSettings } from './job-settings.ts'
-
-const T0 = new Date('2026-11-22T12:00:00Z')
-const model = loadSurvivalModel(SPECIES)
-
-function owner(tier: TierName = 'mycel', accountId = 'acct_a'): JobOwner {
-  return { accountId, keyId: `key_${accountId}`, tier: TIERS[tier] }
-}
-
-async function* stream<T>(items: readonly T[]): AsyncGenerator<T> {
-  for (const item of items) yield item
-}
-
-const HEADER = ['plot', 'latitude', 'longitude', 'species_code', 'planting_method']
-
-/** A CSV upload of `count` forest rows (plots p1…, their names with a multi-byte character), then `extra`. */
-function csvUpload(count: number, extra: string[][] = []): JobUpload {
-  const rows = forestGrid(count).map((point, index) => [
-    `p${index + 1} · Ñ`,
-    String(point.latitude),
-    String(point.longitude),
-    'PSME',
-    'manual',
-  ])
-  return { format: 'csv', records: stream([HEADER, ...rows, ...extra]) }
-}
-
-function ndjsonUpload(lines: string[]): JobUpload {
-  return { format: 'ndjson', records: stream(lines) }
-}
-
-/** A service over the fakes with a clock the test moves, recording charges and scored chunks. */
-function setup(settings: Partial<JobSettings> = {}) {
-  const clock = { now: T0 }
-  const lookup = new FakeSiteLookup()
-  const predictions = new PredictionService(model, lookup, () => clock.now)
-  const store = new FakeJobStore()
-  const queue = new RecordingChunkQueue()
-  const scoredChunks: [number, number][] = []
-  const jobs = new JobService(
-    {
-      store,
-      queue,
-      files: JOB_FILE_FORMATS,
-      predictions,
-      now: () => clock.now,
-      onChunkScored: (rows, failed) => scoredChunks.push([rows, failed]),
-    },
-    { ...DEFAULT_JOB_SETTINGS, chunkRows: 2, ...settings },
-  )
-  const charges: number[] = []
-  const charge = async (requests: number) => {
-    charges.push(requests)
-  }
-  return { jobs, store, queue, lookup, clock, charges, charge, scoredChunks }
-}
-
-/** The ApiError a promise rejects with (fails the test if it resolves or rejects with anything else). */
-async function apiErrorOf(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(ApiError)
-  return error as ApiError
-}
+import { DEFAULT_JOB_SETTINGS } from './job-settings.ts'
 
 function expectNothingKept(store: FakeJobStore, queue: RecordingChunkQueue) {
   expect(store.jobs.size).toBe(0)
   expect(store.inputs.size).toBe(0)
   expect(store.results.size).toBe(0)
   expect(queue.added).toEqual([])
-}
-
-async function runAll(jobs: JobService, queue: RecordingChunkQueue, order: 'queued' | 'reversed' = 'queued') {
-  const tasks = order === 'queued' ? [...queue.added] : [...queue.added].reverse()
-  for (const task of tasks) await jobs.runChunk(task)
 }
 
 describe('JobService.create', () => {
@@ -128,16 +62,7 @@ describe('JobService.create', () => {
     expect(job).toMatchObject({
       format: 'ndjson',
       rowsTotal: 3,
-      columns: [
-        'id',
-        'latitude',
-        'longitude',
-        'species_code',
-        'planting_method',
-        'horizons',
-        'period',
-        'scenario',
-      ],
+      columns: NDJSON_JOB_COLUMNS,
     })
   })
 
@@ -316,16 +241,9 @@ describe('JobService.runChunk', () => {
   it('skips a job that no longer exists, or is still receiving', async () => {
     const { jobs, store, lookup } = setup()
     await jobs.runChunk({ jobId: 'job_000000000000000000000000', chunkIndex: 0 })
-    await store.create({
-      id: 'job_111111111111111111111111',
-      accountId: 'acct_a',
-      keyId: 'key_a',
-      tier: 'mycel',
-      format: 'csv',
-      columns: HEADER,
-      chunkRows: 2,
-      expiresAt: new Date(T0.getTime() + 1000),
-    })
+    await store.create(
+      newJob({ id: 'job_111111111111111111111111', expiresAt: new Date(T0.getTime() + 1000) }),
+    )
     await jobs.runChunk({ jobId: 'job_111111111111111111111111', chunkIndex: 0 })
     expect(store.results.size).toBe(0)
     expect(lookup.calls).toBe(0)
@@ -367,16 +285,9 @@ describe('a job belongs to its account', () => {
 
   it('hides a job whose upload is still arriving', async () => {
     const { jobs, store } = setup()
-    await store.create({
-      id: 'job_222222222222222222222222',
-      accountId: 'acct_a',
-      keyId: 'key_a',
-      tier: 'mycel',
-      format: 'csv',
-      columns: HEADER,
-      chunkRows: 2,
-      expiresAt: new Date(T0.getTime() + 1000),
-    })
+    await store.create(
+      newJob({ id: 'job_222222222222222222222222', expiresAt: new Date(T0.getTime() + 1000) }),
+    )
     expect((await apiErrorOf(jobs.status(owner(), 'job_222222222222222222222222'))).code).toBe('not_found')
   })
 })

@@ -1,19 +1,9 @@
 import type { MultiPolygon, Polygon, Position } from 'geojson'
 import { describe, expect, it } from 'vitest'
+import { polygon, rectangle } from '../../../test/support/geometry.ts'
 import { ApiError } from '../errors.ts'
 import type { StandInput } from '../input-rules.ts'
 import { checkedStand, STAND_MAX_HECTARES, STAND_MAX_VERTICES } from './stand.ts'
-
-/** A closed, counter-clockwise lon/lat rectangle. */
-function rectangle(west: number, south: number, east: number, north: number): Position[] {
-  return [
-    [west, south],
-    [east, south],
-    [east, north],
-    [west, north],
-    [west, south],
-  ]
-}
 
 /** A closed ring of `count` distinct positions (plus the closing one) around a centre. */
 function circle(lon: number, lat: number, radiusDeg: number, count: number): Position[] {
@@ -26,7 +16,6 @@ function circle(lon: number, lat: number, radiusDeg: number, count: number): Pos
   return ring
 }
 
-const polygon = (...rings: Position[][]): Polygon => ({ type: 'Polygon', coordinates: rings })
 const multiPolygon = (...polygons: Position[][][]): MultiPolygon => ({
   type: 'MultiPolygon',
   coordinates: polygons,

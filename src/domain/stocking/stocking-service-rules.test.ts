@@ -1,33 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import {
-  FakeSiteLookup,
-  FOREST_POINTS,
-  forestSite,
-  NO_DATA_POINT,
-  OUTSIDE_POINTS,
-} from '../../../test/support/fakes.ts'
+import { apiErrorOf, refusedField } from '../../../test/support/api-errors.ts'
+import { FOREST_POINTS, forestSite, NO_DATA_POINT, OUTSIDE_POINTS } from '../../../test/support/fakes.ts'
 import { WASHINGTON_POINTS } from '../../../test/support/sites.ts'
-import { loadSurvivalModel } from '../../model/index.ts'
-import type { Coordinates, Horizon, PlantingMethod, Site, SiteBox, Species } from '../../types.ts'
-import { ApiError } from '../errors.ts'
-import type { SitesInArea } from '../ports.ts'
+import { logOddsAt, POORER, planner, pointPlan } from '../../../test/support/stocking-setup.ts'
+import { model } from '../../../test/support/survival-model.ts'
 import { siteClassOf } from '../site-class.ts'
-import { findSpecies, SPECIES } from '../species.ts'
 import { meetsProbability, requiredDensity, survivalDistribution } from './stocking-math.ts'
-import { StockingPlanService } from './stocking-service.ts'
-import type { StockingPlanRequest } from './stocking-types.ts'
 
-const NOW = new Date('2026-11-24T12:00:00Z')
-const model = loadSurvivalModel(SPECIES)
-
-function species(code: string): Species {
-  const found = findSpecies(code)
-  if (!found) throw new Error(`${code} is missing from the catalogue`)
-  return found
-}
-
-/** An Oregon Coast Range site (coast zone, site class I–III). */
-const COAST_SITE = forestSite(FOREST_POINTS.coastRange, { zone: 'coast' })
 /** A western Washington lowland site near Olympia. */
 const WA_WEST_POINT = { latitude: 47.0, longitude: -123.0 }
 const WA_WEST_SITE = forestSite(WA_WEST_POINT, {
@@ -44,72 +23,6 @@ const WA_EAST_SITE = forestSite(WASHINGTON_POINTS.eastCascades, {
   annualPrecipMm: 700,
   summerWaterDeficitMm: 320,
 })
-/** Dry, shallow and frosty enough for site class IV–V (productivity 82). */
-const POORER = { annualPrecipMm: 600, summerWaterDeficitMm: 300, soilDepthCm: 60, growingSeasonFrostDays: 5 }
-
-const samePoint = (a: Coordinates, b: Coordinates) => a.latitude === b.latitude && a.longitude === b.longitude
-
-/** SitesInArea over a list: the sites in the box, ordered by id, as the store answers; records the boxes. */
-class FakeSitesInArea implements SitesInArea {
-  readonly boxes: SiteBox[] = []
-  constructor(private readonly sites: readonly Site[] = []) {}
-
-  async within(box: SiteBox): Promise<Site[]> {
-    this.boxes.push(box)
-    return this.sites
-      .filter(
-        (s) =>
-          s.longitude >= box.west &&
-          s.longitude <= box.east &&
-          s.latitude >= box.south &&
-          s.latitude <= box.north,
-      )
-      .sort((a, b) => a.id - b.id)
-  }
-}
-
-/** A planner whose nearest-site lookup answers `site` (null at NO_DATA_POINT) and whose area holds `sites`. */
-function planner(options: { site?: Site | null; sites?: Site[] } = {}) {
-  const site = options.site === undefined ? COAST_SITE : options.site
-  const lookup = new FakeSiteLookup((point) =>
-    site === null || samePoint(point, NO_DATA_POINT) ? null : { site, distanceKm: 1.2 },
-  )
-  const area = new FakeSitesInArea(options.sites ?? [])
-  return { plans: new StockingPlanService(model, lookup, area, () => NOW), lookup, area }
-}
-
-const pointPlan: StockingPlanRequest = {
-  ...FOREST_POINTS.coastRange,
-  plantingMethod: 'manual',
-  speciesMix: [{ speciesCode: 'PSME', share: 1 }],
-  treesPerAcre: 300,
-}
-
-/** The ApiError a promise rejects with (fails the test if it resolves or rejects with anything else). */
-async function apiErrorOf(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(ApiError)
-  return error as ApiError
-}
-
-async function refusedField(promise: Promise<unknown>): Promise<string> {
-  const error = await apiErrorOf(promise)
-  expect(error.code).toBe('invalid_request')
-  expect(error.status).toBe(400)
-  return (error.details as { field: string }).field
-}
-
-/** The model's log-odds of one species at the sites, at one horizon. */
-function logOddsAt(sites: readonly Site[], code: string, method: PlantingMethod, horizon: Horizon): number[] {
-  return sites.map(
-    (site) =>
-      model.predict(site, species(code), method, [horizon]).find((p) => p.horizonYears === horizon)
-        ?.logOdds as number,
-  )
-}
 
 describe('StockingPlanService.plan: the rule it judges by', () => {
   it('takes Oregon’s minimum from the site’s class, or from the class asked for, flagging the figures to verify', async () => {

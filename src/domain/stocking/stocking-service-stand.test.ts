@@ -1,113 +1,22 @@
-import type { Polygon, Position } from 'geojson'
+import type { Position } from 'geojson'
 import { describe, expect, it } from 'vitest'
+import { apiErrorOf, refusedField } from '../../../test/support/api-errors.ts'
+import { forestSite, OUTSIDE_POINTS } from '../../../test/support/fakes.ts'
+import { polygon, rectangle } from '../../../test/support/geometry.ts'
 import {
-  FakeSiteLookup,
-  FOREST_POINTS,
-  forestSite,
-  NO_DATA_POINT,
-  OUTSIDE_POINTS,
-} from '../../../test/support/fakes.ts'
-import { loadSurvivalModel } from '../../model/index.ts'
-import type { Coordinates, Horizon, PlantingMethod, Site, SiteBox, Species } from '../../types.ts'
-import { ApiError } from '../errors.ts'
-import type { SitesInArea } from '../ports.ts'
+  COAST_SITE,
+  logOddsAt,
+  POORER,
+  planner,
+  pointPlan,
+  round,
+} from '../../../test/support/stocking-setup.ts'
+import { model, species } from '../../../test/support/survival-model.ts'
+import type { Site } from '../../types.ts'
 import { siteClassOf } from '../site-class.ts'
-import { findSpecies, SPECIES } from '../species.ts'
 import { checkedStand } from './stand.ts'
 import { meetsProbability, survivalDistribution } from './stocking-math.ts'
-import { StockingPlanService } from './stocking-service.ts'
 import type { PlanStand, StockingPlanRequest } from './stocking-types.ts'
-
-const NOW = new Date('2026-11-24T12:00:00Z')
-const model = loadSurvivalModel(SPECIES)
-
-function species(code: string): Species {
-  const found = findSpecies(code)
-  if (!found) throw new Error(`${code} is missing from the catalogue`)
-  return found
-}
-
-/** An Oregon Coast Range site (coast zone, site class I–III). */
-const COAST_SITE = forestSite(FOREST_POINTS.coastRange, { zone: 'coast' })
-/** Dry, shallow and frosty enough for site class IV–V (productivity 82). */
-const POORER = { annualPrecipMm: 600, summerWaterDeficitMm: 300, soilDepthCm: 60, growingSeasonFrostDays: 5 }
-
-const samePoint = (a: Coordinates, b: Coordinates) => a.latitude === b.latitude && a.longitude === b.longitude
-
-/** SitesInArea over a list: the sites in the box, ordered by id, as the store answers; records the boxes. */
-class FakeSitesInArea implements SitesInArea {
-  readonly boxes: SiteBox[] = []
-  constructor(private readonly sites: readonly Site[] = []) {}
-
-  async within(box: SiteBox): Promise<Site[]> {
-    this.boxes.push(box)
-    return this.sites
-      .filter(
-        (s) =>
-          s.longitude >= box.west &&
-          s.longitude <= box.east &&
-          s.latitude >= box.south &&
-          s.latitude <= box.north,
-      )
-      .sort((a, b) => a.id - b.id)
-  }
-}
-
-/** A planner whose nearest-site lookup answers `site` (null at NO_DATA_POINT) and whose area holds `sites`. */
-function planner(options: { site?: Site | null; sites?: Site[] } = {}) {
-  const site = options.site === undefined ? COAST_SITE : options.site
-  const lookup = new FakeSiteLookup((point) =>
-    site === null || samePoint(point, NO_DATA_POINT) ? null : { site, distanceKm: 1.2 },
-  )
-  const area = new FakeSitesInArea(options.sites ?? [])
-  return { plans: new StockingPlanService(model, lookup, area, () => NOW), lookup, area }
-}
-
-const pointPlan: StockingPlanRequest = {
-  ...FOREST_POINTS.coastRange,
-  plantingMethod: 'manual',
-  speciesMix: [{ speciesCode: 'PSME', share: 1 }],
-  treesPerAcre: 300,
-}
-
-/** The ApiError a promise rejects with (fails the test if it resolves or rejects with anything else). */
-async function apiErrorOf(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(ApiError)
-  return error as ApiError
-}
-
-async function refusedField(promise: Promise<unknown>): Promise<string> {
-  const error = await apiErrorOf(promise)
-  expect(error.code).toBe('invalid_request')
-  expect(error.status).toBe(400)
-  return (error.details as { field: string }).field
-}
-
-const round = (value: number, decimals: number) => Math.round(value * 10 ** decimals) / 10 ** decimals
-
-/** The model's log-odds of one species at the sites, at one horizon. */
-function logOddsAt(sites: readonly Site[], code: string, method: PlantingMethod, horizon: Horizon): number[] {
-  return sites.map(
-    (site) =>
-      model.predict(site, species(code), method, [horizon]).find((p) => p.horizonYears === horizon)
-        ?.logOdds as number,
-  )
-}
-
-function rectangle(west: number, south: number, east: number, north: number): Position[] {
-  return [
-    [west, south],
-    [east, south],
-    [east, north],
-    [west, north],
-    [west, south],
-  ]
-}
-const polygon = (...rings: Position[][]): Polygon => ({ type: 'Polygon', coordinates: rings })
 
 describe('StockingPlanService.plan over a stand', () => {
   // A triangle in the Coast Range: its bounding box holds sites on both sides of the diagonal.

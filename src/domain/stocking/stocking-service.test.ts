@@ -1,86 +1,22 @@
 import { describe, expect, it } from 'vitest'
-import { FakeSiteLookup, FOREST_POINTS, forestSite, NO_DATA_POINT } from '../../../test/support/fakes.ts'
-import { loadSurvivalModel } from '../../model/index.ts'
+import { FOREST_POINTS } from '../../../test/support/fakes.ts'
 import {
-  type Coordinates,
-  HORIZONS,
-  type Horizon,
-  type PlantingMethod,
-  type Site,
-  type SiteBox,
-  type Species,
-} from '../../types.ts'
+  COAST_SITE,
+  logOddsAt,
+  NOW,
+  planner,
+  pointPlan,
+  round,
+} from '../../../test/support/stocking-setup.ts'
+import { model } from '../../../test/support/survival-model.ts'
+import { HORIZONS } from '../../types.ts'
 import { CLIMATE_DATA_NOTE, CLIMATE_FUTURES } from '../climate.ts'
 import { TREES_PER_HECTARE_PER_ACRE } from '../input-rules.ts'
-import type { SitesInArea } from '../ports.ts'
 import { PredictionService } from '../prediction-service.ts'
 import { siteClassOf } from '../site-class.ts'
-import { findSpecies, SPECIES } from '../species.ts'
 import { STOCKING_STANDARDS } from './standards.ts'
 import { meetsProbability, requiredDensity, survivalDistribution } from './stocking-math.ts'
-import { StockingPlanService } from './stocking-service.ts'
 import type { PlanPointSite, StockingPlan, StockingPlanRequest } from './stocking-types.ts'
-
-const NOW = new Date('2026-11-24T12:00:00Z')
-const model = loadSurvivalModel(SPECIES)
-
-function species(code: string): Species {
-  const found = findSpecies(code)
-  if (!found) throw new Error(`${code} is missing from the catalogue`)
-  return found
-}
-
-/** An Oregon Coast Range site (coast zone, site class I–III). */
-const COAST_SITE = forestSite(FOREST_POINTS.coastRange, { zone: 'coast' })
-
-const samePoint = (a: Coordinates, b: Coordinates) => a.latitude === b.latitude && a.longitude === b.longitude
-
-/** SitesInArea over a list: the sites in the box, ordered by id, as the store answers; records the boxes. */
-class FakeSitesInArea implements SitesInArea {
-  readonly boxes: SiteBox[] = []
-  constructor(private readonly sites: readonly Site[] = []) {}
-
-  async within(box: SiteBox): Promise<Site[]> {
-    this.boxes.push(box)
-    return this.sites
-      .filter(
-        (s) =>
-          s.longitude >= box.west &&
-          s.longitude <= box.east &&
-          s.latitude >= box.south &&
-          s.latitude <= box.north,
-      )
-      .sort((a, b) => a.id - b.id)
-  }
-}
-
-/** A planner whose nearest-site lookup answers `site` (null at NO_DATA_POINT) and whose area holds `sites`. */
-function planner(options: { site?: Site | null; sites?: Site[] } = {}) {
-  const site = options.site === undefined ? COAST_SITE : options.site
-  const lookup = new FakeSiteLookup((point) =>
-    site === null || samePoint(point, NO_DATA_POINT) ? null : { site, distanceKm: 1.2 },
-  )
-  const area = new FakeSitesInArea(options.sites ?? [])
-  return { plans: new StockingPlanService(model, lookup, area, () => NOW), lookup, area }
-}
-
-const pointPlan: StockingPlanRequest = {
-  ...FOREST_POINTS.coastRange,
-  plantingMethod: 'manual',
-  speciesMix: [{ speciesCode: 'PSME', share: 1 }],
-  treesPerAcre: 300,
-}
-
-const round = (value: number, decimals: number) => Math.round(value * 10 ** decimals) / 10 ** decimals
-
-/** The model's log-odds of one species at the sites, at one horizon. */
-function logOddsAt(sites: readonly Site[], code: string, method: PlantingMethod, horizon: Horizon): number[] {
-  return sites.map(
-    (site) =>
-      model.predict(site, species(code), method, [horizon]).find((p) => p.horizonYears === horizon)
-        ?.logOdds as number,
-  )
-}
 
 describe('StockingPlanService.plan at a point', () => {
   it('plans at an Oregon coast site: Oregon’s rule for its class, three horizons, the fifth year judged', async () => {
