@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgres from 'postgres'
 import { runJob, type Site, writePointCollection, writePortfolio, writeStandCollection } from './job-files.ts'
-import { buildProject, PRODUCTION_ENV, PRODUCTION_NODE_ARGS } from './servers.ts'
+import { BENCH_ADDRESS_HASH_KEY, buildProject, PRODUCTION_ENV, PRODUCTION_NODE_ARGS } from './servers.ts'
 import {
   type Child,
   createDatabase,
@@ -78,6 +78,10 @@ async function startServer(
       LOG_LEVEL: 'warn',
       // The quota counters beside the queue, under the prefix the run deletes at its end.
       QUOTA_KEY_PREFIX: `${env.JOB_QUEUE_PREFIX}:quota:`,
+      // With DATABASE_URL a server will not start with /metrics open; nothing here reads it.
+      METRICS_TOKEN: `bench-${randomSuffix()}${randomSuffix()}`,
+      // Required with DATABASE_URL: the secret client addresses are hashed under.
+      ADDRESS_HASH_KEY: BENCH_ADDRESS_HASH_KEY,
       ...env,
     },
     { nodeArgs: NODE_ARGS },

@@ -18,7 +18,17 @@ import { forestSites, SITE_SPACING_KM } from '../src/seed/generate-sites.ts'
 import { insertSiteChunk, seedSpecies } from '../src/seed/load.ts'
 import type { Coordinates, Site } from '../src/types.ts'
 import { productionCommand } from './production-command.ts'
-import { createDatabase, freePort, median, ROOT, round, spawnNode, waitForHealthy } from './support.ts'
+import { BENCH_ADDRESS_HASH_KEY } from './servers.ts'
+import {
+  createDatabase,
+  freePort,
+  median,
+  ROOT,
+  randomSuffix,
+  round,
+  spawnNode,
+  waitForHealthy,
+} from './support.ts'
 
 const FACTORS = (process.env.BENCH_SCALES ?? '1,10,100')
   .split(',')
@@ -109,6 +119,10 @@ async function restPredictRps(
       HOST: '127.0.0.1',
       LOG_LEVEL: 'warn',
       GRAPHIQL: 'false',
+      // With DATABASE_URL a server will not start with /metrics open; nothing here reads it.
+      METRICS_TOKEN: `bench-${randomSuffix()}${randomSuffix()}`,
+      // Required with DATABASE_URL: the secret client addresses are hashed under.
+      ADDRESS_HASH_KEY: BENCH_ADDRESS_HASH_KEY,
     },
     { nodeArgs, maxLines: 20 },
   )

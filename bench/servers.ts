@@ -12,6 +12,7 @@
  * BENCH_PROFILER=perf, by Linux perf; see bench/window-profiler.ts and bench/profile-report.ts).
  */
 import { execFileSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { productionCommand } from './production-command.ts'
 import { REFERENCE_HEALTH_PATH, startReference } from './reference-server.ts'
@@ -98,6 +99,9 @@ export interface ProjectTarget {
  */
 export type RedisTarget = { REDIS_URL: string } | { REDIS_CLUSTER_NODES: string }
 
+/** The secret the bench's servers hash client addresses under (ADDRESS_HASH_KEY): one per run, shared. */
+export const BENCH_ADDRESS_HASH_KEY = randomBytes(32).toString('hex')
+
 /** The project's server, one process. */
 export async function startProjectServer(
   name: ProcessName,
@@ -119,6 +123,8 @@ export async function startProjectServer(
       QUOTA_KEY_PREFIX: target.quotaKeyPrefix,
       LOG_LEVEL: 'warn',
       METRICS_TOKEN: target.metricsToken,
+      // Required with DATABASE_URL: the secret client addresses are hashed under.
+      ADDRESS_HASH_KEY: BENCH_ADDRESS_HASH_KEY,
       // One process, like the reference server: its pid is the one whose RSS and CPU are read.
       WEB_CONCURRENCY: '1',
       // The bench's one key asks for survival maps more often than the default 10 a minute allows.

@@ -222,7 +222,7 @@ export interface SporeKeyRequest {
   /** Lower-cased. */
   email: string
   name: string | null
-  /** SHA-256 of the client address. */
+  /** HMAC-SHA-256 of the client address under the server's ADDRESS_HASH_KEY, in hex; never the address. */
   issuedFrom: string
   perAddressPerHour: number
   perHour: number

@@ -3,7 +3,7 @@ import semver from 'semver'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { productionCommand } from '../bench/production-command.ts'
-import { loadConfig } from '../src/config/config.ts'
+import { loadConfig, serverConfig } from '../src/config/config.ts'
 
 const root = new URL('../', import.meta.url)
 const read = (file: string) => readFileSync(new URL(file, root), 'utf8')
@@ -119,8 +119,18 @@ describe('docker-compose.yml', () => {
     for (const service of ['app', 'migrate', 'worker'] as const) {
       const environment = unsetVariables(compose.services[service]?.environment ?? {})
       for (const name of Object.keys(environment))
-        expect([...schemaKeys, 'DATABASE_URL', 'REDIS_URL', 'METRICS_TOKEN']).toContain(name)
-      expect(() => loadConfig(environment)).not.toThrow()
+        expect([
+          ...schemaKeys,
+          'DATABASE_URL',
+          'REDIS_URL',
+          'METRICS_TOKEN',
+          'METRICS_PORT',
+          'ADDRESS_HASH_KEY',
+        ]).toContain(name)
+      // The app is a server: with DATABASE_URL its /metrics must be closed (METRICS_TOKEN or METRICS_PORT).
+      expect(() => loadConfig(environment, { server: service === 'app' })).not.toThrow()
+      // A server with DATABASE_URL needs ADDRESS_HASH_KEY too (serverConfig); the worker and the tools do not.
+      if (service === 'app') expect(() => serverConfig(loadConfig(environment))).not.toThrow()
     }
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { loadConfig } from './config.ts'
+import { loadConfig, serverConfig } from './config.ts'
 
 describe('TRUST_PROXY', () => {
   const trust = (value: string | undefined) => loadConfig({ TRUST_PROXY: value }).TRUST_PROXY
@@ -121,5 +121,116 @@ describe('DATABASE_REPLICA_URLS, REPLICA_MAX_LAG_MS, REPLICA_CHECK_MS', () => {
       expect(() => loadConfig({ REPLICA_MAX_LAG_MS: value })).toThrow(/REPLICA_MAX_LAG_MS/)
     for (const value of ['99', '60001', 'often'])
       expect(() => loadConfig({ REPLICA_CHECK_MS: value })).toThrow(/REPLICA_CHECK_MS/)
+  })
+})
+
+describe('ADDRESS_HASH_KEY', () => {
+  const DATABASE_URL = 'postgres://survival@primary.internal:5432/survival'
+  const KEY = 'f'.repeat(64)
+  const serving = (env: Record<string, string>) => serverConfig(loadConfig(env))
+
+  it('is required to serve with DATABASE_URL, with a message saying how to make one', () => {
+    expect(() => serving({ DATABASE_URL })).toThrow(
+      /^Invalid configuration: ADDRESS_HASH_KEY: required with DATABASE_URL.*openssl rand -hex 32/,
+    )
+    expect(() => serving({ DATABASE_URL, ADDRESS_HASH_KEY: '' })).toThrow(/ADDRESS_HASH_KEY: required/)
+    expect(serving({ DATABASE_URL, ADDRESS_HASH_KEY: KEY }).ADDRESS_HASH_KEY).toBe(KEY)
+  })
+
+  it.each([
+    ['one character short', 'a'.repeat(31)],
+    ['a word', 'secret'],
+    ['blank-padded', ' '.repeat(31)],
+  ])('refuses a key that is %s, without echoing it', (_label, value) => {
+    for (const env of [{ ADDRESS_HASH_KEY: value }, { DATABASE_URL, ADDRESS_HASH_KEY: value }]) {
+      let message = ''
+      try {
+        loadConfig(env)
+      } catch (error) {
+        message = (error as Error).message
+      }
+      expect(message).toMatch(/^Invalid configuration: ADDRESS_HASH_KEY: must be at least 32 characters/)
+      expect(message).toMatch(/openssl rand -hex 32/)
+      if (value.trim()) expect(message).not.toContain(value)
+    }
+    expect(loadConfig({ ADDRESS_HASH_KEY: 'a'.repeat(32) }).ADDRESS_HASH_KEY).toBe('a'.repeat(32))
+  })
+
+  it('without DATABASE_URL (the embedded store) is made at random, one per process', () => {
+    const first = serving({}).ADDRESS_HASH_KEY
+    const second = serving({}).ADDRESS_HASH_KEY
+    expect(first).toMatch(/^[0-9a-f]{64}$/)
+    expect(second).not.toBe(first)
+    expect(serving({ ADDRESS_HASH_KEY: KEY }).ADDRESS_HASH_KEY).toBe(KEY)
+  })
+
+  it('is not needed by the tools that only reach the database (migrate, seed, keys)', () => {
+    expect(loadConfig({ DATABASE_URL }).ADDRESS_HASH_KEY).toBeUndefined()
+  })
+})
+
+describe('METRICS_TOKEN and METRICS_PORT', () => {
+  const DATABASE_URL = 'postgres://survival@primary.internal:5432/survival'
+  const METRICS_TOKEN = 'a-metrics-token-of-24-ch'
+  const server = (env: Record<string, string>) => loadConfig(env, { server: true })
+
+  it('a server with DATABASE_URL will not start with /metrics open, and the message names both ways', () => {
+    let message = ''
+    try {
+      server({ DATABASE_URL })
+    } catch (error) {
+      message = (error as Error).message
+    }
+    expect(message).toMatch(/^Invalid configuration: METRICS_TOKEN or METRICS_PORT: with DATABASE_URL/)
+    expect(message).toMatch(
+      /set METRICS_TOKEN \(at least 16 characters.*\), or METRICS_PORT \(then \/metrics is served only on 127\.0\.0\.1:METRICS_PORT, and not on PORT\)/,
+    )
+    expect(() => server({ DATABASE_URL, METRICS_TOKEN: '' })).toThrow(/METRICS_TOKEN or METRICS_PORT/)
+    expect(server({ DATABASE_URL, METRICS_TOKEN }).METRICS_TOKEN).toBe(METRICS_TOKEN)
+    expect(server({ DATABASE_URL, METRICS_PORT: '9464' }).METRICS_PORT).toBe(9464)
+    expect(server({ DATABASE_URL, METRICS_TOKEN, METRICS_PORT: '9464' })).toMatchObject({
+      METRICS_TOKEN,
+      METRICS_PORT: 9464,
+    })
+  })
+
+  it('without DATABASE_URL (the embedded development store) /metrics may stay open, as before', () => {
+    const config = server({})
+    expect(config.METRICS_TOKEN).toBeUndefined()
+    expect(config.METRICS_PORT).toBeUndefined()
+  })
+
+  it('is not asked of the tools and job workers, which serve no /metrics (migrate, seed, keys, worker)', () => {
+    expect(loadConfig({ DATABASE_URL }).METRICS_TOKEN).toBeUndefined()
+  })
+
+  it('METRICS_PORT takes a port from 1 to 65535', () => {
+    expect(server({ METRICS_PORT: '1' }).METRICS_PORT).toBe(1)
+    expect(server({ METRICS_PORT: '65535' }).METRICS_PORT).toBe(65_535)
+  })
+
+  it.each(['0', '65536', '-1', '94.64', 'metrics', '9464x'])(
+    'METRICS_PORT refuses %s, naming the variable',
+    (value) => {
+      expect(() => server({ DATABASE_URL, METRICS_PORT: value })).toThrow(
+        /^Invalid configuration: METRICS_PORT: /,
+      )
+      expect(() => loadConfig({ METRICS_PORT: value })).toThrow(/METRICS_PORT/)
+    },
+  )
+
+  it('METRICS_PORT must differ from PORT (8080 unless set)', () => {
+    expect(() => server({ DATABASE_URL, METRICS_PORT: '8080' })).toThrow(
+      /^Invalid configuration: METRICS_PORT: must differ from PORT \(8080\)/,
+    )
+    expect(() => server({ PORT: '9464', METRICS_PORT: '9464' })).toThrow(
+      /METRICS_PORT: must differ from PORT \(9464\)/,
+    )
+    expect(server({ PORT: '9464', METRICS_PORT: '8080' }).METRICS_PORT).toBe(8080)
+  })
+
+  it('METRICS_TOKEN is at least 16 characters', () => {
+    expect(() => server({ DATABASE_URL, METRICS_TOKEN: 'x'.repeat(15) })).toThrow(/METRICS_TOKEN: /)
+    expect(server({ DATABASE_URL, METRICS_TOKEN: 'x'.repeat(16) }).METRICS_TOKEN).toBe('x'.repeat(16))
   })
 })

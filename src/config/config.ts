@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { isIP } from 'node:net'
 import proxyAddr from 'proxy-addr'
 import { z } from 'zod'
@@ -65,6 +66,15 @@ function commaSeparated(value: string): string[] {
     .filter((entry) => entry !== '')
 }
 
+const ADDRESS_HASH_KEY_MIN_LENGTH = 32
+const MAKE_ADDRESS_HASH_KEY = 'make one with `openssl rand -hex 32`'
+
+/** Why a server with DATABASE_URL will not start with /metrics open, and the two ways to close it. */
+const METRICS_CLOSED =
+  'with DATABASE_URL, /metrics must not be open to anyone who reaches the port: set METRICS_TOKEN ' +
+  '(at least 16 characters; Prometheus then sends `Authorization: Bearer <token>`), or METRICS_PORT ' +
+  '(then /metrics is served only on 127.0.0.1:METRICS_PORT, and not on PORT)'
+
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('0.0.0.0'),
@@ -131,8 +141,27 @@ const EnvSchema = z.object({
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(10_000),
   /** Where the embedded store keeps its migrated-and-seeded snapshot between starts; 'off' disables it. */
   EMBEDDED_CACHE_DIR: z.string().min(1).default('.data'),
-  /** Bearer token that /metrics requires; unset = /metrics open (keep it off the public network). */
+  /**
+   * Bearer token that /metrics requires (wherever it is served). A server with DATABASE_URL needs it or
+   * METRICS_PORT; only without DATABASE_URL (the embedded development store) may /metrics be open.
+   */
   METRICS_TOKEN: z.string().min(16).optional(),
+  /**
+   * /metrics on a port of its own, bound to 127.0.0.1, and no longer on PORT. With WEB_CONCURRENCY > 1
+   * the workers share it as they share PORT (node:cluster): each scrape is answered by one worker.
+   */
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  /**
+   * The server's secret for client addresses: they are kept and counted only as HMAC-SHA-256 under it.
+   * Required to serve with DATABASE_URL (see serverConfig); at least 32 characters.
+   */
+  ADDRESS_HASH_KEY: z
+    .string()
+    .min(
+      ADDRESS_HASH_KEY_MIN_LENGTH,
+      `must be at least ${ADDRESS_HASH_KEY_MIN_LENGTH} characters; ${MAKE_ADDRESS_HASH_KEY}`,
+    )
+    .optional(),
   /** Self-service spore keys (POST /keys) issued to one client address per hour. */
   SPORE_KEYS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(5),
   /** Self-service spore keys issued per hour over all addresses: the ceiling against a flood. */
@@ -202,11 +231,27 @@ const EnvSchema = z.object({
 export type Config = z.infer<typeof EnvSchema>
 
 /** Reads and validates configuration from the environment; empty strings count as unset. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  /** `server`: the rules of an API server (`npm start`) too, not only of the tools and job workers. */
+  options: { server?: boolean } = {},
+): Config {
   const cleaned = Object.fromEntries(
     Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
   )
   const parsed = EnvSchema.superRefine((config, context) => {
+    if (config.METRICS_PORT !== undefined && config.METRICS_PORT === config.PORT)
+      context.addIssue({
+        code: 'custom',
+        path: ['METRICS_PORT'],
+        message: `must differ from PORT (${config.PORT}): it takes /metrics off the API's port`,
+      })
+    if (options.server && config.DATABASE_URL && !config.METRICS_TOKEN && config.METRICS_PORT === undefined)
+      context.addIssue({
+        code: 'custom',
+        path: ['METRICS_TOKEN or METRICS_PORT'],
+        message: METRICS_CLOSED,
+      })
     if (config.DATABASE_REPLICA_URLS.length > 0 && !config.DATABASE_URL)
       context.addIssue({
         code: 'custom',
@@ -221,4 +266,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(`Invalid configuration: ${problems}`)
   }
   return parsed.data
+}
+
+/** A server's configuration: the secret client addresses are hashed under is always there. */
+export type ServerConfig = Config & { ADDRESS_HASH_KEY: string }
+
+/**
+ * The configuration an API server runs with. With DATABASE_URL, ADDRESS_HASH_KEY is required: the
+ * stored hashes of client addresses must stay comparable across processes and restarts, and the secret
+ * is what makes them irreversible. Without it (the embedded development store, one process) a random
+ * one is made for this process.
+ */
+export function serverConfig(config: Config): ServerConfig {
+  if (config.ADDRESS_HASH_KEY) return { ...config, ADDRESS_HASH_KEY: config.ADDRESS_HASH_KEY }
+  if (config.DATABASE_URL)
+    throw new Error(
+      `Invalid configuration: ADDRESS_HASH_KEY: required with DATABASE_URL, a secret of at least ${ADDRESS_HASH_KEY_MIN_LENGTH} characters that client addresses are hashed under (the same for every server process); ${MAKE_ADDRESS_HASH_KEY}`,
+    )
+  return { ...config, ADDRESS_HASH_KEY: randomBytes(32).toString('hex') }
 }

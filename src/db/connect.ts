@@ -41,7 +41,7 @@ const CLIENT_OPTIONS = {
 
 /**
  * Opens the data store: the PostgreSQL at DATABASE_URL, or, when it is unset, an in-process PGlite
- * reached over a loopback socket so the same postgres.js queries run against both.
+ * reached over a private Unix socket (src/db/embedded.ts) so the same postgres.js queries run against both.
  */
 export async function openDatabase(
   config: Pick<Config, 'DATABASE_URL' | 'DB_POOL_MAX'> &
@@ -111,8 +111,7 @@ export async function openDatabase(
   const sql = postgres({
     ...CLIENT_OPTIONS,
     debug,
-    host: embedded.host,
-    port: embedded.port,
+    ...embedded.connection,
     database: 'postgres',
     username: 'postgres',
     max: 1,

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, openEmbeddedDatabase, type TestDatabase } from '../../test/support/database.ts'
 import { type Database, openDatabase } from './connect.ts'
+import { createKey } from './keys.ts'
 import { migrate, readMigrations } from './migrate.ts'
 
 describe('migrations on PostgreSQL', () => {
@@ -46,6 +48,39 @@ describe('migrations on PostgreSQL', () => {
     expect(table?.t).toBeNull()
     const [recorded] = await db.sql`SELECT count(*)::int AS n FROM schema_migrations WHERE version = 900`
     expect(recorded?.n).toBe(0)
+  })
+})
+
+describe('sql/010_keyed_address_hashes.sql', () => {
+  let db: TestDatabase
+  beforeAll(async () => {
+    db = await createTestDatabase()
+  })
+  afterAll(() => db.drop())
+
+  it('clears the plain SHA-256 client addresses written before it, and leaves the keys', async () => {
+    const migrations = await readMigrations()
+    const before = migrations.filter((m) => m.version < 10)
+    expect(migrations.map((m) => m.name)).toContain('010_keyed_address_hashes.sql')
+    await migrate(db.sql, before)
+    const plain = createHash('sha256').update('203.0.113.7').digest('hex')
+    const issued = await createKey(db.sql, { tier: 'spore', email: 'old@example.org', issuedFrom: plain })
+    const operators = await createKey(db.sql, { tier: 'mycel' })
+
+    expect(await migrate(db.sql)).toEqual(migrations.filter((m) => m.version >= 10).map((m) => m.name))
+    const rows = await db.sql<
+      { id: string; issuedFrom: string | null; email: string | null; status: string }[]
+    >`
+      SELECT id, issued_from, email, status FROM api_keys ORDER BY created_at, id`
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        { id: issued.id, issuedFrom: null, email: 'old@example.org', status: 'active' },
+        { id: operators.id, issuedFrom: null, email: null, status: 'active' },
+      ]),
+    )
+    const [left] = await db.sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM api_keys WHERE issued_from = ${plain}`
+    expect(left?.n).toBe(0)
   })
 })
 

@@ -1,15 +1,40 @@
-import { createHash } from 'node:crypto'
+import { createHmac } from 'node:crypto'
 import type { ApiKeyRecord, DailyUsage, IssuedKey, KeyStatus, Tier } from '../types.ts'
-import { apiError } from './errors.ts'
-import type { KeyAccounts } from './ports.ts'
+import { type ApiError, apiError } from './errors.ts'
+import type { IssuanceLimiter, IssuanceLimits, KeyAccounts } from './ports.ts'
+
+export type { IssuanceLimits }
 
 /** Days of history `usage` reports, today included. */
 export const USAGE_HISTORY_DAYS = 30
 const DAY_MS = 86_400_000
 
-export interface IssuanceLimits {
-  perAddressPerHour: number
-  perHour: number
+/** Self-service issuance: its hourly limits, the counters checked before the key store, and the address key. */
+export interface SelfServiceIssuance {
+  limits: IssuanceLimits
+  limiter: IssuanceLimiter
+  /** The server's secret (ADDRESS_HASH_KEY) that client addresses are hashed under. */
+  addressHashKey: string
+}
+
+/**
+ * What a client address is kept and counted as: its HMAC-SHA-256 under the server's secret, in hex.
+ * A plain hash would give the address back to anyone with a copy of the table (every IPv4 address
+ * hashes in minutes); without the secret there is nothing to try guesses against.
+ */
+export function hashClientAddress(addressHashKey: string, clientAddress: string): string {
+  return createHmac('sha256', addressHashKey).update(clientAddress).digest('hex')
+}
+
+/** Runs one task at a time, in arrival order; a task that fails does not hold up the next. */
+class OneAtATime {
+  private last: Promise<unknown> = Promise.resolve()
+
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.last.then(task)
+    this.last = result.catch(() => {})
+    return result
+  }
 }
 
 /** Where usage is counted: the ledger plus what the server has not written yet. */
@@ -68,30 +93,56 @@ export function dailySeries(
  * Mycel and hypha keys stay with operators (the keys CLI).
  */
 export class KeyService {
+  /** The key store's issuance, one at a time in this process (see issueSporeKey). */
+  private readonly issuing = new OneAtATime()
+
   constructor(
     private readonly accounts: KeyAccounts,
     private readonly usageSource: UsageSource,
-    private readonly limits: IssuanceLimits,
+    private readonly issuance: SelfServiceIssuance,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
+  /**
+   * The hourly counters come first: a request past them is refused without touching the key store, and
+   * every request they let through spends its address's allowance, whatever it ends in (a key, `409
+   * key_exists`, or the store's own refusal), so the door cannot be leaned on and `409` cannot be asked
+   * without limit. The store then checks exactly, under its lock; its issuances run one at a time in
+   * this process, because the lock serialises them anyway and more would only hold database
+   * connections waiting for it.
+   */
   async issueSporeKey(
     request: { email: string; name?: string | null },
     clientAddress: string,
   ): Promise<IssuedKey> {
-    const outcome = await this.accounts.issueSporeKey({
-      email: request.email.toLowerCase(),
-      name: request.name ?? null,
-      issuedFrom: createHash('sha256').update(clientAddress).digest('hex'),
-      ...this.limits,
-    })
-    if (outcome.kind === 'issued') return outcome.key
+    const { limits, limiter, addressHashKey } = this.issuance
+    const issuedFrom = hashClientAddress(addressHashKey, clientAddress)
+    const admission = await limiter.admit(issuedFrom, limits)
+    if (!admission.admitted) throw this.limited(admission.scope, admission.retryAfterSeconds)
+    const outcome = await this.issuing.run(() =>
+      this.accounts.issueSporeKey({
+        email: request.email.toLowerCase(),
+        name: request.name ?? null,
+        issuedFrom,
+        ...limits,
+      }),
+    )
+    if (outcome.kind === 'issued') {
+      // The key is issued and shown once whatever happens to the count.
+      await limiter.issued().catch(() => {})
+      return outcome.key
+    }
     if (outcome.kind === 'key_exists') throw apiError('key_exists')
-    const limit = outcome.scope === 'address' ? this.limits.perAddressPerHour : this.limits.perHour
-    throw apiError(
+    throw this.limited(outcome.scope, outcome.retryAfterSeconds)
+  }
+
+  private limited(scope: 'address' | 'global', retryAfterSeconds: number): ApiError {
+    const { limits } = this.issuance
+    const limit = scope === 'address' ? limits.perAddressPerHour : limits.perHour
+    return apiError(
       'rate_limit_exceeded',
-      { keyIssuance: outcome.scope, limit },
-      { headers: { 'retry-after': String(outcome.retryAfterSeconds) } },
+      { keyIssuance: scope, limit },
+      { headers: { 'retry-after': String(retryAfterSeconds) } },
     )
   }
 

@@ -86,7 +86,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
           title: 'Survival Prediction API',
           defaultQuery: EXAMPLE_OPERATION,
           headers: JSON.stringify({ 'X-API-Key': deps.demoKey ?? 'tsp_live_your_key_here' }, null, 2),
-          shouldPersistHeaders: true,
+          // A key typed into the Headers tab lives only as long as the page: never in localStorage,
+          // where any script on this origin (and anyone at the browser later) could read it.
+          shouldPersistHeaders: false,
         }
       : false,
     renderGraphiQL: renderGraphiQLOnce,

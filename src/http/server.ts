@@ -27,6 +27,8 @@ export interface ServerDeps {
   metrics: Metrics
   /** When set, /metrics needs `Authorization: Bearer <token>`. */
   metricsToken?: string
+  /** /metrics is served on a port of its own (METRICS_PORT, `createMetricsServer`): here it is 404. */
+  metricsElsewhere?: boolean
   /** Requests served at once; beyond it, 503 + Retry-After. */
   maxInFlight: number
   /** The proxies whose word on the client's address is taken (TRUST_PROXY); default none. */
@@ -130,7 +132,8 @@ export function createHttpServer(deps: ServerDeps): Server {
     if (url.pathname === '/graphql') return void deps.graphql(req, res, url, request)
     if (url.pathname === '/v1' || url.pathname.startsWith('/v1/') || url.pathname === '/keys')
       return void deps.rest(req, res, url, request)
-    if (url.pathname === '/metrics') return void serveMetrics(deps, req, res, request)
+    if (url.pathname === '/metrics' && !deps.metricsElsewhere)
+      return void serveMetrics(deps, req, res, { 'request-id': request.requestId })
     if (deps.explorer?.serves(url.pathname)) return void deps.explorer.handle(req, res, url, request)
     request.route = 'unmatched'
     request.errorCode = 'not_found'
@@ -142,17 +145,31 @@ export function createHttpServer(deps: ServerDeps): Server {
 }
 
 async function serveMetrics(
-  deps: ServerDeps,
+  deps: Pick<ServerDeps, 'metrics' | 'metricsToken'>,
   req: IncomingMessage,
   res: ServerResponse,
-  request: RequestContext,
+  headers: Record<string, string>,
 ) {
   if (deps.metricsToken && !tokenMatches(req.headers.authorization, deps.metricsToken)) {
-    res.writeHead(401, { 'www-authenticate': 'Bearer', 'request-id': request.requestId }).end()
+    res.writeHead(401, { 'www-authenticate': 'Bearer', ...headers }).end()
     return
   }
   const body = await deps.metrics.registry.metrics()
-  res
-    .writeHead(200, { 'content-type': deps.metrics.registry.contentType, 'request-id': request.requestId })
-    .end(body)
+  res.writeHead(200, { 'content-type': deps.metrics.registry.contentType, ...headers }).end(body)
+}
+
+/**
+ * /metrics alone, for a port of its own (METRICS_PORT; the caller listens on 127.0.0.1): the token is
+ * required here too when set; any other path is 404.
+ */
+export function createMetricsServer(deps: Pick<ServerDeps, 'metrics' | 'metricsToken'>): Server {
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const { pathname } = new URL(req.url ?? '/', 'http://localhost')
+    if (pathname === '/metrics' && (req.method === 'GET' || req.method === 'HEAD'))
+      return void serveMetrics(deps, req, res, {})
+    res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found\n')
+  })
+  server.requestTimeout = 10_000
+  server.headersTimeout = 10_000
+  return server
 }

@@ -2,13 +2,16 @@ import type { Server } from 'node:http'
 import { AccessControl } from '../access/auth/access-control.ts'
 import { Authenticator } from '../access/auth/authenticator.ts'
 import { UsageRecorder } from '../access/auth/usage-recorder.ts'
+import { FailoverIssuanceLimiter } from '../access/issuance/failover-issuance-limiter.ts'
+import { MemoryIssuanceLimiter } from '../access/issuance/memory-issuance-limiter.ts'
+import { RedisIssuanceLimiter } from '../access/issuance/redis-issuance-limiter.ts'
 import { CoalescingQuotaStore } from '../access/quota/coalescing-quota-store.ts'
 import { FailoverQuotaStore } from '../access/quota/failover-quota-store.ts'
 import { MemoryQuotaStore } from '../access/quota/memory-quota-store.ts'
 import { QuotaGuard } from '../access/quota/quota-guard.ts'
 import type { QuotaStore } from '../access/quota/quota-store.ts'
-import { RedisQuotaStore } from '../access/quota/redis-quota-store.ts'
-import { type Config, JOB_DEFAULTS } from '../config/config.ts'
+import { openCounterConnection, RedisQuotaStore } from '../access/quota/redis-quota-store.ts'
+import { type Config, JOB_DEFAULTS, type ServerConfig } from '../config/config.ts'
 import type { Database } from '../db/connect.ts'
 import { KEY_CHANGES_CHANNEL } from '../db/keys.ts'
 import {
@@ -24,6 +27,7 @@ import {
 import { Catalogue } from '../domain/catalogue.ts'
 import { HealthMonitor, type QuotaStoreState } from '../domain/health.ts'
 import { KeyService } from '../domain/key-service.ts'
+import type { IssuanceLimiter } from '../domain/ports.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
 import { SPECIES } from '../domain/species.ts'
 import { StockingPlanService } from '../domain/stocking/stocking-service.ts'
@@ -33,11 +37,11 @@ import { createExplorerHandler, isExplorerPath } from '../explorer/handler.ts'
 import { createGraphQLHttpHandler } from '../graphql/http-transport.ts'
 import { createGateway, type Gateway } from '../graphql/yoga.ts'
 import { compileProxyTrust } from '../http/client-address.ts'
-import { createHttpServer } from '../http/server.ts'
+import { createHttpServer, createMetricsServer } from '../http/server.ts'
 import type { Logger } from '../logging/logger.ts'
 import { loadSurvivalModel } from '../model/index.ts'
 import { Metrics } from '../observability/metrics.ts'
-import { redisTarget } from '../redis/connection.ts'
+import { type RedisConnection, redisTarget } from '../redis/connection.ts'
 import { createRestHandler } from '../rest/router.ts'
 import type { SurvivalModel } from '../types.ts'
 import { createJobRuntime, type JobConfig } from './job-runtime.ts'
@@ -55,11 +59,13 @@ export type AppConfig = Pick<
   | 'SPORE_KEYS_PER_HOUR'
   | 'USAGE_FLUSH_MS'
 > &
+  Pick<ServerConfig, 'ADDRESS_HASH_KEY'> &
   Partial<JobConfig> &
   Partial<
     Pick<
       Config,
       | 'METRICS_TOKEN'
+      | 'METRICS_PORT'
       | 'MAX_IN_FLIGHT'
       | 'SURVIVAL_MAP_PER_MINUTE'
       | 'SURVIVAL_MAP_CACHE_ENTRIES'
@@ -78,6 +84,8 @@ export interface AppOptions {
   model?: SurvivalModel
   /** A ready-made quota store (tests); otherwise Redis with in-memory failover, or memory alone. */
   quotaStore?: QuotaStore
+  /** Ready-made self-service issuance counters (tests); otherwise beside the quota: Redis with in-memory failover, or memory alone. */
+  issuanceLimiter?: IssuanceLimiter
   now?: () => Date
   demoKey?: string
   keyCacheMs?: number
@@ -89,6 +97,8 @@ export interface AppOptions {
 
 export interface App {
   server: Server
+  /** With METRICS_PORT: the server of /metrics alone, for the caller to listen on 127.0.0.1 (serve.ts). */
+  metricsServer?: Server
   gateway: Gateway
   metrics: Metrics
   close(graceMs?: number): Promise<void>
@@ -97,6 +107,7 @@ export interface App {
 function createQuotaStore(
   options: AppOptions,
   metrics: Metrics,
+  counters: RedisConnection | null,
 ): { store: QuotaStore; state: () => QuotaStoreState } {
   if (options.quotaStore) {
     const store = options.quotaStore
@@ -105,10 +116,9 @@ function createQuotaStore(
   const { QUOTA_KEY_PREFIX, REDIS_TIMEOUT_MS } = options.config
   // A single Redis (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES, which wins); the same failover
   // either way: a master failover that leaves a script unanswered for REDIS_TIMEOUT_MS counts in memory.
-  const redis = redisTarget(options.config)
-  if (!redis) return { store: new MemoryQuotaStore(), state: () => 'not_configured' }
+  if (!counters) return { store: new MemoryQuotaStore(), state: () => 'not_configured' }
   const store = new FailoverQuotaStore(
-    RedisQuotaStore.connect(redis, QUOTA_KEY_PREFIX),
+    new RedisQuotaStore(counters, QUOTA_KEY_PREFIX),
     new MemoryQuotaStore(),
     REDIS_TIMEOUT_MS,
     {
@@ -126,6 +136,29 @@ function createQuotaStore(
     store: new CoalescingQuotaStore(store),
     state: () => (store.degraded ? 'disconnected' : 'connected'),
   }
+}
+
+/**
+ * The self-service issuance counters, under the quota's prefix on the quota's connection: Redis with the
+ * same failover to this process's memory, or memory alone without Redis.
+ */
+function createIssuanceLimiter(options: AppOptions, counters: RedisConnection | null): IssuanceLimiter {
+  if (options.issuanceLimiter) return options.issuanceLimiter
+  if (!counters) return new MemoryIssuanceLimiter()
+  const { QUOTA_KEY_PREFIX, REDIS_TIMEOUT_MS } = options.config
+  return new FailoverIssuanceLimiter(
+    new RedisIssuanceLimiter(counters, QUOTA_KEY_PREFIX),
+    new MemoryIssuanceLimiter(),
+    REDIS_TIMEOUT_MS,
+    {
+      onFallback: (error) =>
+        options.logger.warn(
+          { err: error },
+          'Redis unreachable: counting key issuance in this process until it returns',
+        ),
+      onRecover: () => options.logger.info('Redis reachable again: key issuance counted through Redis'),
+    },
+  )
 }
 
 /**
@@ -156,7 +189,12 @@ export function createApp(options: AppOptions): App {
   const model = options.model ?? loadSurvivalModel(SPECIES)
   const now = options.now ?? (() => new Date())
   const metrics = new Metrics()
-  const quota = createQuotaStore(options, metrics)
+  // One connection for the request counters: the daily quota and the issuance counters beside it.
+  const redis = redisTarget(config)
+  const counters =
+    redis && (!options.quotaStore || !options.issuanceLimiter) ? openCounterConnection(redis) : null
+  const quota = createQuotaStore(options, metrics, counters)
+  const issuanceLimiter = createIssuanceLimiter(options, counters)
   const catalogue = new Catalogue(model, config.SEARCH_RADIUS_KM)
   const health = new HealthMonitor({
     databaseAnswers: databaseProbe(database.sql),
@@ -186,7 +224,14 @@ export function createApp(options: AppOptions): App {
   const keys = new KeyService(
     keyAccounts(database.sql, config, metrics, (keyId) => authenticator.forget(keyId)),
     usage,
-    { perAddressPerHour: config.SPORE_KEYS_PER_ADDRESS_PER_HOUR, perHour: config.SPORE_KEYS_PER_HOUR },
+    {
+      limits: {
+        perAddressPerHour: config.SPORE_KEYS_PER_ADDRESS_PER_HOUR,
+        perHour: config.SPORE_KEYS_PER_HOUR,
+      },
+      limiter: issuanceLimiter,
+      addressHashKey: config.ADDRESS_HASH_KEY,
+    },
     now,
   )
   // One cache for the nearest-site lookups and the survival map's snapshot: one object per site.
@@ -238,6 +283,7 @@ export function createApp(options: AppOptions): App {
     logger,
     metrics,
     metricsToken: config.METRICS_TOKEN,
+    metricsElsewhere: config.METRICS_PORT !== undefined,
     maxInFlight: config.MAX_IN_FLIGHT ?? 512,
     proxyTrust: compileProxyTrust(config.TRUST_PROXY ?? false, config.TRUST_PROXY_HEADER),
     bodyTimeoutMs: options.bodyTimeoutMs,
@@ -257,18 +303,32 @@ export function createApp(options: AppOptions): App {
           }
         : undefined,
   })
+  const metricsServer =
+    config.METRICS_PORT !== undefined
+      ? createMetricsServer({ metrics, metricsToken: config.METRICS_TOKEN })
+      : undefined
   return {
     server,
+    metricsServer,
     gateway,
     metrics,
-    /** Stops accepting, lets in-flight requests finish (at most graceMs), then closes the quota store and writes the last usage counts. */
+    /** Stops accepting, lets in-flight requests finish (at most graceMs), then closes the quota store and the issuance counters and writes the last usage counts. */
     close: async (graceMs = 10_000) => {
+      // The metrics port closes at once: a scrape has nothing to finish.
+      metricsServer?.close()
+      metricsServer?.closeAllConnections()
       const closed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeIdleConnections()
       const grace = setTimeout(() => server.closeAllConnections(), graceMs)
       await closed
       clearTimeout(grace)
-      await Promise.all([quota.store.close(), usage.close(), jobRuntime.close(), keyChanges?.close()])
+      await Promise.all([
+        quota.store.close(),
+        issuanceLimiter.close(),
+        usage.close(),
+        jobRuntime.close(),
+        keyChanges?.close(),
+      ])
     },
   }
 }

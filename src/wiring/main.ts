@@ -1,11 +1,13 @@
 import cluster from 'node:cluster'
-import { loadConfig } from '../config/config.ts'
+import { loadConfig, serverConfig } from '../config/config.ts'
 import { createLogger } from '../logging/logger.ts'
 import { redisTarget } from '../redis/connection.ts'
 import { runPrimary } from './cluster.ts'
 import { serve } from './serve.ts'
 
-const config = loadConfig()
+// With DATABASE_URL the start stops here without ADDRESS_HASH_KEY (the message says how to make one),
+// or with /metrics open (neither METRICS_TOKEN nor METRICS_PORT: the message names both).
+const config = serverConfig(loadConfig(process.env, { server: true }))
 const logger = createLogger({ level: config.LOG_LEVEL })
 
 if (config.WEB_CONCURRENCY > 1 && cluster.isPrimary) {

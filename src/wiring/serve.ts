@@ -1,4 +1,4 @@
-import type { Config } from '../config/config.ts'
+import type { Config, ServerConfig } from '../config/config.ts'
 import { type Database, openDatabase } from '../db/connect.ts'
 import { readSnapshot, snapshotKey, writeSnapshot } from '../db/embedded-snapshot.ts'
 import { migrate } from '../db/migrate.ts'
@@ -44,8 +44,11 @@ async function openEmbeddedOrConfigured(config: Config, logger: Logger): Promise
   return database
 }
 
+/** Where METRICS_PORT listens: loopback only, for a Prometheus (or an agent) on the same machine. */
+const METRICS_HOST = '127.0.0.1'
+
 /** Runs one API server process until SIGTERM/SIGINT, then shuts down gracefully and exits 0. */
-export async function serve(config: Config, logger: Logger): Promise<void> {
+export async function serve(config: ServerConfig, logger: Logger): Promise<void> {
   const database = await openEmbeddedOrConfigured(config, logger)
 
   let demoKey: string | undefined
@@ -61,6 +64,11 @@ export async function serve(config: Config, logger: Logger): Promise<void> {
       { port: config.PORT, database: database.mode, graphiql: config.GRAPHIQL },
       'survival API listening',
     )
+  })
+  // Only this machine reaches it. Under WEB_CONCURRENCY > 1 every worker listens here and node:cluster
+  // shares the port as it shares PORT: the primary holds it and hands each scrape to one worker.
+  app.metricsServer?.listen(config.METRICS_PORT, METRICS_HOST, () => {
+    logger.info({ host: METRICS_HOST, port: config.METRICS_PORT }, '/metrics listening on its own port')
   })
 
   let stopping = false

@@ -11,6 +11,7 @@ import { rest } from '../rest/client.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
 import { expectEveryRowOnce, jobStatus, portfolioCsv } from '../support/jobs.ts'
+import { TEST_METRICS_AUTHORIZATION } from '../support/metrics-token.ts'
 import {
   killProcess,
   type ServerProcess,
@@ -442,7 +443,7 @@ describe('master failover under load', () => {
       expect(seen.at(-1)).toBe('healthy/connected')
     }
     for (const url of urls) {
-      const metrics = await (await fetch(`${url}/metrics`)).text()
+      const metrics = await (await fetch(`${url}/metrics`, { headers: TEST_METRICS_AUTHORIZATION })).text()
       expect(metrics).toMatch(/survival_fallback_events_total\{kind="quota_memory"\} [1-9]/)
     }
     expect(await succeeded(key, jobId)).toBe(true)

@@ -8,6 +8,9 @@ import { staysOnLoopback } from './loopback.ts'
 
 const SCREENSHOT = '/tmp/graphiql.png'
 
+/** The X-API-Key GraphiQL's Headers tab opens with when the server has no demo key. */
+const DEFAULT_HEADERS_KEY = 'tsp_live_your_key_here'
+
 /** Monaco renders spaces as U+00A0; normalize so text assertions read naturally. */
 const editorText = (text: string | null) => (text ?? '').replace(/\u00a0/g, ' ')
 
@@ -129,6 +132,33 @@ describe('GraphiQL in a real browser (offline)', () => {
     expect(editorText(await resultPane.textContent())).not.toContain('"errors"')
 
     await page.screenshot({ path: SCREENSHOT })
+  })
+
+  it('keeps no trace of the typed key: nothing in the browser storage, and a reload shows the default headers', async () => {
+    // The previous test typed the key into the Headers tab and ran a query with it.
+    const stored = () =>
+      page.evaluate(() =>
+        [localStorage, sessionStorage].flatMap((storage) =>
+          Object.keys(storage).map((name) => `${name}=${storage.getItem(name)}`),
+        ),
+      )
+    // GraphiQL saves its tabs half a second after a change, with their headers only when told to
+    // persist them: wait until the saved tab no longer holds the headers the page opened with.
+    await expect
+      .poll(async () => (await stored()).find((entry) => entry.startsWith('graphiql:tabState=')), {
+        timeout: 10_000,
+      })
+      .not.toContain(DEFAULT_HEADERS_KEY)
+    expect((await stored()).filter((entry) => entry.includes(apiKey))).toEqual([])
+
+    await page.reload({ waitUntil: 'load' })
+    await page.locator('.graphiql-editor-tools button[data-name="headers"]').click()
+    const headersText = page.locator(
+      'section.graphiql-editor-tool .graphiql-editor:not(.hidden) .monaco-editor .view-lines',
+    )
+    await expect.poll(async () => editorText(await headersText.textContent())).toContain(DEFAULT_HEADERS_KEY)
+    expect(editorText(await headersText.textContent())).not.toContain(apiKey)
+    expect((await stored()).filter((entry) => entry.includes(apiKey))).toEqual([])
   })
 
   it('made no request that left the machine', () => {

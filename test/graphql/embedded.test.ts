@@ -16,7 +16,7 @@ import { FOREST_POINTS, NO_DATA_POINTS, OUTSIDE_POINTS, predictionInputs } from 
 import { simultaneously } from '../support/waiting.ts'
 
 /**
- * The embedded path (no DATABASE_URL, no REDIS_URL): PGlite behind a loopback socket and the
+ * The embedded path (no DATABASE_URL, no REDIS_URL): PGlite behind a private Unix socket and the
  * in-process quota store, exactly as `npm start` runs without configuration.
  */
 let db: Database

@@ -3,6 +3,7 @@ import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MemoryQuotaStore } from '../../src/access/quota/memory-quota-store.ts'
 import { createApp } from '../../src/wiring/app.ts'
+import { TEST_ADDRESS_HASH_KEY } from '../support/address-hash-key.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
 import { FOREST_POINTS } from '../support/sites.ts'
@@ -39,6 +40,7 @@ describe('request logs and metrics', () => {
         SPORE_KEYS_PER_HOUR: 500,
         USAGE_FLUSH_MS: 60_000,
         METRICS_TOKEN: 'a-long-enough-metrics-token',
+        ADDRESS_HASH_KEY: TEST_ADDRESS_HASH_KEY,
       },
       database: db,
       logger: pino({ level: 'info' }, sink),

@@ -21,7 +21,7 @@ beforeAll(async () => {
     database: db,
     quota: 'memory',
     keyCacheMs: 0,
-    sporeKeysPerAddressPerHour: 2,
+    sporeKeysPerAddressPerHour: 3,
   })
 }, 120_000)
 
@@ -31,7 +31,7 @@ afterAll(async () => {
 })
 
 describe('keys on the embedded store', () => {
-  it('issues spore keys on request up to the per-address limit, one per email', async () => {
+  it('issues spore keys on request up to the per-address limit, one per email; a 409 spends the allowance too', async () => {
     const first = await rest(server.url, 'POST', '/keys', { json: { email: 'one@example.org' } })
     expect(first.status, first.text).toBe(201)
     expectError(
@@ -40,6 +40,7 @@ describe('keys on the embedded store', () => {
       'key_exists',
     )
     expect((await rest(server.url, 'POST', '/keys', { json: { email: 'two@example.org' } })).status).toBe(201)
+    // Three requests answered (201, 409, 201): the address's allowance of 3 is spent.
     expectError(
       await rest(server.url, 'POST', '/keys', { json: { email: 'three@example.org' } }),
       429,

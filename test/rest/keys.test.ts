@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKey } from '../../src/db/keys.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { createSeededDatabase } from '../support/fixtures.ts'
+import { deleteKeysWithPrefix } from '../support/redis.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { predictBody } from '../support/sites.ts'
 import { eventually } from '../support/waiting.ts'
@@ -59,9 +60,10 @@ async function keyCount(): Promise<number> {
   return row?.n ?? 0
 }
 
-/** Each describe block that issues self-service keys starts with an empty hour. */
+/** Each describe block that issues self-service keys starts with an empty hour: no keys, no counters. */
 async function forgetSelfServiceKeys(): Promise<void> {
   await db.sql`DELETE FROM api_keys WHERE issued_from IS NOT NULL`
+  await deleteKeysWithPrefix(`${server.quotaPrefix}{issuance}:`)
 }
 
 describe('POST /keys: a spore key on request', () => {
@@ -171,6 +173,21 @@ describe('issuance limits', () => {
     expect(statuses.get(201) ?? 0).toBeLessThanOrEqual(3)
     expect(await keyCount()).toBe(statuses.get(201) ?? 0)
   }, 60_000)
+})
+
+describe('asking whether an email address holds a key', () => {
+  beforeAll(forgetSelfServiceKeys)
+
+  it('every answered request spends the address’s allowance: 409 key_exists too, so asking is bounded', async () => {
+    const email = freshEmail()
+    expect((await requestKey({ email }, '127.0.0.22')).status).toBe(201)
+    // Asking whether an address holds a key: two answers, then the allowance of 3 is spent.
+    expectError(await requestKey({ email }, '127.0.0.22'), 409, 'key_exists')
+    expectError(await requestKey({ email: email.toUpperCase() }, '127.0.0.22'), 409, 'key_exists')
+    const refused = await requestKey({ email }, '127.0.0.22')
+    expectError(refused, 429, 'rate_limit_exceeded')
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3500)
+  })
 })
 
 describe('POST /v1/keys/rotate: rolling a key with a grace period', () => {

@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto'
+import { createHash, createHmac } from 'node:crypto'
 import { request as httpRequest } from 'node:http'
 import { Writable } from 'node:stream'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { TEST_ADDRESS_HASH_KEY } from '../support/address-hash-key.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { createSeededDatabase } from '../support/fixtures.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
@@ -53,13 +54,15 @@ function requestKey(server: TestServer, headers: Record<string, string> = {}): P
   return rest(server.url, 'POST', '/keys', { json: { email: freshEmail() }, headers })
 }
 
-/** The client address a key was issued to, as the store keeps it (a hash). */
+/** The client address a key was issued to, as the store keeps it (a keyed hash). */
 async function issuedFrom(keyId: string): Promise<string | undefined> {
   const [row] = await db.sql<{ hash: string }[]>`SELECT issued_from AS hash FROM api_keys WHERE id = ${keyId}`
   return row?.hash
 }
 
-const hashOf = (address: string) => createHash('sha256').update(address).digest('hex')
+/** HMAC-SHA-256 under the servers' ADDRESS_HASH_KEY: what the store keeps of an address. */
+const hashOf = (address: string) => createHmac('sha256', TEST_ADDRESS_HASH_KEY).update(address).digest('hex')
+const plainHashOf = (address: string) => createHash('sha256').update(address).digest('hex')
 
 async function logLine(requestId: string): Promise<Record<string, unknown>> {
   expect(await eventually(() => lines.some((line) => line.requestId === requestId), 2000, 20)).toBe(true)
@@ -73,6 +76,7 @@ describe('behind a trusted proxy (TRUST_PROXY=127.0.0.1/8)', () => {
         const issued = await requestKey(proxied, { 'x-forwarded-for': caller })
         expect(issued.status, issued.text).toBe(201)
         expect(await issuedFrom(issued.body.id)).toBe(hashOf(caller))
+        expect(await issuedFrom(issued.body.id)).not.toBe(plainHashOf(caller))
       }
       // The sixth is refused; the next caller (the loop goes on) is not.
       expectError(await requestKey(proxied, { 'x-forwarded-for': caller }), 429, 'rate_limit_exceeded')

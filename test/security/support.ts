@@ -5,7 +5,7 @@ import { join, relative } from 'node:path'
 import { Writable } from 'node:stream'
 import pino from 'pino'
 import { MemoryQuotaStore } from '../../src/access/quota/memory-quota-store.ts'
-import { type Config, loadConfig } from '../../src/config/config.ts'
+import { loadConfig, type ServerConfig, serverConfig } from '../../src/config/config.ts'
 import type { Database } from '../../src/db/connect.ts'
 import { migrate } from '../../src/db/migrate.ts'
 import { createLogger, type Logger } from '../../src/logging/logger.ts'
@@ -45,7 +45,10 @@ export interface AppOptions {
  * on a random loopback port; quotas in this process (the checks here are not about Redis).
  */
 export async function startApp(options: AppOptions): Promise<RunningApp> {
-  const config: Config = { ...loadConfig({ EXPLORER: 'false', ...options.env }), REDIS_URL: undefined }
+  const config: ServerConfig = {
+    ...serverConfig(loadConfig({ EXPLORER: 'false', ...options.env })),
+    REDIS_URL: undefined,
+  }
   const app = createApp({
     config,
     database: options.database,

@@ -59,6 +59,15 @@ describe('npm start', () => {
       const [count] = await db.sql`SELECT count(*)::int AS n FROM api_keys`
       expect(count?.n).toBe(0)
     })
+
+    it('refuses to start without ADDRESS_HASH_KEY, or with a short one, saying how to make one', async () => {
+      await expect(
+        startServerProcess({ DATABASE_URL: db.url, ADDRESS_HASH_KEY: undefined }, 20_000),
+      ).rejects.toThrow(/ADDRESS_HASH_KEY: required with DATABASE_URL.*openssl rand -hex 32/)
+      await expect(
+        startServerProcess({ DATABASE_URL: db.url, ADDRESS_HASH_KEY: 'too-short-a-secret' }, 20_000),
+      ).rejects.toThrow(/ADDRESS_HASH_KEY: must be at least 32 characters.*openssl rand -hex 32/)
+    })
   })
 
   it('refuses invalid configuration with a message naming the variable', async () => {

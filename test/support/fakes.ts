@@ -7,6 +7,7 @@
 import { generateApiKey, generateKeyId, hashApiKey } from '../../src/access/api-key.ts'
 import { AccessControl } from '../../src/access/auth/access-control.ts'
 import { Authenticator } from '../../src/access/auth/authenticator.ts'
+import { MemoryIssuanceLimiter } from '../../src/access/issuance/memory-issuance-limiter.ts'
 import { MemoryQuotaStore } from '../../src/access/quota/memory-quota-store.ts'
 import { QuotaGuard } from '../../src/access/quota/quota-guard.ts'
 import { KeyService, type UsageSource } from '../../src/domain/key-service.ts'
@@ -22,6 +23,7 @@ import type {
   Tier,
   TierName,
 } from '../../src/types.ts'
+import { TEST_ADDRESS_HASH_KEY } from './address-hash-key.ts'
 import { FOREST_POINTS, NO_DATA_POINTS, OUTSIDE_POINTS } from './sites.ts'
 
 /** The tiers of sql/002_tiers_api_keys.sql. */
@@ -185,7 +187,16 @@ export function keyAccountsOver(directory: FakeKeyDirectory): KeyAccounts {
 /** A KeyService over a fake directory with no recorded usage. */
 export function keyServiceOver(directory: FakeKeyDirectory, now: () => Date = () => new Date()): KeyService {
   const noUsage: UsageSource = { history: async () => [], lastUseOf: () => null }
-  return new KeyService(keyAccountsOver(directory), noUsage, { perAddressPerHour: 5, perHour: 500 }, now)
+  return new KeyService(
+    keyAccountsOver(directory),
+    noUsage,
+    {
+      limits: { perAddressPerHour: 5, perHour: 500 },
+      limiter: new MemoryIssuanceLimiter(),
+      addressHashKey: TEST_ADDRESS_HASH_KEY,
+    },
+    now,
+  )
 }
 
 /** The real access control (authenticator + daily quota) over a fake key directory and an in-memory quota. */

@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { TEST_ADDRESS_HASH_KEY } from './address-hash-key.ts'
+import { TEST_METRICS_TOKEN } from './metrics-token.ts'
 import { answersHealth, freePort } from './net.ts'
 import { eventually } from './waiting.ts'
 
@@ -31,6 +33,10 @@ export async function startServerProcess(
       DATABASE_URL: undefined,
       REDIS_URL: undefined,
       LOG_LEVEL: 'warn',
+      // A server with DATABASE_URL needs one; a test may still unset it (ADDRESS_HASH_KEY: undefined).
+      ...(env.DATABASE_URL ? { ADDRESS_HASH_KEY: TEST_ADDRESS_HASH_KEY } : {}),
+      // Nor will it start with /metrics open: a token, unless the test sets (or unsets) its own.
+      ...(env.DATABASE_URL ? { METRICS_TOKEN: TEST_METRICS_TOKEN } : {}),
       ...env,
       PORT: String(port),
     },

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
 import { Redis } from 'ioredis'
+import { MemoryIssuanceLimiter } from '../../src/access/issuance/memory-issuance-limiter.ts'
+import { RedisIssuanceLimiter } from '../../src/access/issuance/redis-issuance-limiter.ts'
 import { CoalescingQuotaStore } from '../../src/access/quota/coalescing-quota-store.ts'
 import { MemoryQuotaStore } from '../../src/access/quota/memory-quota-store.ts'
 import type { QuotaStore } from '../../src/access/quota/quota-store.ts'
@@ -9,6 +11,7 @@ import type { TrustProxy, TrustProxyHeader } from '../../src/config/config.ts'
 import type { Database } from '../../src/db/connect.ts'
 import { createLogger, type Logger } from '../../src/logging/logger.ts'
 import { type App, createApp } from '../../src/wiring/app.ts'
+import { TEST_ADDRESS_HASH_KEY } from './address-hash-key.ts'
 import { deleteKeysWithPrefix } from './redis.ts'
 import { TEST_REDIS_URL } from './services.ts'
 
@@ -34,6 +37,8 @@ export interface TestServerOptions {
   /** Let the app wire Redis itself (failover store included), e.g. through a cuttable proxy. */
   redisUrl?: string
   queryDeadlineMs?: number
+  /** ADDRESS_HASH_KEY, the secret client addresses are hashed under (default: TEST_ADDRESS_HASH_KEY). */
+  addressHashKey?: string
   /** Self-service issuance limits and the usage flush interval (defaults: the production ones, flush 100 ms). */
   sporeKeysPerAddressPerHour?: number
   sporeKeysPerHour?: number
@@ -67,6 +72,12 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
     : redis
       ? new CoalescingQuotaStore(new RedisQuotaStore(redis, quotaPrefix))
       : new MemoryQuotaStore()
+  // The issuance counters beside the quota's: in Redis under the same prefix, or in memory.
+  const issuanceLimiter = options.redisUrl
+    ? undefined
+    : redis
+      ? new RedisIssuanceLimiter(redis, quotaPrefix)
+      : new MemoryIssuanceLimiter()
   const app = createApp({
     config: {
       REDIS_URL: options.redisUrl ?? (options.jobQueue === 'redis' ? TEST_REDIS_URL : undefined),
@@ -87,10 +98,12 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       TRUST_PROXY: options.trustProxy,
       TRUST_PROXY_HEADER: options.trustProxyHeader,
       SITE_CACHE_SITES: options.siteCacheSites,
+      ADDRESS_HASH_KEY: options.addressHashKey ?? TEST_ADDRESS_HASH_KEY,
     },
     database: options.database,
     logger: options.logger ?? createLogger({ level: 'silent' }),
     quotaStore,
+    issuanceLimiter,
     now: options.now,
     keyCacheMs: options.keyCacheMs,
     demoKey: options.demoKey,

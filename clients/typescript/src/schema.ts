@@ -546,17 +546,19 @@ export interface paths {
          *     another request answers `409 key_exists` (roll the key with `POST /v1/keys/rotate` instead);
          *     a revoked key, or one replaced by rotation, no longer counts.
          *
-         *     Issuance is limited per hour: at most `SPORE_KEYS_PER_ADDRESS_PER_HOUR` keys (default 5) to
-         *     one client address, and at most `SPORE_KEYS_PER_HOUR` keys (default 500) over all addresses.
-         *     The client address is the TCP peer's address; forwarding headers (`X-Forwarded-For`,
-         *     `Forwarded`) are not trusted, so behind a proxy every client shares the proxy's address.
-         *     Beyond either limit: `429 rate_limit_exceeded`, the message naming the limit, with
-         *     `Retry-After` (seconds until the oldest key in the hour's window turns an hour old).
+         *     Issuance is limited per hour: at most `SPORE_KEYS_PER_ADDRESS_PER_HOUR` requests (default 5)
+         *     are answered for one client address, whatever the answer (a key, `409 key_exists`, …), so at
+         *     most as many keys; and at most `SPORE_KEYS_PER_HOUR` keys (default 500) are issued over all
+         *     addresses. The client address is the TCP peer's address; forwarding headers
+         *     (`X-Forwarded-For`, `Forwarded`) are not trusted, so behind a proxy every client shares the
+         *     proxy's address. Beyond either limit: `429 rate_limit_exceeded`, the message naming the limit,
+         *     with `Retry-After` (seconds until the limit's hourly window ends).
          *
          *     Order of checks: body media type (`415`), size (`413`), JSON syntax (`400 invalid_json`),
          *     shape (`400 invalid_request`: `email` must be an email address of at most 254 characters,
-         *     `name` 1 to 100 characters after trimming, no other field) → live key for the address (`409`) →
-         *     per-address limit → overall limit (`429`).
+         *     `name` 1 to 100 characters after trimming, no other field) → overall limit → per-address
+         *     allowance (`429`) → live key for the address (`409`) → keys issued within the hour, per address
+         *     and overall (`429`).
          */
         post: operations["createSporeKey"];
         delete?: never;

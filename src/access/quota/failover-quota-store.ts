@@ -1,9 +1,5 @@
+import { type FailoverEvents, RedisFallback } from '../redis-fallback.ts'
 import type { QuotaConsumption, QuotaStore } from './quota-store.ts'
-
-export interface FailoverEvents {
-  onFallback(error: unknown): void
-  onRecover(): void
-}
 
 /** A shared store that can tell whether it is reachable right now (Redis). */
 export interface SharedQuotaStore extends QuotaStore {
@@ -26,20 +22,22 @@ const MAX_UNANSWERED_KEYS = 10_000
  * whose calls are answered (other masters' slots) keep counting in Redis throughout.
  */
 export class FailoverQuotaStore implements QuotaStore {
-  private usingFallback = false
+  private readonly outage: RedisFallback
   /** Keys whose last call to Redis was not answered → whether a probe for it is out now. */
   private readonly unanswered = new Map<string, boolean>()
 
   constructor(
     private readonly primary: SharedQuotaStore,
     private readonly fallback: QuotaStore,
-    private readonly timeoutMs: number,
-    private readonly events: FailoverEvents,
-  ) {}
+    timeoutMs: number,
+    events: FailoverEvents,
+  ) {
+    this.outage = new RedisFallback(timeoutMs, events)
+  }
 
   /** True while quotas are kept in this process: the last attempt failed or Redis is not connected now. */
   get degraded(): boolean {
-    return this.usingFallback || !this.primary.isReady()
+    return this.outage.active || !this.primary.isReady()
   }
 
   consume(keyId: string, limit: number | null, now: Date, count = 1): Promise<QuotaConsumption> {
@@ -57,17 +55,17 @@ export class FailoverQuotaStore implements QuotaStore {
         return call(this.fallback)
       }
       try {
-        const result = await this.withTimeout(call(this.primary))
-        this.recovered()
+        const result = await this.outage.withTimeout(call(this.primary))
+        this.outage.recovered()
         return result
       } catch (error) {
         if (this.unanswered.size >= MAX_UNANSWERED_KEYS) this.unanswered.clear()
         this.unanswered.set(keyId, false)
-        this.fallBack(error)
+        this.outage.fallBack(error)
       }
-    } else if (!this.usingFallback) {
+    } else if (!this.outage.active) {
       // Only the first request of an outage builds (and reports) an error; the rest go straight on.
-      this.fallBack(new Error('Redis is not connected'))
+      this.outage.fallBack(new Error('Redis is not connected'))
     }
     return call(this.fallback)
   }
@@ -76,38 +74,15 @@ export class FailoverQuotaStore implements QuotaStore {
   private probe(keyId: string, now: Date): void {
     if (this.unanswered.get(keyId)) return
     this.unanswered.set(keyId, true)
-    this.withTimeout(this.primary.consume(keyId, null, now, 0)).then(
+    this.outage.withTimeout(this.primary.consume(keyId, null, now, 0)).then(
       () => {
         this.unanswered.delete(keyId)
-        this.recovered()
+        this.outage.recovered()
       },
       () => {
         if (this.unanswered.has(keyId)) this.unanswered.set(keyId, false)
       },
     )
-  }
-
-  private recovered(): void {
-    if (!this.usingFallback) return
-    this.usingFallback = false
-    this.events.onRecover()
-  }
-
-  private fallBack(error: unknown): void {
-    if (this.usingFallback) return
-    this.usingFallback = true
-    this.events.onFallback(error)
-  }
-
-  private withTimeout<T>(promise: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`Redis did not answer within ${this.timeoutMs} ms`)),
-        this.timeoutMs,
-      )
-    })
-    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
   }
 
   async close(): Promise<void> {

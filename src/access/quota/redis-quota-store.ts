@@ -51,6 +51,24 @@ export function counterKey(prefix: string, accountId: string, day: string, hashT
   return hashTagged ? `${prefix}{${accountId}}:${day}` : `${prefix}${accountId}:${day}`
 }
 
+/**
+ * The connection request counters use: the quota's, and the self-service issuance counters beside them
+ * (src/access/issuance/). It fails fast while disconnected (the failover stores answer from memory)
+ * and keeps reconnecting.
+ */
+export function openCounterConnection(target: RedisTarget): RedisConnection {
+  const redis = openRedis(target, {
+    // Concurrent requests' scripts share one write to the socket (fewer syscalls on both sides).
+    enableAutoPipelining: true,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+  })
+  redis.on('error', () => {})
+  if (redis.isCluster) redis.on('node error', () => {})
+  return redis
+}
+
 export class RedisQuotaStore implements SharedQuotaStore {
   private readonly redis: RedisConnection & {
     consumeQuota(
@@ -81,17 +99,7 @@ export class RedisQuotaStore implements SharedQuotaStore {
   }
 
   static connect(target: RedisTarget, keyPrefix?: string): RedisQuotaStore {
-    // Fail fast while disconnected (the failover store answers from memory) and keep reconnecting.
-    const redis = openRedis(target, {
-      // Concurrent requests' scripts share one write to the socket (fewer syscalls on both sides).
-      enableAutoPipelining: true,
-      maxRetriesPerRequest: 1,
-      enableOfflineQueue: false,
-      retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
-    })
-    redis.on('error', () => {})
-    if (redis.isCluster) redis.on('node error', () => {})
-    return new RedisQuotaStore(redis, keyPrefix)
+    return new RedisQuotaStore(openCounterConnection(target), keyPrefix)
   }
 
   private key(accountId: string, now: Date): string {
