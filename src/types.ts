@@ -234,6 +234,44 @@ export interface DailyUsage {
   requests: number
 }
 
+/**
+ * What the audit log records: key changes now (issued over POST /keys, created, rotated, activated,
+ * deactivated and revoked). The data holders write (surveys, calibrations, site-data versions) add
+ * their own `thing.change` kinds here.
+ */
+export const AUDIT_EVENT_KINDS = [
+  'key.issued',
+  'key.created',
+  'key.rotated',
+  'key.activated',
+  'key.deactivated',
+  'key.revoked',
+] as const
+export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number]
+
+/**
+ * Who made a change: the account's holder over the API (the key they acted with, and the HMAC of
+ * their client address under ADDRESS_HASH_KEY), or an operator with the keys CLI (neither).
+ */
+export type AuditActor = { kind: 'holder'; keyId: string; addressHash: string | null } | { kind: 'operator' }
+
+/** A few ids, names and numbers about a change (snake_case names); never a key, hash, email or address. */
+export type AuditDetails = Readonly<Record<string, string | number | boolean | null>>
+
+/** One event as it is appended to an account's log. */
+export interface NewAuditEvent {
+  accountId: string
+  kind: AuditEventKind
+  actor: AuditActor
+  details: AuditDetails
+}
+
+/** One event of an account's log as it was kept. */
+export interface AuditEvent extends NewAuditEvent {
+  id: string
+  createdAt: Date
+}
+
 /** A box of coordinates, degrees. */
 export interface SiteBox {
   west: number

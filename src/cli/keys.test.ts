@@ -91,6 +91,39 @@ describe('npm run keys (CLI)', () => {
     expect(fresh?.accountId).toBe(issued.id)
   })
 
+  it('logs every change in the key’s account, as the operator, with no key and no address', async () => {
+    const { stdout } = await keys(['create', '--tier', 'mycel', '--expires-in', '30d', '--json'])
+    const issued = JSON.parse(stdout)
+    await keys(['deactivate', issued.id])
+    await keys(['activate', issued.id])
+    const rotated = JSON.parse((await keys(['rotate', issued.id, '--grace', '1h', '--json'])).stdout)
+    await keys(['revoke', rotated.id])
+    const events = await db.sql<
+      { kind: string; actor: string; keyId: string | null; addressHash: string | null; details: unknown }[]
+    >`
+      SELECT kind, actor, key_id, address_hash, details FROM audit_events
+      WHERE account_id = ${issued.id} ORDER BY created_at, id`
+    expect(events.map((event) => event.kind)).toEqual([
+      'key.created',
+      'key.deactivated',
+      'key.activated',
+      'key.rotated',
+      'key.revoked',
+    ])
+    for (const event of events)
+      expect(event).toMatchObject({ actor: 'operator', keyId: null, addressHash: null })
+    expect(events[0]?.details).toEqual({
+      key_id: issued.id,
+      tier: 'mycel',
+      status: 'active',
+      expires_at: issued.expires_at,
+    })
+    expect(events[3]?.details).toEqual({ key_id: issued.id, new_key_id: rotated.id, grace_seconds: 3600 })
+    expect(events[4]?.details).toEqual({ key_id: rotated.id, previous_status: 'active' })
+    const logged = JSON.stringify(events)
+    for (const secret of [issued.key, rotated.key]) expect(logged).not.toContain(secret)
+  })
+
   it('refuses a grace over 7 days and an expiry that is not a duration', async () => {
     const issued = JSON.parse((await keys(['create', '--tier', 'spore', '--json'])).stdout)
     await expect(keys(['rotate', issued.id, '--grace', '8d'])).rejects.toMatchObject({

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander'
 import ms from 'ms'
 import { loadConfig } from '../config/config.ts'
+import { OPERATOR } from '../db/audit.ts'
 import type { Sql } from '../db/connect.ts'
 import { openDatabase } from '../db/connect.ts'
 import { createKey, findKeyById, KeyStoreError, listKeys, rotateKey, setKeyStatus } from '../db/keys.ts'
@@ -75,7 +76,9 @@ async function withDatabase(action: (sql: Sql) => Promise<void>): Promise<void> 
 }
 
 const program = new Command('keys')
-  .description('Manage API keys (stored as SHA-256 hashes in PostgreSQL at DATABASE_URL)')
+  .description(
+    "Manage API keys (stored as SHA-256 hashes in PostgreSQL at DATABASE_URL); every change is logged in the key's account (GET /v1/audit)",
+  )
   .showHelpAfterError()
 
 program
@@ -139,7 +142,7 @@ program
   .option('--json', 'print the new key as one JSON object {"id","key","tier","status","previous_key"}')
   .action(async (id: string, options: { grace: number; json?: boolean }) => {
     await withDatabase(async (sql) => {
-      const { issued, previousExpiresAt } = await rotateKey(sql, id, options.grace)
+      const { issued, previousExpiresAt } = await rotateKey(sql, id, options.grace, OPERATOR)
       log.info({ keyId: id, newKeyId: issued.id, graceSeconds: options.grace }, 'api key rotated')
       if (options.json)
         printJson({

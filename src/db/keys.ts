@@ -1,12 +1,14 @@
 import { generateApiKey, generateKeyId, hashApiKey, hashesMatch } from '../access/api-key.ts'
 import type {
   ApiKeyRecord,
+  AuditActor,
   IssuedKey,
   KeyStatus,
   SporeKeyOutcome,
   SporeKeyRequest,
   TierName,
 } from '../types.ts'
+import { appendAuditEvent, OPERATOR } from './audit.ts'
 import type { Sql } from './connect.ts'
 
 export type { IssuedKey }
@@ -21,6 +23,11 @@ const ALLOWED_FROM: Record<'activate' | 'deactivate' | 'revoke' | 'rotate', read
   rotate: ['active', 'inactive'],
 }
 const TARGET_STATUS = { activate: 'active', deactivate: 'inactive', revoke: 'revoked' } as const
+const AUDIT_KINDS = {
+  activate: 'key.activated',
+  deactivate: 'key.deactivated',
+  revoke: 'key.revoked',
+} as const
 
 const RECORD_COLUMNS =
   'id, tier, status, name, key_hint, rotated_to, account_id, expires_at, last_used_at, created_at, updated_at'
@@ -42,16 +49,37 @@ interface NewKey {
   issuedFrom?: string | null
 }
 
-export async function createKey(sql: Sql, options: NewKey): Promise<IssuedKey> {
+/** Writes a key row; the callers below write its audit event in the same transaction. */
+async function insertKey(sql: Sql, options: NewKey): Promise<IssuedKey & { accountId: string }> {
   const key = generateApiKey()
   const id = generateKeyId()
   const status = options.status ?? 'active'
   const expiresAt = options.expiresAt ?? null
+  const accountId = options.accountId ?? id
   await sql`
     INSERT INTO api_keys (id, key_hash, key_hint, tier, status, name, account_id, expires_at, email, issued_from)
     VALUES (${id}, ${hashApiKey(key)}, ${key.slice(-4)}, ${options.tier}, ${status}, ${options.name ?? null},
-            ${options.accountId ?? id}, ${expiresAt}, ${options.email ?? null}, ${options.issuedFrom ?? null})`
-  return { id, key, tier: options.tier, status, expiresAt }
+            ${accountId}, ${expiresAt}, ${options.email ?? null}, ${options.issuedFrom ?? null})`
+  return { id, key, tier: options.tier, status, expiresAt, accountId }
+}
+
+/** An operator's new key (the keys CLI), with its `key.created` event in the same transaction. */
+export function createKey(sql: Sql, options: NewKey): Promise<IssuedKey> {
+  return sql.begin(async (tx) => {
+    const { accountId, ...issued } = await insertKey(tx as unknown as Sql, options)
+    await appendAuditEvent(tx as unknown as Sql, {
+      accountId,
+      kind: 'key.created',
+      actor: OPERATOR,
+      details: {
+        key_id: issued.id,
+        tier: issued.tier,
+        status: issued.status,
+        expires_at: issued.expiresAt?.toISOString() ?? null,
+      },
+    })
+    return issued
+  })
 }
 
 async function lockKey(tx: Sql, id: string): Promise<ApiKeyRecord & { email: string | null }> {
@@ -78,18 +106,28 @@ export function setKeyStatus(
     const [updated] = await tx<ApiKeyRecord[]>`
       UPDATE api_keys SET status = ${TARGET_STATUS[command]}, updated_at = now() WHERE id = ${id}
       RETURNING ${tx.unsafe(RECORD_COLUMNS)}`
+    // A change of status is logged with it; asking for the status a key already has changes nothing.
+    if (record.status !== TARGET_STATUS[command])
+      await appendAuditEvent(tx as unknown as Sql, {
+        accountId: record.accountId,
+        kind: AUDIT_KINDS[command],
+        actor: OPERATOR,
+        details: { key_id: id, previous_status: record.status },
+      })
     return updated as ApiKeyRecord
   })
 }
 
 /**
  * Issues a replacement key with the same tier, name, status, account and expiry; the old key becomes
- * `rotated` and keeps working for `graceSeconds` more (never past its own expiry).
+ * `rotated` and keeps working for `graceSeconds` more (never past its own expiry). The `key.rotated`
+ * event, by the holder (over the API) or an operator (the keys CLI), is written in the same transaction.
  */
 export function rotateKey(
   sql: Sql,
   id: string,
   graceSeconds = 0,
+  actor: AuditActor = OPERATOR,
 ): Promise<{ issued: IssuedKey; previousExpiresAt: Date }> {
   return sql.begin(async (tx) => {
     const record = await lockKey(tx as unknown as Sql, id)
@@ -101,7 +139,7 @@ export function rotateKey(
           expires_at = LEAST(COALESCE(expires_at, 'infinity'), now() + make_interval(secs => ${graceSeconds}))
       WHERE id = ${id}
       RETURNING expires_at`
-    const issued = await createKey(tx as unknown as Sql, {
+    const { accountId, ...issued } = await insertKey(tx as unknown as Sql, {
       tier: record.tier,
       name: record.name,
       status: record.status,
@@ -110,6 +148,12 @@ export function rotateKey(
       email: record.email,
     })
     await tx`UPDATE api_keys SET rotated_to = ${issued.id} WHERE id = ${id}`
+    await appendAuditEvent(tx as unknown as Sql, {
+      accountId,
+      kind: 'key.rotated',
+      actor,
+      details: { key_id: id, new_key_id: issued.id, grace_seconds: graceSeconds },
+    })
     return { issued, previousExpiresAt: (retired as { expiresAt: Date }).expiresAt }
   })
 }
@@ -153,11 +197,18 @@ function issueUnderLock(sql: Sql, request: SporeKeyRequest): Promise<SporeKeyOut
     if (counts.overall >= request.perHour) {
       return { kind: 'limited', scope: 'global', retryAfterSeconds: Math.max(1, counts.overallFreesIn ?? 1) }
     }
-    const key = await createKey(tx as unknown as Sql, {
+    const { accountId, ...key } = await insertKey(tx as unknown as Sql, {
       tier: 'spore',
       name: request.name,
       email: request.email,
       issuedFrom: request.issuedFrom,
+    })
+    // The holder acted with no key yet: the event names the key issued, and the address it was asked from.
+    await appendAuditEvent(tx as unknown as Sql, {
+      accountId,
+      kind: 'key.issued',
+      actor: { kind: 'holder', keyId: key.id, addressHash: request.issuedFrom },
+      details: { key_id: key.id, tier: key.tier },
     })
     return { kind: 'issued', key } as const
   })

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, openEmbeddedDatabase, type TestDatabase } from '../../test/support/database.ts'
+import { generateApiKey, hashApiKey } from '../access/api-key.ts'
 import { type Database, openDatabase } from './connect.ts'
-import { createKey } from './keys.ts'
 import { migrate, readMigrations } from './migrate.ts'
 
 describe('migrations on PostgreSQL', () => {
@@ -64,8 +64,16 @@ describe('sql/010_keyed_address_hashes.sql', () => {
     expect(migrations.map((m) => m.name)).toContain('010_keyed_address_hashes.sql')
     await migrate(db.sql, before)
     const plain = createHash('sha256').update('203.0.113.7').digest('hex')
-    const issued = await createKey(db.sql, { tier: 'spore', email: 'old@example.org', issuedFrom: plain })
-    const operators = await createKey(db.sql, { tier: 'mycel' })
+    // Keys as the code of that schema wrote them (today's also writes the audit log of migration 011).
+    const oldKey = async (id: string, tier: string, email: string | null, issuedFrom: string | null) => {
+      const key = generateApiKey()
+      await db.sql`
+        INSERT INTO api_keys (id, key_hash, key_hint, tier, account_id, email, issued_from)
+        VALUES (${id}, ${hashApiKey(key)}, ${key.slice(-4)}, ${tier}, ${id}, ${email}, ${issuedFrom})`
+      return { id }
+    }
+    const issued = await oldKey('key_00000000000010a1', 'spore', 'old@example.org', plain)
+    const operators = await oldKey('key_00000000000010b2', 'mycel', null, null)
 
     expect(await migrate(db.sql)).toEqual(migrations.filter((m) => m.version >= 10).map((m) => m.name))
     const rows = await db.sql<

@@ -1,6 +1,7 @@
 import { type Config, DEFAULT_SITE_CACHE_SITES } from '../config/config.ts'
 import { StoreUnavailableError } from '../domain/errors.ts'
 import type {
+  AuditLog,
   JobStore,
   KeyAccounts,
   KeyDirectory,
@@ -12,6 +13,7 @@ import type {
 import { LruCache } from '../lru-cache.ts'
 import type { Metrics } from '../observability/metrics.ts'
 import type { Coordinates } from '../types.ts'
+import { appendAuditEvent, auditEvents } from './audit.ts'
 import { isDatabaseUnavailable, withDeadline } from './availability.ts'
 import type { Sql } from './connect.ts'
 import { databaseAnswers } from './health.ts'
@@ -161,8 +163,8 @@ export function keyAccounts(
   const call = bounded(config, metrics)
   return {
     issueSporeKey: (request) => call(issueSporeKey(sql, request)),
-    rotate: (keyId, graceSeconds) =>
-      call(rotateKey(sql, keyId, graceSeconds)).then(
+    rotate: (keyId, graceSeconds, actor) =>
+      call(rotateKey(sql, keyId, graceSeconds, actor)).then(
         (rotation) => {
           changed(keyId)
           return rotation
@@ -174,6 +176,15 @@ export function keyAccounts(
         },
       ),
     findById: (keyId) => call(findKeyById(sql, keyId)),
+  }
+}
+
+/** The audit log, append only: events are added and read an account at a time. */
+export function auditLog(sql: Sql, config: Deadline, metrics: Metrics): AuditLog {
+  const call = bounded(config, metrics)
+  return {
+    append: (event) => call(appendAuditEvent(sql, event)),
+    page: (accountId, limit, after) => call(auditEvents(sql, accountId, limit, after)),
   }
 }
 

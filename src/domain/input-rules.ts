@@ -128,6 +128,21 @@ export const graceSeconds = z
   .min(0, 'must be from 0 to 86400')
   .max(86_400, 'must be from 0 to 86400')
 
+/** Events on one page of an account's audit log: 1 to 100. */
+export const AUDIT_PAGE_MAX = 100
+const AUDIT_PAGE_RULE = `must be a whole number from 1 to ${AUDIT_PAGE_MAX}`
+export const auditPageSize = z
+  .number({ error: AUDIT_PAGE_RULE })
+  .int(AUDIT_PAGE_RULE)
+  .min(1, AUDIT_PAGE_RULE)
+  .max(AUDIT_PAGE_MAX, AUDIT_PAGE_RULE)
+
+/** An audit page's cursor as sent; whether it is one the log handed out is the audit service's question. */
+export const auditCursor = z
+  .string({ error: 'must be a string' })
+  .min(1, 'must not be empty')
+  .max(200, 'is too long')
+
 /** [longitude, latitude] (RFC 7946 order), with an optional altitude that is ignored. */
 const position = z
   .array(z.number({ error: 'must be a number' }), { error: 'must be a position [longitude, latitude]' })

@@ -146,8 +146,18 @@ export class KeyService {
     )
   }
 
-  async rotate(keyId: string, graceSeconds: number): Promise<{ issued: IssuedKey; previousExpiresAt: Date }> {
-    const rotation = await this.accounts.rotate(keyId, graceSeconds)
+  /**
+   * Rolls the caller's key. The audit log keeps who did it (that key) and from where: the client
+   * address as its keyed hash, as issuance keeps it (null when the connection was gone before it was read).
+   */
+  async rotate(
+    keyId: string,
+    graceSeconds: number,
+    clientAddress: string | undefined,
+  ): Promise<{ issued: IssuedKey; previousExpiresAt: Date }> {
+    const addressHash =
+      clientAddress === undefined ? null : hashClientAddress(this.issuance.addressHashKey, clientAddress)
+    const rotation = await this.accounts.rotate(keyId, graceSeconds, { kind: 'holder', keyId, addressHash })
     if (!rotation) throw apiError('key_rotated')
     return rotation
   }

@@ -5,6 +5,8 @@
  */
 import type {
   ApiKeyRecord,
+  AuditActor,
+  AuditEvent,
   ChunkTask,
   Coordinates,
   DailyUsage,
@@ -14,6 +16,7 @@ import type {
   JobRecord,
   JobResultChunk,
   NearestSite,
+  NewAuditEvent,
   NewJob,
   Site,
   SiteBox,
@@ -84,10 +87,29 @@ export interface KeyAccounts {
   issueSporeKey(request: SporeKeyRequest): Promise<SporeKeyOutcome>
   /**
    * Replaces an active (or deactivated) key; the old one keeps working for `graceSeconds` (0 = stops at
-   * once). null when the key was already rolled or revoked.
+   * once). null when the key was already rolled or revoked. The `key.rotated` event by `actor` is
+   * written with the change, in its transaction (as `issueSporeKey` writes `key.issued`).
    */
-  rotate(keyId: string, graceSeconds: number): Promise<{ issued: IssuedKey; previousExpiresAt: Date } | null>
+  rotate(
+    keyId: string,
+    graceSeconds: number,
+    actor: AuditActor,
+  ): Promise<{ issued: IssuedKey; previousExpiresAt: Date } | null>
   findById(keyId: string): Promise<ApiKeyRecord | null>
+}
+
+/**
+ * The audit log: what changed in each account, by whom, when, and from which client address (its
+ * keyed hash). Append only: events are added and read, never changed or removed. Key changes write
+ * their events in their own transactions (KeyAccounts); other changes append theirs here.
+ */
+export interface AuditLog {
+  append(event: NewAuditEvent): Promise<void>
+  /**
+   * At most `limit` of an account's events, newest first, after the event `after` when given; null when
+   * `after` is not an event of this account.
+   */
+  page(accountId: string, limit: number, after: string | null): Promise<AuditEvent[] | null>
 }
 
 /** Daily request counts per account, kept where a restart of Redis or of a server cannot lose them. */

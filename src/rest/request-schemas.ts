@@ -1,5 +1,8 @@
 import { z } from 'zod'
 import {
+  AUDIT_PAGE_MAX,
+  auditCursor,
+  auditPageSize,
   batchOf,
   catalogueCode,
   climate,
@@ -60,6 +63,17 @@ export const SpeciesQuery = z.strictObject({
 export const SporeKeyBody = z.strictObject({ email, name: keyName.optional() })
 
 export const RotateBody = z.strictObject({ grace_seconds: graceSeconds.optional() })
+
+/** GET /v1/audit: `limit` (digits, 1 to 100) and the `cursor` of the page before. */
+export const AuditQuery = z.strictObject({
+  limit: z
+    .string()
+    .regex(/^\d{1,6}$/, `must be a whole number from 1 to ${AUDIT_PAGE_MAX}`)
+    .transform(Number)
+    .pipe(auditPageSize)
+    .optional(),
+  cursor: auditCursor.optional(),
+})
 
 /** POST /v1/plans/stocking: where (a point or a stand), what (a mix and a method) and how many. */
 export const StockingPlanBody = z.strictObject({

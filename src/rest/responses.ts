@@ -1,3 +1,4 @@
+import type { AuditPage } from '../domain/audit-service.ts'
 import type { CoverageInfo, PlantingMethodInfo } from '../domain/catalogue.ts'
 import {
   CLIMATE_DATA_NOTE,
@@ -220,5 +221,21 @@ export function usageJson(usage: KeyUsage) {
       resets_at: usage.today.resetsAt.toISOString(),
     },
     history: usage.history.map((d) => ({ date: d.day, requests: d.requests })),
+  }
+}
+
+/** `GET /v1/audit`: a page of the account's events, newest first, and where the next one starts. */
+export function auditPageJson(page: AuditPage) {
+  return {
+    events: page.events.map((event) => ({
+      id: event.id,
+      kind: event.kind,
+      at: event.at.toISOString(),
+      actor: event.actor,
+      key_id: event.keyId,
+      address_tag: event.addressTag,
+      details: { ...event.details },
+    })),
+    next_cursor: page.nextCursor,
   }
 }

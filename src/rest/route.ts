@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { AccessControl, Admission } from '../access/auth/access-control.ts'
 import type { Caller } from '../access/caller.ts'
+import type { AuditService } from '../domain/audit-service.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { HealthMonitor } from '../domain/health.ts'
 import type { JobService } from '../domain/jobs/job-service.ts'
@@ -17,6 +18,7 @@ import type { RequestContext } from '../observability/request-context.ts'
 /** The domain services the /v1 endpoints translate to; the GraphQL resolvers call the same ones. */
 export interface RestDeps {
   access: AccessControl
+  audit: AuditService
   jobs: JobService
   predictions: PredictionService
   plans: StockingPlanService
@@ -52,6 +54,8 @@ export interface KeyedRoute {
     deps: RestDeps,
     admission: Admission,
     params: Params,
+    /** The request as the front door saw it (its client address, for the audit log). */
+    request: RequestContext,
   ): Promise<RestResponse>
 }
 

@@ -10,10 +10,12 @@ import {
   FOREST_POINTS,
   failingSiteLookup,
   keyServiceOver,
+  MemoryAuditLog,
   recordingLogger,
   requestContext,
   TIERS,
 } from '../../test/support/fakes.ts'
+import { AuditService } from '../domain/audit-service.ts'
 import { Catalogue } from '../domain/catalogue.ts'
 import { StoreUnavailableError } from '../domain/errors.ts'
 import { HealthMonitor } from '../domain/health.ts'
@@ -95,6 +97,7 @@ function setup({
       }),
       access: accessControlOver(directory, () => NOW),
       keys: keyServiceOver(directory, () => NOW),
+      audit: new AuditService(new MemoryAuditLog(() => NOW)),
     },
     logger,
   )

@@ -116,7 +116,7 @@ export function createRestHandler(deps: RestDeps, logger: Logger) {
               ? await deps.access.identify(key, request)
               : await deps.access.admit(key, request)
           admitted(admission)
-          response = await route.handle(req, url, deps, admission, matched.params)
+          response = await route.handle(req, url, deps, admission, matched.params, request)
         }
       } else {
         response = await route.handle(req, url, deps, matched.params, request)

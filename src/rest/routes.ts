@@ -8,6 +8,7 @@ import { OPENAPI_DOCUMENT } from './openapi.ts'
 import { PLAN_ROUTES } from './plan-routes.ts'
 import { batchResultsJson, predictionText } from './prediction-writer.ts'
 import {
+  AuditQuery,
   BatchBody,
   CompareBody,
   PredictBody,
@@ -17,6 +18,7 @@ import {
   SporeKeyBody,
 } from './request-schemas.ts'
 import {
+  auditPageJson,
   climateCatalogueJson,
   comparisonJson,
   coverageJson,
@@ -152,12 +154,23 @@ export const ROUTES: readonly Route[] = [
     },
   },
   keyed({
+    // The caller's account only: the account is the admitted caller's, never named by the request.
+    method: 'GET',
+    path: '/v1/audit',
+    authenticated: true,
+    async handle(_req, url, deps, { caller }) {
+      const query = parseInput(AuditQuery, Object.fromEntries(url.searchParams), 'query string')
+      const page = await deps.audit.page(caller.accountId, { limit: query.limit, cursor: query.cursor })
+      return ok(auditPageJson(page))
+    },
+  }),
+  keyed({
     method: 'POST',
     path: '/v1/keys/rotate',
     authenticated: true,
-    async handle(req, _url, deps, { caller }) {
+    async handle(req, _url, deps, { caller }, _params, request) {
       const body = parseInput(RotateBody, await readOptionalJsonBody(req))
-      const rotation = await deps.keys.rotate(caller.keyId, body.grace_seconds ?? 0)
+      const rotation = await deps.keys.rotate(caller.keyId, body.grace_seconds ?? 0, request.clientAddress)
       return {
         status: 201,
         body: rotationJson(rotation, caller.keyId),

@@ -15,6 +15,7 @@ import { type Config, JOB_DEFAULTS, type ServerConfig } from '../config/config.t
 import type { Database } from '../db/connect.ts'
 import { KEY_CHANGES_CHANNEL } from '../db/keys.ts'
 import {
+  auditLog,
   databaseProbe,
   keyAccounts,
   keyDirectory,
@@ -24,6 +25,7 @@ import {
   siteTable,
   usageLedger,
 } from '../db/store-ports.ts'
+import { AuditService } from '../domain/audit-service.ts'
 import { Catalogue } from '../domain/catalogue.ts'
 import { HealthMonitor, type QuotaStoreState } from '../domain/health.ts'
 import { KeyService } from '../domain/key-service.ts'
@@ -234,6 +236,7 @@ export function createApp(options: AppOptions): App {
     },
     now,
   )
+  const audit = new AuditService(auditLog(database.sql, config, metrics))
   // One cache for the nearest-site lookups and the survival map's snapshot: one object per site.
   const heldSites = siteCache(config)
   const nearestSite = siteLookup(database.reads, config, metrics, heldSites)
@@ -276,7 +279,7 @@ export function createApp(options: AppOptions): App {
   })
   const server = createHttpServer({
     rest: createRestHandler(
-      { predictions, plans, catalogue, health, access, keys, jobs: jobRuntime.jobs },
+      { predictions, plans, catalogue, health, access, keys, audit, jobs: jobRuntime.jobs },
       logger,
     ),
     graphql: createGraphQLHttpHandler(gateway, logger),

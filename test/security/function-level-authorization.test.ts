@@ -18,6 +18,7 @@ import { createMigratedDatabase, ROOT, type RunningApp, raw, SRC, startApp } fro
 /** Every route the REST router serves. A new one must be added here, after asking who may call it. */
 const SERVED = [
   'DELETE /v1/jobs/{id}',
+  'GET /v1/audit',
   'GET /v1/climate',
   'GET /v1/coverage',
   'GET /v1/health',

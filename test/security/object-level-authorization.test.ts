@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { IssuedKey } from '../../src/db/keys.ts'
+import { type IssuedKey, setKeyStatus } from '../../src/db/keys.ts'
+import { encodeCursor } from '../../src/domain/audit-service.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { issueKey } from '../support/fixtures.ts'
 import { graphql } from '../support/graphql-helpers.ts'
@@ -8,9 +9,10 @@ import { eventually } from '../support/waiting.ts'
 import { createMigratedDatabase, type RunningApp, startApp } from './support.ts'
 
 /**
- * OWASP API1, broken object level authorization: a job and a key's usage belong to the key's account.
- * Another account's job answers exactly as a job that does not exist, and usage has no way to name
- * another key at all.
+ * OWASP API1, broken object level authorization: a job, a key's usage and the audit log belong to the
+ * key's account. Another account's job answers exactly as a job that does not exist, another account's
+ * audit cursor exactly as one that never existed, and usage and the audit log have no way to name
+ * another key or account at all.
  */
 let db: TestDatabase
 let running: RunningApp
@@ -117,5 +119,62 @@ describe('API1: usage is only ever the calling key’s own', () => {
     })
     expect(naming.body.data).toBeUndefined()
     expect(naming.body.errors?.[0]?.message).toMatch(/Unknown argument "id"/)
+  })
+})
+
+describe('API1: the audit log is only ever the calling account’s own', () => {
+  interface AuditAnswer {
+    events: { id: string; key_id: string | null; details: Record<string, unknown> }[]
+    next_cursor: string | null
+  }
+  const auditOf = async (key: string, query = '') => {
+    const response = await call('GET', `/v1/audit${query}`, key)
+    return { status: response.status, text: await response.clone().text(), response }
+  }
+
+  it('GET /v1/audit shows the caller’s account alone, whatever the query string asks', async () => {
+    const mine = await issueKey(db, 'mycel')
+    await setKeyStatus(db.sql, mine.id, 'deactivate')
+    await setKeyStatus(db.sql, mine.id, 'activate')
+    const rolled = await call('POST', '/v1/keys/rotate', mine.key)
+    expect(rolled.status).toBe(201)
+    const { id: newId, key: myNewKey } = (await rolled.json()) as { id: string; key: string }
+    const theirs = await issueKey(db, 'spore')
+
+    const own = JSON.parse((await auditOf(myNewKey)).text) as AuditAnswer
+    expect(own.events).toHaveLength(4)
+    const myEventIds = own.events.map((event) => event.id)
+
+    const seen = await auditOf(theirs.key)
+    expect(seen.status).toBe(200)
+    const answer = JSON.parse(seen.text) as AuditAnswer
+    // Their own key.created, and nothing of the other account: no event, no key id.
+    expect(answer.events.map((event) => event.details.key_id)).toEqual([theirs.id])
+    for (const id of [...myEventIds, mine.id, newId]) expect(seen.text).not.toContain(id)
+    for (const query of [`?account_id=${mine.id}`, `?key_id=${mine.id}`, `?id=${mine.id}`]) {
+      const named = await auditOf(theirs.key, query)
+      expect(named.status, query).toBe(400)
+      expect(named.text, query).not.toContain(myEventIds[0] as string)
+    }
+  })
+
+  it('another account’s cursor answers exactly as a cursor that never existed, and pages nothing of it', async () => {
+    const mine = await issueKey(db, 'mycel')
+    await setKeyStatus(db.sql, mine.id, 'deactivate')
+    await setKeyStatus(db.sql, mine.id, 'activate')
+    const page = JSON.parse((await auditOf(mine.key, '?limit=1')).text) as AuditAnswer
+    const cursor = page.next_cursor as string
+    expect(cursor).toBeTruthy()
+    const theirs = await issueKey(db, 'hypha')
+    const never = encodeCursor(`evt_${randomBytes(12).toString('hex')}`)
+    const withMine = await shape((await auditOf(theirs.key, `?cursor=${cursor}`)).response, cursor)
+    const withNone = await shape((await auditOf(theirs.key, `?cursor=${never}`)).response, never)
+    expect(withMine.status).toBe(400)
+    expect(withMine).toEqual(withNone)
+    expect(withMine.body).toContain('"field":"cursor"')
+    // The owner's cursor still pages the owner's log.
+    const next = JSON.parse((await auditOf(mine.key, `?limit=1&cursor=${cursor}`)).text) as AuditAnswer
+    expect(next.events).toHaveLength(1)
+    expect(next.events[0]?.id).not.toBe(page.events[0]?.id)
   })
 })

@@ -154,7 +154,7 @@ describe('API3: request bodies are strict: an unknown property is refused, namin
 const INTERNAL_NAME = /hash|e-?mail|issued_?from|account|hint|secret|password/i
 
 describe('API3: responses never expose internal properties', () => {
-  it('key issuance, usage, rotation, jobs and viewer carry no key hash, email, client address or stale key', async () => {
+  it('key issuance, usage, rotation, the audit log, jobs and viewer carry no key hash, email, client address or stale key', async () => {
     const email = 'internal-fields@example.org'
     const issuedResponse = await send('POST', '/keys', JSON.stringify({ email, name: 'nursery' }))
     expect(issuedResponse.status).toBe(201)
@@ -183,6 +183,12 @@ describe('API3: responses never expose internal properties', () => {
     answers.push(rotation)
     const later = await fetch(`${running.url}/v1/usage`, { headers: { 'x-api-key': replacement } })
     answers.push(await later.json())
+    // The account's log of both changes, each from the client address as a tag, never as issued_from.
+    const audit = await fetch(`${running.url}/v1/audit`, { headers: { 'x-api-key': replacement } })
+    const log = (await audit.json()) as { events: { kind: string; address_tag: string }[] }
+    expect(log.events.map((event) => event.kind)).toEqual(['key.rotated', 'key.issued'])
+    expect(log.events[0]?.address_tag).toMatch(/^[0-9a-f]{32}$/)
+    answers.push(log)
     secrets.push(issued.key, hashApiKey(replacement), replacement)
 
     const partner = await createKey(db.sql, { tier: 'mycel', email: 'partner@example.org' })

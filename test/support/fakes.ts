@@ -11,14 +11,22 @@ import { MemoryIssuanceLimiter } from '../../src/access/issuance/memory-issuance
 import { MemoryQuotaStore } from '../../src/access/quota/memory-quota-store.ts'
 import { QuotaGuard } from '../../src/access/quota/quota-guard.ts'
 import { KeyService, type UsageSource } from '../../src/domain/key-service.ts'
-import type { KeyAccounts, KeyDirectory, NearestSiteLookup, SiteTable } from '../../src/domain/ports.ts'
+import type {
+  AuditLog,
+  KeyAccounts,
+  KeyDirectory,
+  NearestSiteLookup,
+  SiteTable,
+} from '../../src/domain/ports.ts'
 import type { Logger } from '../../src/logging/logger.ts'
 import { createRequestContext, type RequestContext } from '../../src/observability/request-context.ts'
 import type {
   ApiKeyRecord,
+  AuditEvent,
   Coordinates,
   KeyStatus,
   NearestSite,
+  NewAuditEvent,
   Site,
   Tier,
   TierName,
@@ -181,6 +189,29 @@ export function keyAccountsOver(directory: FakeKeyDirectory): KeyAccounts {
     findById: async (id) => directory.byId(id),
     issueSporeKey: () => Promise.reject(new Error('not in the fake')),
     rotate: () => Promise.reject(new Error('not in the fake')),
+  }
+}
+
+/**
+ * The audit log in memory, with the store's paging: an account's events newest first (appended later =
+ * newer), after the event `after`, or null when `after` is not one of the account's.
+ */
+export class MemoryAuditLog implements AuditLog {
+  readonly events: AuditEvent[] = []
+  private sequence = 0
+
+  constructor(private readonly now: () => Date = () => new Date()) {}
+
+  async append(event: NewAuditEvent): Promise<void> {
+    const id = `evt_${(++this.sequence).toString(16).padStart(24, '0')}`
+    this.events.push({ ...event, id, createdAt: this.now() })
+  }
+
+  async page(accountId: string, limit: number, after: string | null): Promise<AuditEvent[] | null> {
+    const own = this.events.filter((event) => event.accountId === accountId).reverse()
+    const start = after === null ? 0 : own.findIndex((event) => event.id === after) + 1
+    if (after !== null && start === 0) return null
+    return own.slice(start, start + limit)
   }
 }
 

@@ -30,6 +30,10 @@ export type MethodListResponse = Schemas['MethodListResponse']
 export type CoverageResponse = Schemas['CoverageResponse']
 export type HealthResponse = Schemas['HealthResponse']
 export type UsageResponse = Schemas['UsageResponse']
+/** `GET /v1/audit` → a page of the account's audit log, newest first, and `next_cursor`. */
+export type AuditPageResponse = Schemas['AuditPageResponse']
+export type AuditEvent = Schemas['AuditEvent']
+export type AuditQuery = NonNullable<paths['/v1/audit']['get']['parameters']['query']>
 /** `POST /v1/jobs` → 202: `{id, status, rows, links}`. */
 export type JobAccepted = Schemas['JobAccepted']
 /** `GET /v1/jobs/{id}`: status, progress, failures by code. */
@@ -333,6 +337,13 @@ export function createSurvivalClient(options: SurvivalClientOptions) {
 
     /** The key, its tier's limits (`batch_size`), today's count and the last 30 days. */
     usage: (options?: CallOptions) => body(() => api.GET('/v1/usage', init(options)), options),
+
+    /**
+     * A page of the account's audit log, newest first: `limit` events (1–100, default 50) after
+     * `cursor` (the previous page's `next_cursor`, null on the last page).
+     */
+    audit: (query: AuditQuery = {}, options?: CallOptions) =>
+      body(() => api.GET('/v1/audit', { params: { query }, ...init(options) }), options),
 
     /**
      * Starts a job from a file (path), a Node Readable or a web ReadableStream, streamed as the request

@@ -488,6 +488,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log of the calling key's account, newest first, a page at a time
+         * @description What changed in the account of the key in `X-API-Key` (the key and every key that replaced it
+         *     through rotation), who changed it, when, and from which client address: a spore key issued by
+         *     `POST /keys` (`key.issued`), a key rolled (`key.rotated`, by the holder or an operator), and the
+         *     operator's key commands (`key.created`, `key.activated`, `key.deactivated`, `key.revoked`).
+         *     Only the caller's account is ever read: no parameter names an account or a key. New kinds of
+         *     event may appear (changes to data the account writes): treat an unknown `kind` as one more
+         *     event.
+         *
+         *     Newest first, `limit` events a page (1 to 100, default 50); `next_cursor` is where the next page
+         *     starts (pass it as `cursor`), null on the last page. A cursor is opaque and belongs to the
+         *     account whose page gave it: any other value is `400 invalid_request` naming `cursor`. Paging
+         *     with cursors returns every event once, in order, also while new events are added (they come
+         *     first, on a new first page).
+         *
+         *     What an event never holds: a key, a key's hash, an email address or a client address. The
+         *     address is kept only as its HMAC under the server's secret, and shown as `address_tag`, a value
+         *     derived from that hash and the account: the same for one address throughout the account's log,
+         *     different in another account's. This call counts one request like any keyed call.
+         */
+        get: operations["getAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/keys/rotate": {
         parameters: {
             query?: never;
@@ -1719,6 +1756,59 @@ export interface components {
                 id: components["schemas"]["KeyId"];
                 /** @description When the old key stops working (now plus the grace period, never past its own expiry). */
                 works_until: components["schemas"]["Timestamp"];
+            };
+        };
+        AuditPageResponse: {
+            /** @description The account's events, newest first. */
+            events: components["schemas"]["AuditEvent"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        AuditEvent: {
+            /** @description The event's id (random, not a sequence). */
+            id: string;
+            /**
+             * @description What happened: `key.issued` (a spore key from `POST /keys`), `key.created` (an operator's
+             *     new key), `key.rotated`, `key.activated`, `key.deactivated`, `key.revoked`. More kinds may
+             *     come.
+             */
+            kind: string;
+            /** @description When it happened. */
+            at: components["schemas"]["Timestamp"];
+            /**
+             * @description `holder`: the account's holder, over the API; `operator`: the service's operator, with the key CLI.
+             * @enum {string}
+             */
+            actor: "holder" | "operator";
+            /** @description The key the holder acted with (for `key.issued`, the key issued); null for an operator. */
+            key_id: components["schemas"]["KeyId"] | null;
+            /**
+             * @description The client address the holder acted from, as a tag: the same for one address throughout
+             *     this account's log, different in other accounts' logs, and neither the address nor the
+             *     hash the server keeps of it. Null for an operator.
+             */
+            address_tag: string | null;
+            /** @description What changed, by kind: the key (`key_id`), its replacement and grace (`key.rotated`), its tier, status and expiry (`key.created`), its status before (`key.activated`, `key.deactivated`, `key.revoked`). */
+            details: {
+                /** @description The key the event is about. */
+                key_id?: components["schemas"]["KeyId"];
+                /** @description `key.rotated`: the replacement. */
+                new_key_id?: components["schemas"]["KeyId"];
+                /** @description `key.rotated`: how long the old key kept working. */
+                grace_seconds?: number;
+                tier?: components["schemas"]["TierName"];
+                /**
+                 * @description `key.created`: the status the key was created with.
+                 * @enum {string}
+                 */
+                status?: "active" | "inactive";
+                /**
+                 * @description `key.activated`, `key.deactivated`, `key.revoked`: the status before.
+                 * @enum {string}
+                 */
+                previous_status?: "active" | "inactive";
+                /** @description `key.created`: when the key expires; null = never. */
+                expires_at?: components["schemas"]["NullableTimestamp"];
             };
         };
         UsageResponse: {
@@ -3616,6 +3706,77 @@ export interface operations {
                     "application/json": components["schemas"]["UsageResponse"];
                 };
             };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Events on the page, 1 to 100. */
+                limit?: number;
+                /** @description The `next_cursor` of the page before. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the account's events, newest first. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "events": [
+                     *         {
+                     *           "id": "evt_3f9c0a51d27e84b6c1a09d3e",
+                     *           "kind": "key.rotated",
+                     *           "at": "2026-11-22T23:41:07.530Z",
+                     *           "actor": "holder",
+                     *           "key_id": "key_5c0e9f3a7b21d846",
+                     *           "address_tag": "9b1e04c7d35a28f6e0c91b7d4a62f3e8",
+                     *           "details": {
+                     *             "key_id": "key_5c0e9f3a7b21d846",
+                     *             "new_key_id": "key_a41d07c2e98f3b65",
+                     *             "grace_seconds": 3600
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "evt_a7e2d94c0b158f36e2d7c40a",
+                     *           "kind": "key.issued",
+                     *           "at": "2026-11-22T23:40:51.094Z",
+                     *           "actor": "holder",
+                     *           "key_id": "key_5c0e9f3a7b21d846",
+                     *           "address_tag": "9b1e04c7d35a28f6e0c91b7d4a62f3e8",
+                     *           "details": {
+                     *             "key_id": "key_5c0e9f3a7b21d846",
+                     *             "tier": "spore"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AuditPageResponse"];
+                };
+            };
+            400: components["responses"]["QueryBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequests"];

@@ -70,6 +70,17 @@ describe('typed client against a live server', () => {
     expect(usage.limits.batch_size).toBe(100)
   })
 
+  it('audit: a typed page of the account’s log, and its cursor', async () => {
+    const page = await client().audit({ limit: 1 })
+    // The key was created by an operator (the keys CLI's createKey): the first event of its account.
+    expect(page.events.map((event) => [event.kind, event.actor, event.key_id])).toEqual([
+      ['key.created', 'operator', null],
+    ])
+    expect(page.next_cursor).toBeNull()
+    const refused = await caught(client().audit({ cursor: 'not-a-cursor' }))
+    expect(refused).toMatchObject({ status: 400, code: 'invalid_request', details: { field: 'cursor' } })
+  })
+
   it('a 4xx surfaces as SurvivalApiError with status, code, message, details and the Request-Id', async () => {
     const error = await caught(
       client().predict(site(FOREST_POINTS.coastRange, 'PSMA'), { requestId: 'client-test-1' }),
