@@ -3,7 +3,7 @@
  * API — single and batch predictions (REST and GraphQL, today's climate and futures), comparisons and
  * rankings, survival maps across species, methods, horizons, cell sizes and climates (so the map caches
  * fill to their bounds), stocking plans of points and stands, the catalogue and service endpoints, the
- * explorer, metrics, key issue and rotation, refusals of bad input, and portfolio jobs (CSV, GeoJSON
+ * explorer, metrics, key requests and rotation, refusals of bad input, and portfolio jobs (CSV, GeoJSON
  * points, GeoJSON stands) streamed up, scored, streamed down and deleted.
  *
  * Each lane runs `connections` loops of `step` until the soak ends; a step sends one call (or, for the
@@ -13,6 +13,7 @@ import { EMISSION_SCENARIOS, FUTURE_PERIODS } from '../src/domain/climate.ts'
 import { SPECIES } from '../src/domain/species.ts'
 import { isInCoverage } from '../src/geo/coverage.ts'
 import { runJob, type Site } from './job-files.ts'
+import type { SoakMailSink } from './mail-sink.ts'
 import { type Call, type LaneTally, type SoakClient, sendAndRecord } from './soak-client.ts'
 import { prng } from './support.ts'
 
@@ -27,6 +28,12 @@ export interface SoakContext {
   sites: readonly Site[]
   /** Portfolio files on disk, written before the soak. */
   jobFiles: Record<'csv' | 'points' | 'stands', JobFile>
+  /**
+   * The mail server the soak's server sends key mail to (its env started the server): POST /keys is
+   * taken (202) and each request mailed. Without one the server runs with DATABASE_URL and no SMTP_URL,
+   * where self-service keys are off and POST /keys answers 404.
+   */
+  mailSink?: SoakMailSink
 }
 
 /** A portfolio file on disk: its rows, and how many of them lie outside the coverage (they fail). */
@@ -476,10 +483,17 @@ function refusalLane(ctx: SoakContext): Lane {
   })
 }
 
-/** Rotates the second key (the new one works, the old one is refused at once), and asks for a spore key. */
+/**
+ * Rotates the second key (the new one works, the old one is refused at once), and asks for a spore key
+ * by mail now and then.
+ */
 function keysLane(ctx: SoakContext): Lane {
   let current = ctx.rotatingKey
   let asked = 0
+  /** Key requests the server took (202), and how many of them it had taken by the ask before the last. */
+  let taken = 0
+  let takenTwoAsksAgo = 0
+  let takenOneAskAgo = 0
   return {
     id: 'keys',
     name: 'keys: rotate and issue',
@@ -512,14 +526,37 @@ function keysLane(ctx: SoakContext): Lane {
         })
       }
       asked += 1
-      // A spore key now and then: the per-address limit answers 429 after the first few.
-      if (asked % 5 === 1)
+      if (asked % 5 !== 1) return
+      const sink = ctx.mailSink
+      if (!sink) {
+        // DATABASE_URL and no SMTP_URL: self-service keys are off, and the door says there is none.
         await sendAndRecord(ctx.client, tally, {
           method: 'POST',
           path: '/keys',
           body: json({ email: `soak-${asked}@example.org`, name: 'soak' }),
-          expect: [201, 429],
+          expect: [404],
+          code: 'not_found',
         })
+        return
+      }
+      // Key mail on: each request is taken (the same answer for every address) and mailed, until the
+      // per-address limit answers 429 after the first few. What was taken two asks ago (20 s and more)
+      // must have reached the mail server by now.
+      takenTwoAsksAgo = takenOneAskAgo
+      takenOneAskAgo = taken
+      const answer = await sendAndRecord(ctx.client, tally, {
+        method: 'POST',
+        path: '/keys',
+        body: json({ email: `soak-${asked}@example.org`, name: 'soak' }),
+        expect: [202, 429],
+        code: 'rate_limit_exceeded',
+        check: (text) => {
+          if (text !== '{"status":"check_your_email"}') return `not check_your_email: ${text.slice(0, 100)}`
+          const mailed = sink.received()
+          return mailed < takenTwoAsksAgo ? `${takenTwoAsksAgo} key requests taken, ${mailed} mailed` : null
+        },
+      })
+      if (answer?.status === 202) taken += 1
     },
   }
 }

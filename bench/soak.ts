@@ -31,6 +31,7 @@ import {
   writePortfolio,
   writeStandCollection,
 } from './job-files.ts'
+import { type SoakMailSink, startSoakMailSink } from './mail-sink.ts'
 import { seededDatabase } from './seeded-database.ts'
 import { buildProject, startProjectServer } from './servers.ts'
 import { LaneTally, SoakClient } from './soak-client.ts'
@@ -218,8 +219,11 @@ async function main() {
     stands: { path: join(tmpdir(), `soak-stands-${randomSuffix()}.geojson`), rows: JOB_STANDS, outside: 0 },
   }
   let server: Awaited<ReturnType<typeof startProjectServer>> | undefined
+  let mailSink: SoakMailSink | undefined
   const client: { current?: SoakClient } = {}
   try {
+    // Key mail goes to a sink on this machine: POST /keys is taken and each request mailed.
+    mailSink = await startSoakMailSink()
     const sql = postgres(database.url, { max: 1, onnotice: () => {} })
     const sites = await sql<Site[]>`SELECT latitude, longitude FROM sites ORDER BY id`
     await sql.end()
@@ -244,7 +248,7 @@ async function main() {
         // pino's error and fatal levels
         if (/"level":(50|60)/.test(line)) serverErrors.push(line)
       },
-      { JOB_QUEUE_PREFIX: `${prefix}:jobs` },
+      { JOB_QUEUE_PREFIX: `${prefix}:jobs`, ...mailSink.env },
     )
     const pid = server.child.pid
     client.current = new SoakClient(new URL(server.url))
@@ -256,6 +260,7 @@ async function main() {
       metricsToken,
       sites,
       jobFiles: files,
+      mailSink,
     }
     const lanes = soakLanes(ctx, await explorerAssets(client.current)).filter((lane) =>
       LANE_IDS.includes(lane.id),
@@ -346,6 +351,7 @@ async function main() {
       server.rss.stop()
       await server.child.stop()
     }
+    await mailSink?.close()
     await Promise.all(Object.values(files).map((file) => rm(file.path, { force: true })))
     await deleteRedisKeys(REDIS_URL, await listRedisKeys(REDIS_URL, `${prefix}*`))
     await database.drop()

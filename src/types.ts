@@ -212,22 +212,6 @@ export interface IssuedKey {
   expiresAt: Date | null
 }
 
-/** What self-service issuance of a spore key came to. */
-export type SporeKeyOutcome =
-  | { kind: 'issued'; key: IssuedKey }
-  | { kind: 'key_exists' }
-  | { kind: 'limited'; scope: 'address' | 'global'; retryAfterSeconds: number }
-
-export interface SporeKeyRequest {
-  /** Lower-cased. */
-  email: string
-  name: string | null
-  /** HMAC-SHA-256 of the client address under the server's ADDRESS_HASH_KEY, in hex; never the address. */
-  issuedFrom: string
-  perAddressPerHour: number
-  perHour: number
-}
-
 /** Requests of one account on one UTC day (`YYYY-MM-DD`). */
 export interface DailyUsage {
   day: string

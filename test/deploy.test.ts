@@ -53,6 +53,7 @@ describe('docker-compose.yml', () => {
         command?: string[]
         depends_on?: object
         profiles?: string[]
+        ports?: string[]
         volumes?: string[]
         user?: string
       }
@@ -67,14 +68,16 @@ describe('docker-compose.yml', () => {
   it('starts PostgreSQL, Redis, a migrate-and-seed step, then the app and a job worker; a read replica only in its profile', () => {
     expect(Object.keys(compose.services).sort()).toEqual([
       'app',
+      'mailpit',
       'migrate',
       'postgres',
       'postgres-replica',
       'redis',
       'worker',
     ])
+    const profiles: Record<string, string[]> = { 'postgres-replica': ['replica'], mailpit: ['dev'] }
     for (const [name, service] of Object.entries(compose.services))
-      expect(service.profiles, name).toEqual(name === 'postgres-replica' ? ['replica'] : undefined)
+      expect(service.profiles, name).toEqual(profiles[name])
     for (const service of ['app', 'worker'])
       expect(compose.services[service]?.depends_on).toMatchObject({
         migrate: { condition: 'service_completed_successfully' },
@@ -106,6 +109,26 @@ describe('docker-compose.yml', () => {
     expect(existsSync(new URL('src/wiring/worker.ts', root))).toBe(true)
   })
 
+  it('runs the key mail flow against the dev profile’s mail catcher, and keeps POST /keys off without SMTP_URL', () => {
+    const app = compose.services.app?.environment ?? {}
+    expect(app.SMTP_URL).toBe(`$\{SMTP_URL:-}`)
+    // As the header says: SMTP_URL=smtp://mailpit:1025 docker compose --profile dev up
+    expect(read('docker-compose.yml')).toContain(
+      'SMTP_URL=smtp://mailpit:1025 docker compose --profile dev up',
+    )
+    const withCatcher = loadConfig(
+      { ...unsetVariables(app), SMTP_URL: 'smtp://mailpit:1025' },
+      { server: true },
+    )
+    expect(withCatcher).toMatchObject({
+      SMTP_URL: 'smtp://mailpit:1025',
+      PUBLIC_URL: 'http://localhost:8080',
+    })
+    expect(withCatcher.MAIL_FROM).toMatch(/<keys@localhost>$/)
+    // mailpit takes SMTP on 1025 and shows its inbox on 8025, published to this host's loopback only.
+    expect(compose.services.mailpit?.ports).toEqual(['127.0.0.1:8025:8025'])
+  })
+
   it('runs npm scripts that exist', () => {
     const migrate = compose.services.migrate?.command?.join(' ') ?? ''
     for (const script of migrate.match(/npm run ([\w:]+)/g) ?? []) {
@@ -126,6 +149,9 @@ describe('docker-compose.yml', () => {
           'METRICS_TOKEN',
           'METRICS_PORT',
           'ADDRESS_HASH_KEY',
+          'SMTP_URL',
+          'MAIL_FROM',
+          'PUBLIC_URL',
         ]).toContain(name)
       // The app is a server: with DATABASE_URL its /metrics must be closed (METRICS_TOKEN or METRICS_PORT).
       expect(() => loadConfig(environment, { server: service === 'app' })).not.toThrow()

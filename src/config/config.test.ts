@@ -234,3 +234,48 @@ describe('METRICS_TOKEN and METRICS_PORT', () => {
     expect(server({ DATABASE_URL, METRICS_TOKEN: 'x'.repeat(16) }).METRICS_TOKEN).toBe('x'.repeat(16))
   })
 })
+
+describe('SMTP_URL, MAIL_FROM and PUBLIC_URL', () => {
+  const DATABASE_URL = 'postgres://localhost/survival'
+  const mail = {
+    SMTP_URL: 'smtps://keys%40example.org:secret@mail.example.org:465',
+    MAIL_FROM: 'Survival API <keys@example.org>',
+    PUBLIC_URL: 'https://api.example.org',
+  }
+
+  it('are unset by default: self-service keys then go by the log (embedded) or are off (DATABASE_URL)', () => {
+    const config = loadConfig({})
+    expect([config.SMTP_URL, config.MAIL_FROM, config.PUBLIC_URL]).toEqual([undefined, undefined, undefined])
+  })
+
+  it('take an smtp:// or smtps:// URL, a sender, and the public address', () => {
+    expect(loadConfig({ ...mail, DATABASE_URL })).toMatchObject(mail)
+    expect(
+      loadConfig({ ...mail, SMTP_URL: 'smtp://127.0.0.1:1025', MAIL_FROM: 'keys@example.org' }).SMTP_URL,
+    ).toBe('smtp://127.0.0.1:1025')
+  })
+
+  it.each([
+    ['SMTP_URL', 'https://mail.example.org', /SMTP_URL: must start with smtp:\/\/ or smtps:\/\//],
+    ['SMTP_URL', 'mail.example.org:25', /SMTP_URL: must start with smtp/],
+    ['SMTP_URL', 'smtp//mail', /SMTP_URL: must be a URL/],
+    ['MAIL_FROM', 'keys@example.org\r\nBcc: everyone@example.org', /MAIL_FROM: must be an address/],
+    ['MAIL_FROM', 'not an address', /MAIL_FROM: must be an address/],
+    ['MAIL_FROM', `${'x'.repeat(200)}@example.org`, /MAIL_FROM: /],
+    ['PUBLIC_URL', 'ftp://api.example.org', /PUBLIC_URL: must be an http:\/\/ or https:\/\/ URL/],
+    ['PUBLIC_URL', 'https://api.example.org/?next=evil', /PUBLIC_URL: must be an http/],
+    ['PUBLIC_URL', 'https://api.example.org/#top', /PUBLIC_URL: must be an http/],
+    ['PUBLIC_URL', 'api.example.org', /PUBLIC_URL: must be a URL/],
+  ])('refuses %s=%j, naming the variable', (name, value, message) => {
+    expect(() => loadConfig({ ...mail, DATABASE_URL, [name]: value })).toThrow(message)
+  })
+
+  it('SMTP_URL needs MAIL_FROM, and with DATABASE_URL also PUBLIC_URL (links never come from a Host header)', () => {
+    expect(() => loadConfig({ SMTP_URL: mail.SMTP_URL })).toThrow(/MAIL_FROM: required with SMTP_URL/)
+    expect(() => loadConfig({ SMTP_URL: mail.SMTP_URL, MAIL_FROM: mail.MAIL_FROM, DATABASE_URL })).toThrow(
+      /PUBLIC_URL: required with SMTP_URL and DATABASE_URL/,
+    )
+    // The embedded store links to http://localhost:PORT when PUBLIC_URL is unset.
+    expect(() => loadConfig({ SMTP_URL: mail.SMTP_URL, MAIL_FROM: mail.MAIL_FROM })).not.toThrow()
+  })
+})

@@ -67,6 +67,9 @@ function commaSeparated(value: string): string[] {
 }
 
 const ADDRESS_HASH_KEY_MIN_LENGTH = 32
+
+/** An address, or a display name and an address in angle brackets; no line breaks (no header injection). */
+const MAIL_FROM_FORM = /^(?:[^\r\n<>@]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/
 const MAKE_ADDRESS_HASH_KEY = 'make one with `openssl rand -hex 32`'
 
 /** Why a server with DATABASE_URL will not start with /metrics open, and the two ways to close it. */
@@ -162,9 +165,36 @@ const EnvSchema = z.object({
       `must be at least ${ADDRESS_HASH_KEY_MIN_LENGTH} characters; ${MAKE_ADDRESS_HASH_KEY}`,
     )
     .optional(),
-  /** Self-service spore keys (POST /keys) issued to one client address per hour. */
+  /**
+   * The mail server that self-service keys go out through: smtp:// or smtps://, with any credentials in
+   * the URL (smtps://user:password@mail.example.org:465). Without it, POST /keys is off with
+   * DATABASE_URL, and the embedded development store writes the messages to the log instead.
+   */
+  SMTP_URL: z
+    .url({ error: 'must be a URL such as smtps://user:password@mail.example.org:465' })
+    .refine((url) => /^smtps?:\/\//i.test(url), 'must start with smtp:// or smtps://')
+    .optional(),
+  /** The sender of key mail: `keys@example.org` or `Survival API <keys@example.org>`; required with SMTP_URL. */
+  MAIL_FROM: z
+    .string()
+    .max(200)
+    .regex(MAIL_FROM_FORM, 'must be an address, or a name and an address in <>, on one line')
+    .optional(),
+  /**
+   * The service's public address, which links in key mail point to (https://api.example.org). Never
+   * taken from a request's Host header, which a caller chooses. Required with SMTP_URL and
+   * DATABASE_URL; the embedded store uses http://localhost:PORT.
+   */
+  PUBLIC_URL: z
+    .url({ error: 'must be a URL such as https://api.example.org' })
+    .refine((url) => {
+      const parsed = URL.parse(url)
+      return parsed === null || (/^https?:$/.test(parsed.protocol) && !parsed.search && !parsed.hash)
+    }, 'must be an http:// or https:// URL with no query or fragment')
+    .optional(),
+  /** Self-service key requests (POST /keys) taken from one client address per hour, whatever they come to. */
   SPORE_KEYS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).max(10_000).default(5),
-  /** Self-service spore keys issued per hour over all addresses: the ceiling against a flood. */
+  /** Self-service key requests per hour over all addresses (each is a message sent): the ceiling against a flood. */
   SPORE_KEYS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(500),
   /**
    * Longest a key's standing is served from a process's memory. Key changes reach every process within
@@ -251,6 +281,19 @@ export function loadConfig(
         code: 'custom',
         path: ['METRICS_TOKEN or METRICS_PORT'],
         message: METRICS_CLOSED,
+      })
+    if (config.SMTP_URL && !config.MAIL_FROM)
+      context.addIssue({
+        code: 'custom',
+        path: ['MAIL_FROM'],
+        message: 'required with SMTP_URL: the sender of key mail, e.g. "Survival API <keys@example.org>"',
+      })
+    if (config.SMTP_URL && config.DATABASE_URL && !config.PUBLIC_URL)
+      context.addIssue({
+        code: 'custom',
+        path: ['PUBLIC_URL'],
+        message:
+          'required with SMTP_URL and DATABASE_URL: the address links in key mail point to, e.g. https://api.example.org',
       })
     if (config.DATABASE_REPLICA_URLS.length > 0 && !config.DATABASE_URL)
       context.addIssue({

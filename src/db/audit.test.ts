@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../test/support/database.ts'
 import { appendAuditEvent, auditEvents, OPERATOR } from './audit.ts'
-import { createKey, issueSporeKey, rotateKey, setKeyStatus } from './keys.ts'
+import { markKeyMailDelivered, recordKeyRequest, takeNextKeyMail } from './key-requests.ts'
+import { createKey, rotateKey, setKeyStatus } from './keys.ts'
 import { migrate } from './migrate.ts'
 
 /** The audit log's SQL against PostgreSQL: appended with the key changes, read an account at a time. */
 describe('audit log (PostgreSQL)', () => {
+  const LIMITS = { perAddressPerHour: 5, perHour: 500 }
   let db: TestDatabase
   beforeAll(async () => {
     db = await createTestDatabase()
@@ -40,22 +42,54 @@ describe('audit log (PostgreSQL)', () => {
     expect(revoked?.details).toEqual({ key_id: replacement.id, previous_status: 'active' })
   })
 
-  it('logs a self-service key as issued by its holder, from the address hash it was asked from', async () => {
-    const issuedFrom = 'ab'.repeat(32)
-    const outcome = await issueSporeKey(db.sql, {
-      email: 'audit-holder@example.org',
-      name: null,
-      issuedFrom,
-      perAddressPerHour: 5,
-      perHour: 500,
+  /** A self-service request recorded and taken up by a mailer: the key it will mail, not written yet. */
+  async function mailedKey(email: string, issuedFrom: string) {
+    await db.sql`DELETE FROM key_requests WHERE state = 'queued'`
+    expect(await recordKeyRequest(db.sql, { email, name: null, issuedFrom }, LIMITS)).toEqual({
+      recorded: true,
     })
-    if (outcome.kind !== 'issued') throw new Error(outcome.kind)
-    const [event] = (await auditEvents(db.sql, outcome.key.id, 10, null)) ?? []
+    const mail = await takeNextKeyMail(db.sql, 60_000, 3_600_000)
+    if (mail?.kind !== 'key') throw new Error(`expected a key to mail, got ${mail?.kind}`)
+    return mail
+  }
+
+  it('logs a self-service key as issued by its holder, from the address hash, with the key itself', async () => {
+    const issuedFrom = 'ab'.repeat(32)
+    const mail = await mailedKey('audit-holder@example.org', issuedFrom)
+    // Nothing is written (neither the key nor its event) until the address has its message.
+    expect(await kinds(mail.keyId)).toEqual([])
+    await markKeyMailDelivered(db.sql, mail)
+    const [event] = (await auditEvents(db.sql, mail.keyId, 10, null)) ?? []
     expect(event).toMatchObject({
       kind: 'key.issued',
-      actor: { kind: 'holder', keyId: outcome.key.id, addressHash: issuedFrom },
-      details: { key_id: outcome.key.id, tier: 'spore' },
+      actor: { kind: 'holder', keyId: mail.keyId, addressHash: issuedFrom },
+      details: { key_id: mail.keyId, tier: 'spore' },
     })
+    expect(JSON.stringify(event)).not.toContain('audit-holder')
+    // The key and its event were written by one (sub)transaction: same xid, same now().
+    const [written] = await db.sql`
+      SELECT k.xmin::text = e.xmin::text AS same_transaction, k.created_at = e.created_at AS same_time
+      FROM api_keys k JOIN audit_events e ON e.account_id = k.account_id
+      WHERE k.id = ${mail.keyId} AND e.kind = 'key.issued'`
+    expect(written).toEqual({ sameTransaction: true, sameTime: true })
+  })
+
+  it('writes no self-service key whose key.issued event cannot be written', async () => {
+    const mail = await mailedKey('audit-refused@example.org', 'cd'.repeat(32))
+    await db.sql`ALTER TABLE audit_events ADD CONSTRAINT refuse_issued CHECK (kind <> 'key.issued') NOT VALID`
+    try {
+      await expect(markKeyMailDelivered(db.sql, mail)).rejects.toThrow(/refuse_issued/)
+    } finally {
+      await db.sql`ALTER TABLE audit_events DROP CONSTRAINT refuse_issued`
+    }
+    const [keys] =
+      await db.sql`SELECT count(*)::int AS n FROM api_keys WHERE email = 'audit-refused@example.org'`
+    expect(keys?.n).toBe(0)
+    const [request] = await db.sql`SELECT state FROM key_requests WHERE id = ${mail.requestId}`
+    expect(request?.state).toBe('queued')
+    // Once the event can be written, the same delivery writes both.
+    await markKeyMailDelivered(db.sql, mail)
+    expect(await kinds(mail.keyId)).toEqual(['key.issued'])
   })
 
   it('makes no key change whose event cannot be written: the change and its event commit together', async () => {

@@ -1,13 +1,5 @@
 import { generateApiKey, generateKeyId, hashApiKey, hashesMatch } from '../access/api-key.ts'
-import type {
-  ApiKeyRecord,
-  AuditActor,
-  IssuedKey,
-  KeyStatus,
-  SporeKeyOutcome,
-  SporeKeyRequest,
-  TierName,
-} from '../types.ts'
+import type { ApiKeyRecord, AuditActor, IssuedKey, KeyStatus, TierName } from '../types.ts'
 import { appendAuditEvent, OPERATOR } from './audit.ts'
 import type { Sql } from './connect.ts'
 
@@ -36,7 +28,7 @@ const RECORD_COLUMNS =
 export const KEY_CHANGES_CHANNEL = 'api_key_changes'
 
 /** Serialises self-service issuance, so concurrent requests cannot slip past the hourly limits. */
-const ISSUANCE_LOCK_ID = 727_002
+export const ISSUANCE_LOCK_ID = 727_002
 
 interface NewKey {
   tier: TierName
@@ -47,12 +39,14 @@ interface NewKey {
   accountId?: string
   email?: string | null
   issuedFrom?: string | null
+  /** The key and its id when they were made beforehand (a key mailed before it is written). */
+  made?: { id: string; key: string }
 }
 
-/** Writes a key row; the callers below write its audit event in the same transaction. */
-async function insertKey(sql: Sql, options: NewKey): Promise<IssuedKey & { accountId: string }> {
-  const key = generateApiKey()
-  const id = generateKeyId()
+/** Writes a key row; the callers write its audit event in the same transaction. */
+export async function insertKey(sql: Sql, options: NewKey): Promise<IssuedKey & { accountId: string }> {
+  const key = options.made?.key ?? generateApiKey()
+  const id = options.made?.id ?? generateKeyId()
   const status = options.status ?? 'active'
   const expiresAt = options.expiresAt ?? null
   const accountId = options.accountId ?? id
@@ -129,89 +123,43 @@ export function rotateKey(
   graceSeconds = 0,
   actor: AuditActor = OPERATOR,
 ): Promise<{ issued: IssuedKey; previousExpiresAt: Date }> {
-  return sql.begin(async (tx) => {
-    const record = await lockKey(tx as unknown as Sql, id)
-    assertAllowed('rotate', record)
-    // Retire the old key first: the one-live-key-per-email rule must hold after every statement.
-    const [retired] = await tx<{ expiresAt: Date }[]>`
-      UPDATE api_keys
-      SET status = 'rotated', updated_at = now(),
-          expires_at = LEAST(COALESCE(expires_at, 'infinity'), now() + make_interval(secs => ${graceSeconds}))
-      WHERE id = ${id}
-      RETURNING expires_at`
-    const { accountId, ...issued } = await insertKey(tx as unknown as Sql, {
-      tier: record.tier,
-      name: record.name,
-      status: record.status,
-      accountId: record.accountId,
-      expiresAt: record.expiresAt,
-      email: record.email,
-    })
-    await tx`UPDATE api_keys SET rotated_to = ${issued.id} WHERE id = ${id}`
-    await appendAuditEvent(tx as unknown as Sql, {
-      accountId,
-      kind: 'key.rotated',
-      actor,
-      details: { key_id: id, new_key_id: issued.id, grace_seconds: graceSeconds },
-    })
-    return { issued, previousExpiresAt: (retired as { expiresAt: Date }).expiresAt }
-  })
+  return sql.begin((tx) => rotateWithin(tx as unknown as Sql, id, graceSeconds, actor))
 }
 
-/**
- * A spore key for an email address, unless it already has a live key or the hourly limits (per client
- * address, and over all self-service keys) are reached. Checked and written under one advisory lock.
- */
-export async function issueSporeKey(sql: Sql, request: SporeKeyRequest): Promise<SporeKeyOutcome> {
-  try {
-    return await issueUnderLock(sql, request)
-  } catch (error) {
-    // The unique index is the last word on one live key per address; its error would carry the address.
-    if ((error as { code?: string }).code === UNIQUE_VIOLATION) return { kind: 'key_exists' }
-    throw error
-  }
-}
-
-const UNIQUE_VIOLATION = '23505'
-
-function issueUnderLock(sql: Sql, request: SporeKeyRequest): Promise<SporeKeyOutcome> {
-  return sql.begin(async (tx) => {
-    await tx`SELECT pg_advisory_xact_lock(${ISSUANCE_LOCK_ID})`
-    const [existing] = await tx`
-      SELECT 1 FROM api_keys WHERE email = ${request.email} AND status IN ('active', 'inactive')`
-    if (existing) return { kind: 'key_exists' } as const
-    const [window] = await tx<
-      { fromAddress: number; overall: number; addressFreesIn: number | null; overallFreesIn: number | null }[]
-    >`
-      SELECT count(*) FILTER (WHERE issued_from = ${request.issuedFrom})::int AS from_address,
-             count(*)::int AS overall,
-             ceil(extract(epoch FROM min(created_at) FILTER (WHERE issued_from = ${request.issuedFrom})
-                  + interval '1 hour' - now()))::int AS address_frees_in,
-             ceil(extract(epoch FROM min(created_at) + interval '1 hour' - now()))::int AS overall_frees_in
-      FROM api_keys
-      WHERE issued_from IS NOT NULL AND created_at > now() - interval '1 hour'`
-    const counts = window as NonNullable<typeof window>
-    if (counts.fromAddress >= request.perAddressPerHour) {
-      return { kind: 'limited', scope: 'address', retryAfterSeconds: Math.max(1, counts.addressFreesIn ?? 1) }
-    }
-    if (counts.overall >= request.perHour) {
-      return { kind: 'limited', scope: 'global', retryAfterSeconds: Math.max(1, counts.overallFreesIn ?? 1) }
-    }
-    const { accountId, ...key } = await insertKey(tx as unknown as Sql, {
-      tier: 'spore',
-      name: request.name,
-      email: request.email,
-      issuedFrom: request.issuedFrom,
-    })
-    // The holder acted with no key yet: the event names the key issued, and the address it was asked from.
-    await appendAuditEvent(tx as unknown as Sql, {
-      accountId,
-      kind: 'key.issued',
-      actor: { kind: 'holder', keyId: key.id, addressHash: request.issuedFrom },
-      details: { key_id: key.id, tier: key.tier },
-    })
-    return { kind: 'issued', key } as const
+/** rotateKey inside the caller's transaction; `made` is the new key when it was made beforehand. */
+export async function rotateWithin(
+  tx: Sql,
+  id: string,
+  graceSeconds: number,
+  actor: AuditActor,
+  made?: { id: string; key: string },
+): Promise<{ issued: IssuedKey; previousExpiresAt: Date }> {
+  const record = await lockKey(tx, id)
+  assertAllowed('rotate', record)
+  // Retire the old key first: the one-live-key-per-email rule must hold after every statement.
+  const [retired] = await tx<{ expiresAt: Date }[]>`
+    UPDATE api_keys
+    SET status = 'rotated', updated_at = now(),
+        expires_at = LEAST(COALESCE(expires_at, 'infinity'), now() + make_interval(secs => ${graceSeconds}))
+    WHERE id = ${id}
+    RETURNING expires_at`
+  const { accountId, ...issued } = await insertKey(tx, {
+    tier: record.tier,
+    name: record.name,
+    status: record.status,
+    accountId: record.accountId,
+    expiresAt: record.expiresAt,
+    email: record.email,
+    made,
   })
+  await tx`UPDATE api_keys SET rotated_to = ${issued.id} WHERE id = ${id}`
+  await appendAuditEvent(tx, {
+    accountId,
+    kind: 'key.rotated',
+    actor,
+    details: { key_id: id, new_key_id: issued.id, grace_seconds: graceSeconds },
+  })
+  return { issued, previousExpiresAt: (retired as { expiresAt: Date }).expiresAt }
 }
 
 export function listKeys(sql: Sql): Promise<ApiKeyRecord[]> {

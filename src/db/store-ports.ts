@@ -5,6 +5,7 @@ import type {
   JobStore,
   KeyAccounts,
   KeyDirectory,
+  KeyMailbox,
   NearestSiteLookup,
   SitesInArea,
   SiteTable,
@@ -35,7 +36,17 @@ import {
   resultTexts,
   writeResultChunk,
 } from './jobs.ts'
-import { findKeyByHash, findKeyById, issueSporeKey, KeyStoreError, rotateKey } from './keys.ts'
+import {
+  confirmKeyRoll,
+  hashLinkToken,
+  markKeyMailDelivered,
+  markKeyMailFailed,
+  purgeKeyRequests,
+  recordKeyRequest,
+  rollLinkState,
+  takeNextKeyMail,
+} from './key-requests.ts'
+import { findKeyByHash, findKeyById, KeyStoreError, rotateKey } from './keys.ts'
 import { createNearestSiteLoader, type FindNearestSites } from './nearest-site-loader.ts'
 import type { ReadPool } from './read-replicas.ts'
 import { cachedNearestSites, SiteCache } from './site-cache.ts'
@@ -162,7 +173,6 @@ export function keyAccounts(
 ): KeyAccounts {
   const call = bounded(config, metrics)
   return {
-    issueSporeKey: (request) => call(issueSporeKey(sql, request)),
     rotate: (keyId, graceSeconds, actor) =>
       call(rotateKey(sql, keyId, graceSeconds, actor)).then(
         (rotation) => {
@@ -176,6 +186,20 @@ export function keyAccounts(
         },
       ),
     findById: (keyId) => call(findKeyById(sql, keyId)),
+  }
+}
+
+/** Self-service keys by email: the requests, what each is mailed, and the roll links. */
+export function keyMailbox(sql: Sql, config: Deadline, metrics: Metrics): KeyMailbox {
+  const call = bounded(config, metrics)
+  return {
+    record: (request, limits) => call(recordKeyRequest(sql, request, limits)),
+    takeNext: (leaseMs, linkTtlMs) => call(takeNextKeyMail(sql, leaseMs, linkTtlMs)),
+    delivered: (mail) => call(markKeyMailDelivered(sql, mail)),
+    failed: (requestId, reason, retryAt) => call(markKeyMailFailed(sql, requestId, reason, retryAt)),
+    rollLink: (token) => call(rollLinkState(sql, hashLinkToken(token))),
+    confirmRoll: (token, confirmedFrom) => call(confirmKeyRoll(sql, hashLinkToken(token), confirmedFrom)),
+    purge: (before) => call(purgeKeyRequests(sql, before)),
   }
 }
 

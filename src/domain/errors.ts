@@ -38,17 +38,12 @@ const ERRORS = {
         : 'field' in p
           ? `${p.field} is limited to ${p.perMinute} calls a minute per key; retry in ${p.retryAfterSeconds} s`
           : p.keyIssuance === 'address'
-            ? `At most ${p.limit} keys an hour are issued to one client address; retry later`
-            : `Key issuance is at its hourly ceiling of ${p.limit} keys; retry later`,
+            ? `At most ${p.limit} key requests an hour are taken from one client address; retry later`
+            : `Key requests are at their hourly ceiling of ${p.limit}; retry later`,
   },
   key_rotated: {
     status: 409,
     message: () => 'This API key was already rolled; roll its replacement instead',
-  },
-  key_exists: {
-    status: 409,
-    message: () =>
-      'This email address already has a spore key; roll it with POST /v1/keys/rotate instead of asking for another',
   },
   outside_coverage: {
     status: 422,

@@ -1,21 +1,11 @@
 import { createHmac } from 'node:crypto'
 import type { ApiKeyRecord, DailyUsage, IssuedKey, KeyStatus, Tier } from '../types.ts'
-import { type ApiError, apiError } from './errors.ts'
-import type { IssuanceLimiter, IssuanceLimits, KeyAccounts } from './ports.ts'
-
-export type { IssuanceLimits }
+import { apiError } from './errors.ts'
+import type { KeyAccounts } from './ports.ts'
 
 /** Days of history `usage` reports, today included. */
 export const USAGE_HISTORY_DAYS = 30
 const DAY_MS = 86_400_000
-
-/** Self-service issuance: its hourly limits, the counters checked before the key store, and the address key. */
-export interface SelfServiceIssuance {
-  limits: IssuanceLimits
-  limiter: IssuanceLimiter
-  /** The server's secret (ADDRESS_HASH_KEY) that client addresses are hashed under. */
-  addressHashKey: string
-}
 
 /**
  * What a client address is kept and counted as: its HMAC-SHA-256 under the server's secret, in hex.
@@ -24,17 +14,6 @@ export interface SelfServiceIssuance {
  */
 export function hashClientAddress(addressHashKey: string, clientAddress: string): string {
   return createHmac('sha256', addressHashKey).update(clientAddress).digest('hex')
-}
-
-/** Runs one task at a time, in arrival order; a task that fails does not hold up the next. */
-class OneAtATime {
-  private last: Promise<unknown> = Promise.resolve()
-
-  run<T>(task: () => Promise<T>): Promise<T> {
-    const result = this.last.then(task)
-    this.last = result.catch(() => {})
-    return result
-  }
 }
 
 /** Where usage is counted: the ledger plus what the server has not written yet. */
@@ -88,63 +67,17 @@ export function dailySeries(
 }
 
 /**
- * Keys their holders manage themselves: a free spore key on request (one live key per email address,
- * hourly limits per client address and overall), rolling a key with a grace period, and usage.
- * Mycel and hypha keys stay with operators (the keys CLI).
+ * Keys their holders manage themselves: rolling a key with a grace period, and usage. Spore keys by
+ * email are ./key-mail; mycel and hypha keys stay with operators (the keys CLI).
  */
 export class KeyService {
-  /** The key store's issuance, one at a time in this process (see issueSporeKey). */
-  private readonly issuing = new OneAtATime()
-
   constructor(
     private readonly accounts: KeyAccounts,
     private readonly usageSource: UsageSource,
-    private readonly issuance: SelfServiceIssuance,
+    /** The server's secret (ADDRESS_HASH_KEY) that client addresses are hashed under. */
+    private readonly addressHashKey: string,
     private readonly now: () => Date = () => new Date(),
   ) {}
-
-  /**
-   * The hourly counters come first: a request past them is refused without touching the key store, and
-   * every request they let through spends its address's allowance, whatever it ends in (a key, `409
-   * key_exists`, or the store's own refusal), so the door cannot be leaned on and `409` cannot be asked
-   * without limit. The store then checks exactly, under its lock; its issuances run one at a time in
-   * this process, because the lock serialises them anyway and more would only hold database
-   * connections waiting for it.
-   */
-  async issueSporeKey(
-    request: { email: string; name?: string | null },
-    clientAddress: string,
-  ): Promise<IssuedKey> {
-    const { limits, limiter, addressHashKey } = this.issuance
-    const issuedFrom = hashClientAddress(addressHashKey, clientAddress)
-    const admission = await limiter.admit(issuedFrom, limits)
-    if (!admission.admitted) throw this.limited(admission.scope, admission.retryAfterSeconds)
-    const outcome = await this.issuing.run(() =>
-      this.accounts.issueSporeKey({
-        email: request.email.toLowerCase(),
-        name: request.name ?? null,
-        issuedFrom,
-        ...limits,
-      }),
-    )
-    if (outcome.kind === 'issued') {
-      // The key is issued and shown once whatever happens to the count.
-      await limiter.issued().catch(() => {})
-      return outcome.key
-    }
-    if (outcome.kind === 'key_exists') throw apiError('key_exists')
-    throw this.limited(outcome.scope, outcome.retryAfterSeconds)
-  }
-
-  private limited(scope: 'address' | 'global', retryAfterSeconds: number): ApiError {
-    const { limits } = this.issuance
-    const limit = scope === 'address' ? limits.perAddressPerHour : limits.perHour
-    return apiError(
-      'rate_limit_exceeded',
-      { keyIssuance: scope, limit },
-      { headers: { 'retry-after': String(retryAfterSeconds) } },
-    )
-  }
 
   /**
    * Rolls the caller's key. The audit log keeps who did it (that key) and from where: the client
@@ -156,7 +89,7 @@ export class KeyService {
     clientAddress: string | undefined,
   ): Promise<{ issued: IssuedKey; previousExpiresAt: Date }> {
     const addressHash =
-      clientAddress === undefined ? null : hashClientAddress(this.issuance.addressHashKey, clientAddress)
+      clientAddress === undefined ? null : hashClientAddress(this.addressHashKey, clientAddress)
     const rotation = await this.accounts.rotate(keyId, graceSeconds, { kind: 'holder', keyId, addressHash })
     if (!rotation) throw apiError('key_rotated')
     return rotation

@@ -43,7 +43,7 @@ export function renderExplorerPage(assets: ExplorerAssets, data: ExplorerPageDat
     <form id="spore-form" class="spore-form">
       <label for="spore-email">Email</label>
       <input id="spore-email" name="email" type="email" required autocomplete="email">
-      <button type="submit">Get key</button>
+      <button type="submit">Email me a key</button>
       <p id="spore-result" class="spore-result" role="status" aria-live="polite"></p>
     </form>
   </details>

@@ -23,6 +23,8 @@ export interface ServerDeps {
   rest: RequestHandler
   /** The explorer page (/, /explorer) and its assets; absent when switched off. */
   explorer?: { handle: RequestHandler; serves: (pathname: string) => boolean }
+  /** The page a key's roll link opens (/keys/roll); absent while self-service keys are off. */
+  keyPages?: { handle: RequestHandler; serves: (pathname: string) => boolean }
   logger: Logger
   metrics: Metrics
   /** When set, /metrics needs `Authorization: Bearer <token>`. */
@@ -107,7 +109,7 @@ function observe(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, re
   })
 }
 
-/** HTTP front door: /graphql to the GraphQL adapter, /v1/* to the REST adapter, /metrics, the explorer page, else 404. */
+/** HTTP front door: /graphql to the GraphQL adapter, /v1/* and /keys to the REST adapter, the roll-link page, /metrics, the explorer page, else 404. */
 export function createHttpServer(deps: ServerDeps): Server {
   let inFlight = 0
   const proxyTrust = deps.proxyTrust ?? TRUST_NO_PROXY
@@ -132,6 +134,7 @@ export function createHttpServer(deps: ServerDeps): Server {
     if (url.pathname === '/graphql') return void deps.graphql(req, res, url, request)
     if (url.pathname === '/v1' || url.pathname.startsWith('/v1/') || url.pathname === '/keys')
       return void deps.rest(req, res, url, request)
+    if (deps.keyPages?.serves(url.pathname)) return void deps.keyPages.handle(req, res, url, request)
     if (url.pathname === '/metrics' && !deps.metricsElsewhere)
       return void serveMetrics(deps, req, res, { 'request-id': request.requestId })
     if (deps.explorer?.serves(url.pathname)) return void deps.explorer.handle(req, res, url, request)

@@ -4,7 +4,9 @@ export type { Logger }
 
 /**
  * Never written to a log line, at the top level or one object down: API keys (as sent, in headers, in
- * the GraphQL context), the /metrics bearer token, and the contact email of a self-service key.
+ * the GraphQL context), the /metrics bearer token, and the contact email of a self-service key. The one
+ * exception is by design: the embedded development store without SMTP_URL writes key mail, address and
+ * key included, to the log instead of sending it (src/mail/log-mail-sender.ts); never with DATABASE_URL.
  */
 export const LOG_REDACTION = {
   paths: [

@@ -5,6 +5,7 @@ import type { AuditService } from '../domain/audit-service.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { HealthMonitor } from '../domain/health.ts'
 import type { JobService } from '../domain/jobs/job-service.ts'
+import type { SporeKeyRequests } from '../domain/key-mail/spore-key-requests.ts'
 import type { KeyService } from '../domain/key-service.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
 import type { StockingPlanService } from '../domain/stocking/stocking-service.ts'
@@ -25,6 +26,8 @@ export interface RestDeps {
   catalogue: Catalogue
   health: HealthMonitor
   keys: KeyService
+  /** Free spore keys by email; null while they are off (DATABASE_URL and no SMTP_URL). */
+  keyRequests: SporeKeyRequests | null
 }
 
 export interface RestResponse {

@@ -97,6 +97,8 @@ function setup({
       }),
       access: accessControlOver(directory, () => NOW),
       keys: keyServiceOver(directory, () => NOW),
+      // No test here posts to /keys (test/rest/key-requests.test.ts does, over PostgreSQL and SMTP).
+      keyRequests: null,
       audit: new AuditService(new MemoryAuditLog(() => NOW)),
     },
     logger,

@@ -1,3 +1,4 @@
+import { apiError } from '../domain/errors.ts'
 import { parseInput } from '../domain/input-rules.ts'
 import type { PredictionRequest } from '../domain/prediction-types.ts'
 import { SerializedJson } from '../http-body/json.ts'
@@ -22,7 +23,6 @@ import {
   climateCatalogueJson,
   comparisonJson,
   coverageJson,
-  issuedKeyJson,
   methodJson,
   rankingJson,
   rotationJson,
@@ -32,6 +32,9 @@ import {
 import { keyed, type RestResponse, type Route } from './route.ts'
 
 const ok = (body: unknown): RestResponse => ({ status: 200, body })
+
+/** POST /keys answers this, and only this, to every request it takes. */
+const CHECK_YOUR_EMAIL = new SerializedJson('{"status":"check_your_email"}')
 
 function predictionRequest(body: ReturnType<typeof PredictBody.parse>): PredictionRequest {
   return {
@@ -182,10 +185,12 @@ export const ROUTES: readonly Route[] = [
     method: 'POST',
     path: '/keys',
     authenticated: false,
-    async handle(req, _url, deps, _params, request) {
+    async handle(req, url, deps, _params, request) {
+      if (!deps.keyRequests) throw apiError('not_found', { path: url.pathname })
       const body = parseInput(SporeKeyBody, await readJsonBody(req))
-      const issued = await deps.keys.issueSporeKey(body, request.clientAddress ?? 'unknown')
-      return { status: 201, body: issuedKeyJson(issued), headers: { 'cache-control': 'no-store' } }
+      await deps.keyRequests.request(body, request.clientAddress ?? 'unknown')
+      // The same answer for every address, whether or not it holds a key: the mail tells the rest.
+      return { status: 202, body: CHECK_YOUR_EMAIL, headers: { 'cache-control': 'no-store' } }
     },
   },
   {

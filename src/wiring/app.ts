@@ -28,8 +28,9 @@ import {
 import { AuditService } from '../domain/audit-service.ts'
 import { Catalogue } from '../domain/catalogue.ts'
 import { HealthMonitor, type QuotaStoreState } from '../domain/health.ts'
+import type { KeyMailerSettings } from '../domain/key-mail/key-mailer.ts'
 import { KeyService } from '../domain/key-service.ts'
-import type { IssuanceLimiter } from '../domain/ports.ts'
+import type { IssuanceLimiter, MailSender } from '../domain/ports.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
 import { SPECIES } from '../domain/species.ts'
 import { StockingPlanService } from '../domain/stocking/stocking-service.ts'
@@ -40,6 +41,7 @@ import { createGraphQLHttpHandler } from '../graphql/http-transport.ts'
 import { createGateway, type Gateway } from '../graphql/yoga.ts'
 import { compileProxyTrust } from '../http/client-address.ts'
 import { createHttpServer, createMetricsServer } from '../http/server.ts'
+import { createRollPageHandler, ROLL_PAGE_PATH } from '../key-pages/handler.ts'
 import type { Logger } from '../logging/logger.ts'
 import { loadSurvivalModel } from '../model/index.ts'
 import { Metrics } from '../observability/metrics.ts'
@@ -47,6 +49,7 @@ import { type RedisConnection, redisTarget } from '../redis/connection.ts'
 import { createRestHandler } from '../rest/router.ts'
 import type { SurvivalModel } from '../types.ts'
 import { createJobRuntime, type JobConfig } from './job-runtime.ts'
+import { wireKeyMail } from './key-mail.ts'
 
 export type AppConfig = Pick<
   Config,
@@ -76,6 +79,10 @@ export type AppConfig = Pick<
       | 'TRUST_PROXY'
       | 'TRUST_PROXY_HEADER'
       | 'KEY_CACHE_MS'
+      | 'SMTP_URL'
+      | 'MAIL_FROM'
+      | 'PUBLIC_URL'
+      | 'PORT'
     >
   >
 
@@ -88,6 +95,10 @@ export interface AppOptions {
   quotaStore?: QuotaStore
   /** Ready-made self-service issuance counters (tests); otherwise beside the quota: Redis with in-memory failover, or memory alone. */
   issuanceLimiter?: IssuanceLimiter
+  /** Where key mail goes (tests); otherwise SMTP_URL, or the log for the embedded store. */
+  mailSender?: MailSender
+  /** The key mailer's timings (tests shorten them). */
+  keyMailer?: Partial<KeyMailerSettings>
   now?: () => Date
   demoKey?: string
   keyCacheMs?: number
@@ -226,16 +237,18 @@ export function createApp(options: AppOptions): App {
   const keys = new KeyService(
     keyAccounts(database.sql, config, metrics, (keyId) => authenticator.forget(keyId)),
     usage,
-    {
-      limits: {
-        perAddressPerHour: config.SPORE_KEYS_PER_ADDRESS_PER_HOUR,
-        perHour: config.SPORE_KEYS_PER_HOUR,
-      },
-      limiter: issuanceLimiter,
-      addressHashKey: config.ADDRESS_HASH_KEY,
-    },
+    config.ADDRESS_HASH_KEY,
     now,
   )
+  const keyMail = wireKeyMail({
+    config,
+    database,
+    metrics,
+    logger,
+    limiter: issuanceLimiter,
+    sender: options.mailSender,
+    mailer: options.keyMailer,
+  })
   const audit = new AuditService(auditLog(database.sql, config, metrics))
   // One cache for the nearest-site lookups and the survival map's snapshot: one object per site.
   const heldSites = siteCache(config)
@@ -279,7 +292,17 @@ export function createApp(options: AppOptions): App {
   })
   const server = createHttpServer({
     rest: createRestHandler(
-      { predictions, plans, catalogue, health, access, keys, audit, jobs: jobRuntime.jobs },
+      {
+        predictions,
+        plans,
+        catalogue,
+        health,
+        access,
+        keys,
+        keyRequests: keyMail.requests,
+        audit,
+        jobs: jobRuntime.jobs,
+      },
       logger,
     ),
     graphql: createGraphQLHttpHandler(gateway, logger),
@@ -290,6 +313,12 @@ export function createApp(options: AppOptions): App {
     maxInFlight: config.MAX_IN_FLIGHT ?? 512,
     proxyTrust: compileProxyTrust(config.TRUST_PROXY ?? false, config.TRUST_PROXY_HEADER),
     bodyTimeoutMs: options.bodyTimeoutMs,
+    keyPages: keyMail.requests
+      ? {
+          serves: (pathname) => pathname === ROLL_PAGE_PATH,
+          handle: createRollPageHandler(keyMail.requests, logger),
+        }
+      : undefined,
     explorer:
       (config.EXPLORER ?? true)
         ? {
@@ -331,6 +360,7 @@ export function createApp(options: AppOptions): App {
         usage.close(),
         jobRuntime.close(),
         keyChanges?.close(),
+        keyMail.close(),
       ])
     },
   }

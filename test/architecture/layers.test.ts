@@ -22,6 +22,10 @@ const COMPOSITION = ['wiring', 'cli']
 const ALLOWED: Record<string, readonly string[]> = {
   http: ['http-body', 'domain/errors'],
   explorer: ['http-body', 'domain/errors'],
+  /** The page a key's roll link opens: a thin adapter over the key-mail service. */
+  'key-pages': ['http-body', 'domain'],
+  /** Sending mail (SMTP through nodemailer, or the log in development): the domain's MailSender port. */
+  mail: ['domain/ports'],
   'http-body': ['domain/errors'],
   rest: ['http-body', 'access', 'domain'],
   graphql: ['http-body', 'access', 'domain'],

@@ -17,6 +17,7 @@ import { seedAll } from '../../src/seed/seed-all.ts'
 import { batchProblems, predictionProblems, rest } from '../rest/client.ts'
 import { recordingLogger } from '../security/support.ts'
 import { graphql } from '../support/graphql-helpers.ts'
+import { keyIn, mailEnv, startMailCatcher } from '../support/mail-catcher.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { FOREST_POINTS, forestGrid, predictBodies, predictBody } from '../support/sites.ts'
 import { eventually, sleep } from '../support/waiting.ts'
@@ -100,7 +101,7 @@ interface ReplicaServer {
 /** The app in this process on a Database opened as serve.ts opens it, with the replicas given. */
 async function startReplicaServer(
   replicaUrls: string[],
-  settings: { maxLagMs: number; checkMs?: number; logger?: Logger },
+  settings: { maxLagMs: number; checkMs?: number; logger?: Logger; mail?: Record<string, string> },
 ): Promise<ReplicaServer> {
   const db = await openDatabase(
     {
@@ -124,6 +125,7 @@ async function startReplicaServer(
     jobChunkRows: 50,
     usageFlushMs: 100,
     logger: settings.logger,
+    mail: settings.mail,
   })
   const { key } = await createKey(db.sql, { tier: 'hypha', name: 'replica test' })
   return {
@@ -404,17 +406,25 @@ describe('the site revision stays correct with lag', () => {
 })
 
 describe('writes, and the reads that must see them, stay on the primary', () => {
-  it('key issuance, usage, job state and results land on the primary while the replica is paused, and reach it by streaming', async () => {
-    const running = await startReplicaServer([pg.replicaUrl], { maxLagMs: 60_000 })
+  it('key requests and the keys they mail, usage, job state and results land on the primary while the replica is paused, and reach it by streaming', async () => {
+    const mail = await startMailCatcher()
+    const running = await startReplicaServer([pg.replicaUrl], { maxLagMs: 60_000, mail: mailEnv(mail) })
     const { url } = running
     await replica`SELECT pg_wal_replay_pause()`
     let paused = true
     try {
-      const issued = await rest(url, 'POST', '/keys', {
-        json: { email: 'grower@example.org', name: 'replica test' },
-      })
-      expect(issued.status, issued.text).toBe(201)
-      const newKey = issued.body as { id: string; key: string }
+      const email = 'grower@example.org'
+      const asked = await rest(url, 'POST', '/keys', { json: { email, name: 'replica test' } })
+      expect(asked.status, asked.text).toBe(202)
+      // Recorded, mailed and written on the primary: the mailer read what it decided from there too.
+      const key = keyIn(await mail.next(email))
+      const written = async () =>
+        (await primary<{ id: string }[]>`SELECT id FROM api_keys WHERE email = ${email}`)[0]?.id
+      expect(await eventually(async () => (await written()) !== undefined)).toBe(true)
+      const newKey = { id: (await written()) as string, key }
+      expect(
+        await primary`SELECT 1 FROM key_requests WHERE email = ${email} AND state = 'sent'`,
+      ).toHaveLength(1)
 
       // Used at once: the key is looked up on the primary (the paused replica has never seen it).
       for (const point of forestGrid(3)) await predictOnce(url, newKey.key, point)
@@ -434,6 +444,7 @@ describe('writes, and the reads that must see them, stay on the primary', () => 
 
       // The replica has none of it, yet the lookups were its own all along.
       expect(await replica`SELECT 1 FROM api_keys WHERE id = ${newKey.id}`).toHaveLength(0)
+      expect(await replica`SELECT 1 FROM key_requests WHERE email = ${email}`).toHaveLength(0)
       expect(await replica`SELECT 1 FROM jobs WHERE id = ${job.id}`).toHaveLength(0)
       expect(running.replica()).toMatchObject({ state: 'healthy', retriedOnPrimary: 0 })
       // 3 predictions, and the job's lookups (its two chunks, scored at once, may share one statement).
@@ -455,6 +466,7 @@ describe('writes, and the reads that must see them, stay on the primary', () => 
     } finally {
       if (paused) await replica`SELECT pg_wal_replay_resume()`
       await running.close()
+      await mail.close()
     }
   })
 })

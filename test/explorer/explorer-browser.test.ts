@@ -4,6 +4,7 @@ import type { Page, Response } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestDatabase } from '../support/database.ts'
 import { createSeededDatabase, issueKey } from '../support/fixtures.ts'
+import { keyIn, keyWritten, type MailCatcher, mailEnv, startMailCatcher } from '../support/mail-catcher.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { FOREST_POINTS } from '../support/sites.ts'
 import {
@@ -36,6 +37,7 @@ function rgb(colour: string | null): [number, number, number] {
 describe('the explorer page in a real browser (offline)', () => {
   let database: TestDatabase
   let server: TestServer
+  let mail: MailCatcher
   let session: OfflineSession
   let page: Page
   let apiKey: string
@@ -47,7 +49,8 @@ describe('the explorer page in a real browser (offline)', () => {
   beforeAll(async () => {
     database = await createSeededDatabase()
     apiKey = (await issueKey(database, 'mycel')).key
-    server = await startTestServer({ database })
+    mail = await startMailCatcher()
+    server = await startTestServer({ database, mail: mailEnv(mail) })
     session = await openOfflinePage({ viewport: { width: 1280, height: 800 }, acceptDownloads: true })
     page = session.page
   })
@@ -56,6 +59,7 @@ describe('the explorer page in a real browser (offline)', () => {
     await session?.close()
     await server?.close()
     await database?.drop()
+    await mail?.close()
   })
 
   it('serves the page from / with its bundle, a strict CSP and no key needed to load', async () => {
@@ -257,22 +261,22 @@ describe('the explorer page in a real browser (offline)', () => {
     await phone.close()
   })
 
-  it('gets a free spore key from the form, uses it at once and shows its quota', async () => {
+  it('asks for a free spore key by email: the key comes in the mail, never on the page', async () => {
     const fresh = await session.context.newPage()
     session.watch(fresh)
     await fresh.goto(`${server.url}/`, { waitUntil: 'load' })
     await fresh.locator('summary', { hasText: 'Get a free spore key' }).click()
-    const issued = fresh.waitForResponse((response) => response.url().endsWith('/keys'))
-    await fresh.getByLabel('Email', { exact: true }).fill('analyst@example.org')
-    await fresh.getByRole('button', { name: 'Get key' }).click()
-    expect((await issued).status()).toBe(201)
-    await expect
-      .poll(() => fresh.locator('#spore-result').textContent())
-      .toMatch(/^Your spore key, shown once/)
-    const key = await fresh.getByLabel('API key', { exact: true }).inputValue()
-    expect(key).toMatch(/^tsp_live_[0-9a-f]{32}$/)
-    await expect.poll(() => fresh.locator('#quota').textContent()).toMatch(/of 100$/)
+    const asked = fresh.waitForResponse((response) => response.url().endsWith('/keys'))
+    await fresh.getByLabel('Email', { exact: true }).fill('Analyst@Example.org')
+    await fresh.getByRole('button', { name: 'Email me a key' }).click()
+    expect((await asked).status()).toBe(202)
+    await expect.poll(() => fresh.locator('#spore-result').textContent()).toMatch(/^Check your email/)
+    expect(await fresh.content()).not.toMatch(/tsp_live_[0-9a-f]{32}/)
     await shoot('8-spore-key', fresh)
+    const key = await keyWritten(database.sql, keyIn(await mail.next('analyst@example.org')))
+    await fresh.getByLabel('API key', { exact: true }).fill(key)
+    await fresh.getByRole('button', { name: 'Use key' }).click()
+    await expect.poll(() => fresh.locator('#quota').textContent()).toMatch(/of 100$/)
     await fresh.close()
   })
 

@@ -8,27 +8,32 @@ import { addressTag } from '../../src/domain/audit-service.ts'
 import { hashClientAddress } from '../../src/domain/key-service.ts'
 import { TEST_ADDRESS_HASH_KEY } from '../support/address-hash-key.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
+import { keyIn, type MailCatcher, mailEnv, startMailCatcher } from '../support/mail-catcher.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
+import { eventually } from '../support/waiting.ts'
 import { expectInvalidRequest, type RestResult, rawRequest, rest } from './client.ts'
 
 /**
- * GET /v1/audit against real PostgreSQL and Redis: the account's key changes (a spore key issued, the
+ * GET /v1/audit against real PostgreSQL, Redis and SMTP: the account's key changes (a spore key mailed, the
  * holder rolling it, an operator's commands) with who, when and the client address as the server keeps
  * it (a keyed hash) and shows it (a tag of the account); paging by cursor; refusals; and what the log
  * must never hold. Another account's view is in test/security/object-level-authorization.test.ts.
  */
 let db: TestDatabase
 let server: TestServer
+let mail: MailCatcher
 
 beforeAll(async () => {
+  mail = await startMailCatcher()
   db = await createTestDatabase()
   await migrate(db.sql)
-  server = await startTestServer({ database: db, keyCacheMs: 0 })
+  server = await startTestServer({ database: db, keyCacheMs: 0, mail: mailEnv(mail) })
 })
 
 afterAll(async () => {
   await server?.close()
   await db?.drop()
+  await mail?.close()
 })
 
 interface AuditAnswer {
@@ -86,8 +91,13 @@ describe('GET /v1/audit: what changed in the account, who did it, when and from 
   it('records the spore key issued, the holder rolling it and an operator’s commands, newest first', async () => {
     const email = 'Audit.Holder@example.org'
     const requested = await from('127.0.0.61', 'POST', '/keys', null, { email, name: 'nursery' })
-    expect(requested.status, requested.text).toBe(201)
-    const issued = requested.body as { id: string; key: string }
+    expect(requested.status, requested.text).toBe(202)
+    const key = keyIn(await mail.next(email.toLowerCase()))
+    // The key is written (and key.issued with it) once the mail server has accepted its message.
+    const written = async () =>
+      (await db.sql<{ id: string }[]>`SELECT id FROM api_keys WHERE key_hash = ${hashApiKey(key)}`)[0]?.id
+    expect(await eventually(async () => (await written()) !== undefined)).toBe(true)
+    const issued = { id: (await written()) as string, key }
     const rolled = await from('127.0.0.62', 'POST', '/v1/keys/rotate', issued.key, { grace_seconds: 60 })
     expect(rolled.status, rolled.text).toBe(201)
     const replacement = rolled.body as { id: string; key: string }

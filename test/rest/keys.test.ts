@@ -1,14 +1,11 @@
-import { Agent } from 'node:http'
-import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createKey } from '../../src/db/keys.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { createSeededDatabase } from '../support/fixtures.ts'
-import { deleteKeysWithPrefix } from '../support/redis.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { predictBody } from '../support/sites.ts'
 import { eventually } from '../support/waiting.ts'
-import { expectError, expectInvalidRequest, type RestResult, rawRequest, rest } from './client.ts'
+import { expectError, expectInvalidRequest, rest } from './client.ts'
 
 const HOUR_MS = 3_600_000
 
@@ -35,159 +32,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close()
   await db?.drop()
-})
-
-let emailCounter = 0
-const freshEmail = () => `holder-${Date.now()}-${++emailCounter}@example.org`
-
-/** POST /keys from a given loopback address (the issuance limits go by client address). */
-function requestKey(body: unknown, fromAddress = '127.0.0.1'): Promise<RestResult> {
-  const agent = new Agent({ localAddress: fromAddress, keepAlive: false })
-  return rawRequest(
-    server.url,
-    'POST',
-    '/keys',
-    { 'content-type': 'application/json' },
-    [JSON.stringify(body)],
-    agent,
-  )
-}
-
-async function keyCount(): Promise<number> {
-  const [row] = await db.sql<
-    { n: number }[]
-  >`SELECT count(*)::int AS n FROM api_keys WHERE issued_from IS NOT NULL`
-  return row?.n ?? 0
-}
-
-/** Each describe block that issues self-service keys starts with an empty hour: no keys, no counters. */
-async function forgetSelfServiceKeys(): Promise<void> {
-  await db.sql`DELETE FROM api_keys WHERE issued_from IS NOT NULL`
-  await deleteKeysWithPrefix(`${server.quotaPrefix}{issuance}:`)
-}
-
-describe('POST /keys: a spore key on request', () => {
-  beforeAll(forgetSelfServiceKeys)
-
-  it('issues an active spore key shown once, which works at once and is stored only as a hash', async () => {
-    const email = freshEmail()
-    const result = await requestKey({ email, name: 'nursery' }, '127.0.0.10')
-    expect(result.status, result.text).toBe(201)
-    expect(Object.keys(result.body as object).sort()).toEqual(['id', 'key', 'status', 'tier'])
-    const issued = result.body as { id: string; key: string; tier: string; status: string }
-    expect(issued).toMatchObject({ tier: 'spore', status: 'active' })
-    expect(issued.key).toMatch(/^tsp_live_[0-9a-f]{32}$/)
-    expect(result.headers.get('cache-control')).toBe('no-store')
-    const predicted = await rest(server.url, 'POST', '/v1/predict', { key: issued.key, json: predictBody() })
-    expect(predicted.status, predicted.text).toBe(200)
-    expect(predicted.headers.get('x-ratelimit-limit')).toBe('100')
-    const [row] = await db.sql`SELECT * FROM api_keys WHERE id = ${issued.id}`
-    expect(row).toMatchObject({ tier: 'spore', email, name: 'nursery' })
-    expect(JSON.stringify(row)).not.toContain(issued.key)
-  })
-
-  it('gives one live key per email address, whatever its case: 409 key_exists', async () => {
-    const email = freshEmail()
-    expect((await requestKey({ email }, '127.0.0.11')).status).toBe(201)
-    const again = await requestKey({ email: email.toUpperCase() }, '127.0.0.12')
-    expectError(again, 409, 'key_exists')
-  })
-
-  it.each([
-    ['a missing email', {}, 'email'],
-    ['an address without @', { email: 'not-an-address' }, 'email'],
-    ['a number', { email: 42 }, 'email'],
-    ['an empty name', { email: 'ok@example.org', name: '  ' }, 'name'],
-    ['an unknown field', { email: 'ok@example.org', tier: 'hypha' }, 'tier'],
-  ])('refuses %s with 400 invalid_request naming the field', async (_label, body, field) => {
-    expectInvalidRequest(await requestKey(body, '127.0.0.13'), field)
-  })
-
-  it('needs no key and is not counted against one', async () => {
-    const result = await requestKey({ email: freshEmail() }, '127.0.0.14')
-    expect(result.status).toBe(201)
-    expect(result.headers.get('x-ratelimit-limit')).toBeNull()
-  })
-})
-
-describe('issuance limits', () => {
-  beforeAll(forgetSelfServiceKeys)
-
-  it('allows 3 keys an hour per client address, then 429 with Retry-After', async () => {
-    for (let i = 0; i < 3; i++)
-      expect((await requestKey({ email: freshEmail() }, '127.0.0.20')).status).toBe(201)
-    const refused = await requestKey({ email: freshEmail() }, '127.0.0.20')
-    expectError(refused, 429, 'rate_limit_exceeded')
-    const retryAfter = Number(refused.headers.get('retry-after'))
-    expect(retryAfter).toBeGreaterThan(3500)
-    expect(retryAfter).toBeLessThanOrEqual(3600)
-    // Another address is not affected.
-    expect((await requestKey({ email: freshEmail() }, '127.0.0.21')).status).toBe(201)
-  })
-
-  it('stops every address at the hourly ceiling of 6', async () => {
-    const before = await keyCount()
-    for (let i = before; i < 6; i++) {
-      expect((await requestKey({ email: freshEmail() }, `127.0.0.${30 + i}`)).status).toBe(201)
-    }
-    const refused = await requestKey({ email: freshEmail() }, '127.0.0.99')
-    expectError(refused, 429, 'rate_limit_exceeded')
-    expect((refused.body as { error: { message: string } }).error.message).toMatch(/hourly ceiling of 6/)
-    expect(await keyCount()).toBe(6)
-  })
-
-  it('a flood of 1,000 requests from one address, with any bodies, creates at most the allowed keys and never a 5xx', async () => {
-    await forgetSelfServiceKeys()
-    const bodies = fc.sample(
-      fc.oneof(
-        fc.record({ email: fc.emailAddress(), name: fc.option(fc.string(), { nil: undefined }) }),
-        fc.anything(),
-        fc.record({ email: fc.string() }),
-      ),
-      { numRuns: 1000, seed: 11 },
-    )
-    const statuses = new Map<number, number>()
-    const agent = new Agent({ localAddress: '127.0.0.50', keepAlive: true, maxSockets: 16 })
-    for (let start = 0; start < bodies.length; start += 50) {
-      const results = await Promise.all(
-        bodies
-          .slice(start, start + 50)
-          .map((body) =>
-            rawRequest(
-              server.url,
-              'POST',
-              '/keys',
-              { 'content-type': 'application/json' },
-              [JSON.stringify(body) ?? 'null'],
-              agent,
-            ),
-          ),
-      )
-      for (const result of results) statuses.set(result.status, (statuses.get(result.status) ?? 0) + 1)
-    }
-    agent.destroy()
-    expect(
-      [...statuses.keys()].every((status) => status < 500),
-      JSON.stringify([...statuses]),
-    ).toBe(true)
-    expect(statuses.get(201) ?? 0).toBeLessThanOrEqual(3)
-    expect(await keyCount()).toBe(statuses.get(201) ?? 0)
-  }, 60_000)
-})
-
-describe('asking whether an email address holds a key', () => {
-  beforeAll(forgetSelfServiceKeys)
-
-  it('every answered request spends the address’s allowance: 409 key_exists too, so asking is bounded', async () => {
-    const email = freshEmail()
-    expect((await requestKey({ email }, '127.0.0.22')).status).toBe(201)
-    // Asking whether an address holds a key: two answers, then the allowance of 3 is spent.
-    expectError(await requestKey({ email }, '127.0.0.22'), 409, 'key_exists')
-    expectError(await requestKey({ email: email.toUpperCase() }, '127.0.0.22'), 409, 'key_exists')
-    const refused = await requestKey({ email }, '127.0.0.22')
-    expectError(refused, 429, 'rate_limit_exceeded')
-    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3500)
-  })
 })
 
 describe('POST /v1/keys/rotate: rolling a key with a grace period', () => {

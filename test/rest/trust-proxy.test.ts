@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TEST_ADDRESS_HASH_KEY } from '../support/address-hash-key.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { createSeededDatabase } from '../support/fixtures.ts'
+import { keyIn, type MailCatcher, mailEnv, startMailCatcher } from '../support/mail-catcher.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { eventually } from '../support/waiting.ts'
 import { expectError, type RestResult, rest } from './client.ts'
@@ -13,7 +14,8 @@ import { expectError, type RestResult, rest } from './client.ts'
 /**
  * The client address behind a load balancer, over HTTP against real PostgreSQL: the test client on
  * 127.0.0.1 plays the proxy, writing X-Forwarded-For (or Forwarded) for the callers it stands for.
- * Self-service issuance (5 keys an hour per client address) and the request log go by that address.
+ * Self-service keys (5 requests an hour per client address, each mailed; a real SMTP server catches
+ * the mail) and the request log go by that address.
  */
 let db: TestDatabase
 /** TRUST_PROXY=127.0.0.1/8: the loopback peer is our proxy. */
@@ -23,8 +25,10 @@ let direct: TestServer
 /** TRUST_PROXY=1, TRUST_PROXY_HEADER=forwarded. */
 let forwarded: TestServer
 const lines: Record<string, unknown>[] = []
+let mail: MailCatcher
 
 beforeAll(async () => {
+  mail = await startMailCatcher()
   db = await createSeededDatabase()
   const sink = new Writable({
     write(chunk, _encoding, done) {
@@ -33,7 +37,7 @@ beforeAll(async () => {
     },
   })
   const logger = pino({ level: 'info' }, sink)
-  const common = { database: db, quota: 'memory', explorer: false, logger } as const
+  const common = { database: db, quota: 'memory', explorer: false, logger, mail: mailEnv(mail) } as const
   proxied = await startTestServer({ ...common, trustProxy: ['127.0.0.1/8'] })
   direct = await startTestServer(common)
   forwarded = await startTestServer({ ...common, trustProxy: 1, trustProxyHeader: 'forwarded' })
@@ -44,20 +48,39 @@ afterAll(async () => {
   await direct?.close()
   await forwarded?.close()
   await db?.drop()
+  await mail?.close()
 })
 
 let emailCounter = 0
 const freshEmail = () => `proxied-${Date.now()}-${++emailCounter}@example.org`
 
-/** POST /keys through the "proxy" (this test, on 127.0.0.1), with the headers it adds. */
-function requestKey(server: TestServer, headers: Record<string, string> = {}): Promise<RestResult> {
-  return rest(server.url, 'POST', '/keys', { json: { email: freshEmail() }, headers })
+/** POST /keys through the "proxy" (this test, on 127.0.0.1), with the headers it adds, for a fresh address. */
+async function requestKey(
+  server: TestServer,
+  headers: Record<string, string> = {},
+): Promise<RestResult & { email: string }> {
+  const email = freshEmail()
+  return { ...(await rest(server.url, 'POST', '/keys', { json: { email }, headers })), email }
 }
 
-/** The client address a key was issued to, as the store keeps it (a keyed hash). */
-async function issuedFrom(keyId: string): Promise<string | undefined> {
-  const [row] = await db.sql<{ hash: string }[]>`SELECT issued_from AS hash FROM api_keys WHERE id = ${keyId}`
+/** The client address a key request for `email` came from, as the store keeps it (a keyed hash). */
+async function requestedFrom(email: string): Promise<string | undefined> {
+  const [row] = await db.sql<{ hash: string }[]>`
+    SELECT issued_from AS hash FROM key_requests WHERE email = ${email}`
   return row?.hash
+}
+
+/** The client address the key mailed to `email` was issued to, once the mail is accepted and the key written. */
+async function keyIssuedFrom(email: string): Promise<string | undefined> {
+  keyIn(await mail.next(email))
+  let hash: string | undefined
+  await eventually(async () => {
+    const [row] = await db.sql<{ hash: string }[]>`
+      SELECT issued_from AS hash FROM api_keys WHERE email = ${email}`
+    hash = row?.hash
+    return hash !== undefined
+  })
+  return hash
 }
 
 /** HMAC-SHA-256 under the servers' ADDRESS_HASH_KEY: what the store keeps of an address. */
@@ -70,13 +93,13 @@ async function logLine(requestId: string): Promise<Record<string, unknown>> {
 }
 
 describe('behind a trusted proxy (TRUST_PROXY=127.0.0.1/8)', () => {
-  it('gives each caller its own 5 keys an hour, by the address the proxy forwards', async () => {
+  it('gives each caller its own 5 key requests an hour, by the address the proxy forwards', async () => {
     for (const caller of ['203.0.113.1', '203.0.113.2']) {
       for (let i = 0; i < 5; i++) {
-        const issued = await requestKey(proxied, { 'x-forwarded-for': caller })
-        expect(issued.status, issued.text).toBe(201)
-        expect(await issuedFrom(issued.body.id)).toBe(hashOf(caller))
-        expect(await issuedFrom(issued.body.id)).not.toBe(plainHashOf(caller))
+        const taken = await requestKey(proxied, { 'x-forwarded-for': caller })
+        expect(taken.status, taken.text).toBe(202)
+        expect(await requestedFrom(taken.email)).toBe(hashOf(caller))
+        expect(await requestedFrom(taken.email)).not.toBe(plainHashOf(caller))
       }
       // The sixth is refused; the next caller (the loop goes on) is not.
       expectError(await requestKey(proxied, { 'x-forwarded-for': caller }), 429, 'rate_limit_exceeded')
@@ -97,10 +120,10 @@ describe('behind a trusted proxy (TRUST_PROXY=127.0.0.1/8)', () => {
       const result = await requestKey(proxied, { 'x-forwarded-for': `${spoof}, 203.0.113.10` })
       results.push(result.status)
     }
-    expect(results).toEqual([201, 201, 201, 201, 201, 429])
+    expect(results).toEqual([202, 202, 202, 202, 202, 429])
     expect((await requestKey(proxied, { 'x-forwarded-for': '203.0.113.10' })).status).toBe(429)
     // The addresses it named were not charged.
-    expect((await requestKey(proxied, { 'x-forwarded-for': '203.0.113.11' })).status).toBe(201)
+    expect((await requestKey(proxied, { 'x-forwarded-for': '203.0.113.11' })).status).toBe(202)
   })
 
   it('writes the client address into the request log line', async () => {
@@ -118,14 +141,14 @@ describe('behind a trusted proxy (TRUST_PROXY=127.0.0.1/8)', () => {
 })
 
 describe('with TRUST_PROXY unset', () => {
-  it('ignores X-Forwarded-For: every request from the loopback peer shares its 5 keys an hour', async () => {
+  it('ignores X-Forwarded-For: every request from the loopback peer shares its 5 key requests an hour', async () => {
     const results: number[] = []
     for (let i = 1; i <= 6; i++) {
       const result = await requestKey(direct, { 'x-forwarded-for': `203.0.113.${100 + i}` })
-      if (result.status === 201) expect(await issuedFrom(result.body.id)).toBe(hashOf('127.0.0.1'))
+      if (result.status === 202) expect(await requestedFrom(result.email)).toBe(hashOf('127.0.0.1'))
       results.push(result.status)
     }
-    expect(results).toEqual([201, 201, 201, 201, 201, 429])
+    expect(results).toEqual([202, 202, 202, 202, 202, 429])
   })
 
   it('logs the TCP peer as the client', async () => {
@@ -161,12 +184,13 @@ describe('Forwarded (TRUST_PROXY=1, TRUST_PROXY_HEADER=forwarded)', () => {
     expect(await logLine(requestId)).toMatchObject({ clientAddress: '127.0.0.1' })
   })
 
-  it('charges self-service issuance to that address', async () => {
-    const issued = await requestKey(forwarded, {
+  it('charges the key request, and the key it is mailed, to that address', async () => {
+    const taken = await requestKey(forwarded, {
       forwarded: 'for="203.0.113.50:1234"',
       'x-forwarded-for': '203.0.113.51',
     })
-    expect(issued.status, issued.text).toBe(201)
-    expect(await issuedFrom(issued.body.id)).toBe(hashOf('203.0.113.50'))
+    expect(taken.status, taken.text).toBe(202)
+    expect(await requestedFrom(taken.email)).toBe(hashOf('203.0.113.50'))
+    expect(await keyIssuedFrom(taken.email)).toBe(hashOf('203.0.113.50'))
   })
 })

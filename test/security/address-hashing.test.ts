@@ -1,13 +1,16 @@
 import { createHash, createHmac } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { TestDatabase } from '../support/database.ts'
+import { keyIn, type MailCatcher, mailEnv, startMailCatcher } from '../support/mail-catcher.ts'
+import { eventually } from '../support/waiting.ts'
 import { createMigratedDatabase, type RunningApp, raw, startApp } from './support.ts'
 
 /**
- * OWASP API3: the client address a self-service key was issued from is kept only as an HMAC-SHA-256
- * under the server's ADDRESS_HASH_KEY (sql/010_keyed_address_hashes.sql, src/domain/key-service.ts),
- * so a copy of the database cannot be turned back into addresses by hashing the IPv4 space. Two servers
- * configured as `npm start` configures them (loadConfig → serverConfig), each with its own key.
+ * OWASP API3: the client address a self-service key was asked from is kept only as an HMAC-SHA-256
+ * under the server's ADDRESS_HASH_KEY (sql/010_keyed_address_hashes.sql, src/domain/key-service.ts), on
+ * the key request and on the key it is mailed, so a copy of the database cannot be turned back into
+ * addresses by hashing the IPv4 space. Two servers configured as `npm start` configures them
+ * (loadConfig → serverConfig), each with its own key, sending key mail to a real SMTP server.
  */
 const FIRST_KEY = 'first-address-hash-key-0123456789abcdef-0123456789'
 const SECOND_KEY = 'second-address-hash-key-0123456789abcdef-012345678'
@@ -16,30 +19,43 @@ const CALLER = '127.0.0.1'
 let db: TestDatabase
 let first: RunningApp
 let second: RunningApp
+let mail: MailCatcher
 
 beforeAll(async () => {
+  mail = await startMailCatcher()
   db = await createMigratedDatabase()
-  first = await startApp({ database: db, env: { ADDRESS_HASH_KEY: FIRST_KEY } })
-  second = await startApp({ database: db, env: { ADDRESS_HASH_KEY: SECOND_KEY } })
+  first = await startApp({ database: db, env: { ADDRESS_HASH_KEY: FIRST_KEY, ...mailEnv(mail) } })
+  second = await startApp({ database: db, env: { ADDRESS_HASH_KEY: SECOND_KEY, ...mailEnv(mail) } })
 })
 
 afterAll(async () => {
   await first?.close()
   await second?.close()
   await db?.drop()
+  await mail?.close()
 })
 
-/** Issues a key from 127.0.0.1 and returns what the store kept of the address. */
+/**
+ * Asks for a key from 127.0.0.1 and returns what the store kept of the address: on the request, and on
+ * the key once its mail is accepted (the two must agree).
+ */
 async function storedAddress(app: RunningApp, email: string): Promise<string | null> {
-  const issued = await raw(app.url, 'POST', '/keys', { 'content-type': 'application/json' }, [
+  const asked = await raw(app.url, 'POST', '/keys', { 'content-type': 'application/json' }, [
     JSON.stringify({ email }),
   ])
-  expect(issued.status, issued.text).toBe(201)
-  const { id } = JSON.parse(issued.text) as { id: string }
-  const [row] = await db.sql<
-    { issuedFrom: string | null }[]
-  >`SELECT issued_from FROM api_keys WHERE id = ${id}`
-  return row?.issuedFrom ?? null
+  expect(asked.status, asked.text).toBe(202)
+  const [request] = await db.sql<
+    { issuedFrom: string }[]
+  >`SELECT issued_from FROM key_requests WHERE email = ${email}`
+  keyIn(await mail.next(email))
+  const key = async () =>
+    (
+      await db.sql<{ issuedFrom: string | null }[]>`SELECT issued_from FROM api_keys WHERE email = ${email}`
+    )[0]
+  expect(await eventually(async () => (await key()) !== undefined)).toBe(true)
+  const issuedFrom = (await key())?.issuedFrom ?? null
+  expect(issuedFrom).toBe(request?.issuedFrom)
+  return issuedFrom
 }
 
 describe('API3: client addresses are not reversible', () => {

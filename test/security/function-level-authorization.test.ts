@@ -1,13 +1,25 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { hashApiKey } from '../../src/access/api-key.ts'
 import { createKey, type IssuedKey } from '../../src/db/keys.ts'
 import { schema } from '../../src/graphql/schema/schema.ts'
+import { ROLL_PAGE_PATH } from '../../src/key-pages/handler.ts'
 import { ROUTES } from '../../src/rest/routes.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { issueKey } from '../support/fixtures.ts'
 import { graphql } from '../support/graphql-helpers.ts'
-import { createMigratedDatabase, ROOT, type RunningApp, raw, SRC, startApp } from './support.ts'
+import { keyIn, type MailCatcher, mailEnv, rollLinkIn, startMailCatcher } from '../support/mail-catcher.ts'
+import { eventually } from '../support/waiting.ts'
+import {
+  createMigratedDatabase,
+  type RawResponse,
+  ROOT,
+  type RunningApp,
+  raw,
+  SRC,
+  startApp,
+} from './support.ts'
 
 /**
  * OWASP API5, broken function level authorization. The operator's key actions (create a key of any
@@ -38,6 +50,12 @@ const SERVED = [
   'POST /v1/predict/compare',
   'POST /v1/predict/rank',
 ]
+
+/**
+ * What the front door serves under /keys besides the router's POST /keys: the page a mailed roll link
+ * opens and its form, to anyone without a key (the link's single-use token is what allows the roll).
+ */
+const KEY_PAGES = ['GET /keys/roll', 'POST /keys/roll']
 
 /** Words that name an operator action or an operator's view of keys. */
 const OPERATOR_WORDS = /\b(admin|activate|deactivate|revoke|list|create|tiers?|status|keys\/\{)/i
@@ -107,17 +125,32 @@ describe('API5: what the HTTP server routes', () => {
     const cli = readFileSync(join(SRC, 'cli/keys.ts'), 'utf8')
     for (const name of OPERATOR_FUNCTIONS) expect(cli).toMatch(new RegExp(`\\b${name}\\b`))
   })
+
+  it('the one server module that writes new keys (the store of key mail) writes only spore keys', () => {
+    const writers = serverModules().filter(
+      (module) =>
+        module !== 'src/db/keys.ts' && /\binsertKey\b/.test(readFileSync(join(ROOT, module), 'utf8')),
+    )
+    expect(writers).toEqual(['src/db/key-requests.ts'])
+    const text = readFileSync(join(ROOT, 'src/db/key-requests.ts'), 'utf8')
+    const calls = [...text.matchAll(/\binsertKey\(\w+, \{([^}]*)\}/g)].map((match) => match[1] as string)
+    expect(calls.length).toBeGreaterThan(0)
+    for (const options of calls) expect(options).toMatch(/\btier: 'spore'/)
+  })
 })
 
 describe('API5: operator actions over HTTP find nothing', () => {
   let db: TestDatabase
   let running: RunningApp
+  let mail: MailCatcher
   let hypha: IssuedKey
   let other: IssuedKey
 
   beforeAll(async () => {
+    mail = await startMailCatcher()
     db = await createMigratedDatabase()
-    running = await startApp({ database: db, keyCacheMs: 0 })
+    // Self-service keys on (SMTP_URL), so the key pages are served.
+    running = await startApp({ database: db, keyCacheMs: 0, env: mailEnv(mail) })
     hypha = await issueKey(db, 'hypha')
     other = await createKey(db.sql, { tier: 'spore', status: 'inactive' })
   })
@@ -125,7 +158,23 @@ describe('API5: operator actions over HTTP find nothing', () => {
   afterAll(async () => {
     await running?.close()
     await db?.drop()
+    await mail?.close()
   })
+
+  /** The key a mailed key is once written (the mail server accepts the message first). */
+  async function written(key: string): Promise<{ id: string; tier: string; status: string }> {
+    const row = async () =>
+      (
+        await db.sql<{ id: string; tier: string; status: string }[]>`
+          SELECT id, tier, status FROM api_keys WHERE key_hash = ${hashApiKey(key)}`
+      )[0]
+    expect(await eventually(async () => (await row()) !== undefined)).toBe(true)
+    return (await row()) as { id: string; tier: string; status: string }
+  }
+
+  /** The router's (or the front door's) own "no such endpoint". */
+  const nothingThere = (response: RawResponse) =>
+    response.status === 404 && (response.text === '' || /No endpoint at/.test(response.text))
 
   const keyTable = () =>
     db.sql`SELECT id, tier, status, expires_at, rotated_to FROM api_keys ORDER BY id`.then((rows) => [
@@ -171,14 +220,75 @@ describe('API5: operator actions over HTTP find nothing', () => {
     expect(await keyTable()).toEqual(before)
   })
 
-  it('POST /keys only ever issues a spore key, and rotation rolls only the calling key', async () => {
-    const issued = await fetch(`${running.url}/keys`, {
+  it('under /keys the front door serves only POST /keys and the roll-link page (GET and POST), each without a key', async () => {
+    expect(ROLL_PAGE_PATH).toBe('/keys/roll')
+    const served = new Set([...KEY_PAGES, 'POST /keys'])
+    const paths = [
+      '/keys',
+      '/keys/',
+      '/keys/roll',
+      '/keys/roll/',
+      '/keys/roll/x',
+      '/keys/rolls',
+      '/keys/ROLL',
+      '/KEYS/roll',
+      '/keys/roll.html',
+      '/keys/roll%2f',
+      '/keys/rotate',
+      '/keys/new',
+      '/keys/issue',
+      '/keys/list',
+      '/keys/admin',
+      `/keys/${other.id}`,
+    ]
+    const problems: string[] = []
+    for (const path of paths) {
+      for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']) {
+        const response = await raw(running.url, method, path, {}, [])
+        const described = `${method} ${path} → ${response.status} ${response.text.slice(0, 80)}`
+        if (served.has(`${method} ${path}`)) {
+          // Served, to a caller with no key: a page (a roll link's token that is not one, here) or the door's refusal of an empty body.
+          if (nothingThere(response) || response.status === 401 || response.status === 405)
+            problems.push(described)
+        } else if (path === '/keys' || path === '/keys/roll') {
+          if (!(response.status === 405 || (method === 'HEAD' && nothingThere(response))))
+            problems.push(described)
+        } else if (!nothingThere(response)) problems.push(described)
+      }
+    }
+    expect(problems).toEqual([])
+    const page = await raw(running.url, 'GET', '/keys/roll', {}, [])
+    expect(page.headers['content-type']).toMatch(/^text\/html/)
+    expect((await raw(running.url, 'DELETE', '/keys/roll', {}, [])).headers.allow).toBe('GET, HEAD, POST')
+  })
+
+  it('POST /keys only ever mails a spore key, a roll link rolls only the key it was mailed for, and rotation rolls only the calling key', async () => {
+    const email = 'only-spore@example.org'
+    const ask = () =>
+      fetch(`${running.url}/keys`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email }),
+      })
+    expect((await ask()).status).toBe(202)
+    const first = await written(keyIn(await mail.next(email)))
+    expect(first).toMatchObject({ tier: 'spore', status: 'active' })
+
+    // The link's token alone names the key: other fields in its form are not read.
+    expect((await ask()).status).toBe(202)
+    const token = new URL(rollLinkIn(await mail.next(email)), 'http://x').searchParams.get('token') as string
+    const confirmed = await fetch(`${running.url}/keys/roll`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'only-spore@example.org' }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token, key_id: other.id, id: other.id, tier: 'hypha', status: 'active' }),
     })
-    expect(issued.status).toBe(201)
-    expect(((await issued.json()) as { tier: string }).tier).toBe('spore')
+    expect(confirmed.status).toBe(200)
+    const replacement = await written(keyIn(await mail.next(email)))
+    expect(replacement).toMatchObject({ tier: 'spore', status: 'active' })
+    const [linked] = await db.sql`SELECT status, rotated_to FROM api_keys WHERE id = ${first.id}`
+    expect(linked).toMatchObject({ status: 'rotated', rotatedTo: replacement.id })
+    const [stillInactive] = await db.sql`SELECT status, tier FROM api_keys WHERE id = ${other.id}`
+    expect(stillInactive).toMatchObject({ status: 'inactive', tier: 'spore' })
 
     const caller = await issueKey(db, 'mycel')
     const naming = await fetch(`${running.url}/v1/keys/rotate`, {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ROUTES } from '../../src/rest/routes.ts'
 import { loadOpenApiDocument } from '../openapi/openapi-validator.ts'
 import type { TestDatabase } from '../support/database.ts'
+import { type MailCatcher, mailEnv, startMailCatcher } from '../support/mail-catcher.ts'
 import { createMigratedDatabase, type RawResponse, type RunningApp, raw, startApp } from './support.ts'
 
 /**
@@ -11,21 +12,26 @@ import { createMigratedDatabase, type RawResponse, type RunningApp, raw, startAp
  * table, no other path), whatever the method or however the path is spelled.
  * (test/openapi/document.test.ts compares the router's table with the document statically; these
  * tests ask the running server, front door included.) Besides /v1 and /keys the front door serves only
- * /graphql (described by schema/schema.graphql), /metrics and, when switched on, the explorer page.
+ * /graphql (described by schema/schema.graphql), /metrics, the page a mailed roll link opens
+ * (/keys/roll, while self-service keys are on: test/security/function-level-authorization.test.ts) and,
+ * when switched on, the explorer page.
  */
-const OTHER_SURFACES = ['/graphql', '/metrics']
+const OTHER_SURFACES = ['/graphql', '/metrics', '/keys/roll']
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 
 let db: TestDatabase
 let running: RunningApp
+let mail: MailCatcher
 /** Documented path templates with their methods (HEAD wherever GET is: HTTP gives it). */
 const documented = new Map<string, { pattern: RegExp; methods: Set<string> }>()
 
 beforeAll(async () => {
+  mail = await startMailCatcher()
   db = await createMigratedDatabase()
   // The explorer is a page, not an API: off here, as EXPLORER=false leaves it (test/explorer covers it).
-  running = await startApp({ database: db })
+  // Self-service keys on (SMTP_URL), as in production: POST /keys is served.
+  running = await startApp({ database: db, env: mailEnv(mail) })
   const document = loadOpenApiDocument()
   for (const [path, item] of Object.entries<Record<string, unknown>>(document.paths)) {
     const methods = new Set(
@@ -41,6 +47,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await running?.close()
   await db?.drop()
+  await mail?.close()
 })
 
 /** The documented path a request path stands for, as the server reads it (dot segments, trailing slashes). */
@@ -95,6 +102,11 @@ describe('API9: the OpenAPI document is the inventory of the HTTP API', () => {
       '/v1/keys/usage',
       '/keys/rotate',
       '/keys/',
+      '/keys/roll',
+      '/keys/roll/',
+      '/keys/roll/x',
+      '/keys/rollx',
+      '/KEYS/ROLL',
       '/v1/openapi.yaml',
       '/openapi.json',
       '/docs',

@@ -8,7 +8,9 @@ import { loadOpenApiDocument, OpenApiValidator } from '../openapi/openapi-valida
 import type { TestDatabase } from '../support/database.ts'
 import { issueKey } from '../support/fixtures.ts'
 import { graphql } from '../support/graphql-helpers.ts'
+import { keyIn, type MailCatcher, mailEnv, rollLinkIn, startMailCatcher } from '../support/mail-catcher.ts'
 import { compareBody, predictBody } from '../support/sites.ts'
+import { eventually } from '../support/waiting.ts'
 import { createMigratedDatabase, jsonParts, type RunningApp, startApp } from './support.ts'
 
 /**
@@ -19,17 +21,20 @@ import { createMigratedDatabase, jsonParts, type RunningApp, startApp } from './
  */
 let db: TestDatabase
 let running: RunningApp
+let mail: MailCatcher
 let hypha: string
 
 beforeAll(async () => {
+  mail = await startMailCatcher()
   db = await createMigratedDatabase()
-  running = await startApp({ database: db })
+  running = await startApp({ database: db, env: mailEnv(mail) })
   hypha = (await issueKey(db, 'hypha')).key
 })
 
 afterAll(async () => {
   await running?.close()
   await db?.drop()
+  await mail?.close()
 })
 
 async function send(method: string, path: string, body: string, key?: string) {
@@ -154,19 +159,31 @@ describe('API3: request bodies are strict: an unknown property is refused, namin
 const INTERNAL_NAME = /hash|e-?mail|issued_?from|account|hint|secret|password/i
 
 describe('API3: responses never expose internal properties', () => {
-  it('key issuance, usage, rotation, the audit log, jobs and viewer carry no key hash, email, client address or stale key', async () => {
+  it('key requests, the roll page, usage, rotation, the audit log, jobs and viewer carry no key, key hash, email, client address or stale key', async () => {
     const email = 'internal-fields@example.org'
-    const issuedResponse = await send('POST', '/keys', JSON.stringify({ email, name: 'nursery' }))
-    expect(issuedResponse.status).toBe(201)
-    const issued = issuedResponse.body as { id: string; key: string }
-    expect(Object.keys(issued).sort()).toEqual(['id', 'key', 'status', 'tier'])
-    const [row] = await db.sql<{ issuedFrom: string; keyHash: string }[]>`
-      SELECT issued_from, key_hash FROM api_keys WHERE id = ${issued.id}`
-    expect(row?.keyHash).toBe(hashApiKey(issued.key))
-    expect(row?.issuedFrom).toMatch(/^[0-9a-f]{64}$/)
-    const secrets = [email, row?.issuedFrom, row?.keyHash, createHash('sha256').update(email).digest('hex')]
+    const requested = await send('POST', '/keys', JSON.stringify({ email, name: 'nursery' }))
+    expect(requested.status).toBe(202)
+    // The answer says only that mail follows: no id, key, tier or status of any key.
+    expect(requested.body).toEqual({ status: 'check_your_email' })
+    const issued = { key: keyIn(await mail.next(email)) }
+    const row = async () =>
+      (
+        await db.sql<{ issuedFrom: string; keyHash: string }[]>`
+          SELECT issued_from, key_hash FROM api_keys WHERE key_hash = ${hashApiKey(issued.key)}`
+      )[0]
+    expect(await eventually(async () => (await row()) !== undefined)).toBe(true)
+    const { issuedFrom, keyHash } = (await row()) as { issuedFrom: string; keyHash: string }
+    expect(issuedFrom).toMatch(/^[0-9a-f]{64}$/)
+    const secrets = [email, issuedFrom, keyHash, createHash('sha256').update(email).digest('hex')]
 
-    const answers: unknown[] = []
+    // Asked again, the same answer; the roll link's page names neither the address nor the key.
+    const again = await send('POST', '/keys', JSON.stringify({ email }))
+    expect(again.body).toEqual(requested.body)
+    const page = await (await fetch(`${running.url}${rollLinkIn(await mail.next(email))}`)).text()
+    expect(page).toContain('<form method="post" action="/keys/roll">')
+    for (const secret of [...secrets, issued.key]) expect(page).not.toContain(secret)
+
+    const answers: unknown[] = [requested.body]
     const usage = await fetch(`${running.url}/v1/usage`, { headers: { 'x-api-key': issued.key } })
     answers.push(await usage.json())
     const viewer = await graphql(

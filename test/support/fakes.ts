@@ -7,7 +7,6 @@
 import { generateApiKey, generateKeyId, hashApiKey } from '../../src/access/api-key.ts'
 import { AccessControl } from '../../src/access/auth/access-control.ts'
 import { Authenticator } from '../../src/access/auth/authenticator.ts'
-import { MemoryIssuanceLimiter } from '../../src/access/issuance/memory-issuance-limiter.ts'
 import { MemoryQuotaStore } from '../../src/access/quota/memory-quota-store.ts'
 import { QuotaGuard } from '../../src/access/quota/quota-guard.ts'
 import { KeyService, type UsageSource } from '../../src/domain/key-service.ts'
@@ -182,12 +181,11 @@ export class FakeKeyDirectory implements KeyDirectory {
 
 /**
  * KeyAccounts over a FakeKeyDirectory's records, for what the router and services need of it: finding
- * a key. Issuing and rotating belong to the database (tested against PostgreSQL) and refuse here.
+ * a key. Rotating belongs to the database (tested against PostgreSQL) and refuses here.
  */
 export function keyAccountsOver(directory: FakeKeyDirectory): KeyAccounts {
   return {
     findById: async (id) => directory.byId(id),
-    issueSporeKey: () => Promise.reject(new Error('not in the fake')),
     rotate: () => Promise.reject(new Error('not in the fake')),
   }
 }
@@ -218,16 +216,7 @@ export class MemoryAuditLog implements AuditLog {
 /** A KeyService over a fake directory with no recorded usage. */
 export function keyServiceOver(directory: FakeKeyDirectory, now: () => Date = () => new Date()): KeyService {
   const noUsage: UsageSource = { history: async () => [], lastUseOf: () => null }
-  return new KeyService(
-    keyAccountsOver(directory),
-    noUsage,
-    {
-      limits: { perAddressPerHour: 5, perHour: 500 },
-      limiter: new MemoryIssuanceLimiter(),
-      addressHashKey: TEST_ADDRESS_HASH_KEY,
-    },
-    now,
-  )
+  return new KeyService(keyAccountsOver(directory), noUsage, TEST_ADDRESS_HASH_KEY, now)
 }
 
 /** The real access control (authenticator + daily quota) over a fake key directory and an in-memory quota. */

@@ -9,6 +9,7 @@ import type { QuotaStore } from '../../src/access/quota/quota-store.ts'
 import { RedisQuotaStore } from '../../src/access/quota/redis-quota-store.ts'
 import type { TrustProxy, TrustProxyHeader } from '../../src/config/config.ts'
 import type { Database } from '../../src/db/connect.ts'
+import type { KeyMailerSettings } from '../../src/domain/key-mail/key-mailer.ts'
 import { createLogger, type Logger } from '../../src/logging/logger.ts'
 import { type App, createApp } from '../../src/wiring/app.ts'
 import { TEST_ADDRESS_HASH_KEY } from './address-hash-key.ts'
@@ -61,6 +62,10 @@ export interface TestServerOptions {
   logger?: Logger
   /** SITE_CACHE_SITES (default: the production one; 0 turns the site cache off). */
   siteCacheSites?: number
+  /** SMTP_URL, MAIL_FROM and PUBLIC_URL (mailEnv of ./mail-catcher.ts): self-service keys on. */
+  mail?: Record<string, string>
+  /** The key mailer's timings (default: the production ones). */
+  keyMailer?: Partial<KeyMailerSettings>
 }
 
 /** Starts the whole app on a random loopback port, as `npm start` would wire it. */
@@ -99,7 +104,9 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       TRUST_PROXY_HEADER: options.trustProxyHeader,
       SITE_CACHE_SITES: options.siteCacheSites,
       ADDRESS_HASH_KEY: options.addressHashKey ?? TEST_ADDRESS_HASH_KEY,
+      ...options.mail,
     },
+    keyMailer: options.keyMailer,
     database: options.database,
     logger: options.logger ?? createLogger({ level: 'silent' }),
     quotaStore,

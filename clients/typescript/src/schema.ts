@@ -572,30 +572,37 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Get a free spore key
-         * @description The self-service door, outside `/v1` and without a key: issues an active `spore` key (100
-         *     requests a day, batches of up to 10 sites) for an email address and returns it once; store it
-         *     now, it is never shown again (`Cache-Control: no-store`), and only its hash is kept. `mycel`
-         *     and `hypha` keys stay operator-issued (key CLI). This call counts against no quota.
+         * Get a free spore key, by email
+         * @description The self-service door, outside `/v1` and without a key. It answers every request it takes
+         *     with the same `202 {"status":"check_your_email"}`, in the same time, whatever the address:
+         *     the answer never tells whether an address holds a key. Then, by email:
+         *     - an address that holds no live key is sent a new active `spore` key (100 requests a day,
+         *       batches of up to 10 sites). The key is in that message alone: it is never shown on a page
+         *       or in an answer, and only its hash is kept. It counts as the address's once the mail server
+         *       has accepted the message (`key.issued` in `GET /v1/audit`, by the key itself);
+         *     - an address that holds a live (active or deactivated) key is sent a notice naming it, with a
+         *       link to roll it. The link opens a page that asks first (so a mail scanner that opens links
+         *       changes nothing); confirmed, the replacement (same tier, quota and usage history) is mailed
+         *       to the address, and the key stops working once the mail server accepts it. A link works
+         *       once, for an hour: used again `410`, past its hour `410`, never sent `404`.
          *
-         *     The email address is stored for contact (lower-cased) and never logged. One live key per
-         *     address, compared case-insensitively: while the address has an active or deactivated key,
-         *     another request answers `409 key_exists` (roll the key with `POST /v1/keys/rotate` instead);
-         *     a revoked key, or one replaced by rotation, no longer counts.
+         *     Addresses are compared case-insensitively (the mail goes to the lower-cased address);
+         *     `user+tag@example.org` is an address of its own. A revoked key, or one replaced by rotation,
+         *     no longer counts. `mycel` and `hypha` keys stay operator-issued (key CLI). This call counts
+         *     against no quota. Mail goes through `SMTP_URL`; with `DATABASE_URL` and no `SMTP_URL` the
+         *     door is off and answers `404 not_found`.
          *
-         *     Issuance is limited per hour: at most `SPORE_KEYS_PER_ADDRESS_PER_HOUR` requests (default 5)
-         *     are answered for one client address, whatever the answer (a key, `409 key_exists`, …), so at
-         *     most as many keys; and at most `SPORE_KEYS_PER_HOUR` keys (default 500) are issued over all
-         *     addresses. The client address is the TCP peer's address; forwarding headers
-         *     (`X-Forwarded-For`, `Forwarded`) are not trusted, so behind a proxy every client shares the
-         *     proxy's address. Beyond either limit: `429 rate_limit_exceeded`, the message naming the limit,
-         *     with `Retry-After` (seconds until the limit's hourly window ends).
+         *     Limited per hour: at most `SPORE_KEYS_PER_ADDRESS_PER_HOUR` requests (default 5) are taken
+         *     from one client address, whatever they come to, and at most `SPORE_KEYS_PER_HOUR` (default
+         *     500) over all addresses, each of which is a message sent. The client address is the TCP
+         *     peer's address unless `TRUST_PROXY` names the proxies in front. Beyond either limit: `429
+         *     rate_limit_exceeded`, the message naming the limit, with `Retry-After` (seconds until the
+         *     limit's hourly window ends).
          *
          *     Order of checks: body media type (`415`), size (`413`), JSON syntax (`400 invalid_json`),
          *     shape (`400 invalid_request`: `email` must be an email address of at most 254 characters,
          *     `name` 1 to 100 characters after trimming, no other field) → overall limit → per-address
-         *     allowance (`429`) → live key for the address (`409`) → keys issued within the hour, per address
-         *     and overall (`429`).
+         *     allowance (`429`) → requests recorded within the hour, per address and overall (`429`).
          */
         post: operations["createSporeKey"];
         delete?: never;
@@ -1604,11 +1611,6 @@ export interface components {
             code: "key_inactive";
             message: string;
         };
-        KeyExistsError: {
-            /** @constant */
-            code: "key_exists";
-            message: string;
-        };
         KeyRotatedError: {
             /** @constant */
             code: "key_rotated";
@@ -1729,13 +1731,9 @@ export interface components {
             /** @description A label for the key, e.g. the project; trimmed, then 1 to 100 characters. */
             name?: string;
         };
-        SporeKeyResponse: {
-            id: components["schemas"]["KeyId"];
-            key: components["schemas"]["ApiKey"];
+        SporeKeyAccepted: {
             /** @constant */
-            tier: "spore";
-            /** @constant */
-            status: "active";
+            status: "check_your_email";
         };
         RotateRequest: {
             /**
@@ -2463,29 +2461,6 @@ export interface components {
                  */
                 "application/json": {
                     error: components["schemas"]["InvalidRequestError"] | components["schemas"]["InvalidJsonError"];
-                };
-            };
-        };
-        /**
-         * @description `key_exists`: the email address (compared case-insensitively) already has a live (active or
-         *     deactivated) key. Roll that key with `POST /v1/keys/rotate` instead of asking for another.
-         */
-        KeyExists: {
-            headers: {
-                "Request-Id": components["headers"]["Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "error": {
-                 *         "code": "key_exists",
-                 *         "message": "This email address already has a spore key; roll it with POST /v1/keys/rotate instead of asking for another"
-                 *       }
-                 *     }
-                 */
-                "application/json": {
-                    error: components["schemas"]["KeyExistsError"];
                 };
             };
         };
@@ -3862,8 +3837,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new spore key, shown once. */
-            201: {
+            /** @description Taken; what follows comes by email. The same for every address. */
+            202: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
                     "Cache-Control": components["headers"]["Cache-Control"];
@@ -3872,17 +3847,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "key_5c0e9f3a7b21d846",
-                     *       "key": "tsp_live_4f1a9c03b7e25d68a0c9e3f172b4d5a6",
-                     *       "tier": "spore",
-                     *       "status": "active"
+                     *       "status": "check_your_email"
                      *     }
                      */
-                    "application/json": components["schemas"]["SporeKeyResponse"];
+                    "application/json": components["schemas"]["SporeKeyAccepted"];
                 };
             };
             400: components["responses"]["KeyBodyBadRequest"];
-            409: components["responses"]["KeyExists"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["KeyIssuanceTooManyRequests"];

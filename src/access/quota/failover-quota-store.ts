@@ -12,7 +12,8 @@ const MAX_UNANSWERED_KEYS = 10_000
 /**
  * Redis while it answers; this process's memory while it does not (an "insurance" limiter, as in
  * rate-limiter-flexible), back to Redis as soon as it is reachable again. During an outage each
- * instance enforces the daily limit on its own, so a key can get up to limit × instances that day.
+ * instance enforces the daily limit on its own, counting from 0, and Redis's count resumes where it was:
+ * a key can get up to limit × (instances + 1) that day (test/faults/outage-bounds.test.ts).
  *
  * Redis that is connected but does not answer in time (a Redis Cluster during a master failover: the
  * cluster stays `ready` while the failed master's slots go unanswered until a replica is promoted) is

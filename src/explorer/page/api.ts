@@ -98,26 +98,25 @@ export class ExplorerApi {
     return { data: body.data as TResult, errors }
   }
 
-  /** POST /keys: a free spore key for an email address, shown once. */
-  async requestSporeKey(email: string): Promise<{ key: string; tier: string }> {
+  /** POST /keys: a free spore key for an email address, sent to that address (never shown here). */
+  async requestSporeKey(email: string): Promise<void> {
     const response = await fetch('/keys', {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify({ email, name: 'explorer' }),
     })
-    const body = (await response.json().catch(() => ({}))) as {
-      key?: string
-      tier?: string
-      error?: { code: string; message: string }
-    }
-    if (!response.ok || !body.key)
-      throw new ExplorerApiError(
-        body.error?.message ?? `The API answered ${response.status}`,
-        body.error?.code ?? 'error',
-        response.status,
-        response.headers.get('request-id'),
-      )
-    return { key: body.key, tier: body.tier ?? 'spore' }
+    if (response.status === 202) return
+    const body = (await response.json().catch(() => ({}))) as { error?: { code: string; message: string } }
+    const message =
+      response.status === 404
+        ? 'This server does not hand out keys by email; ask its operator for one.'
+        : (body.error?.message ?? `The API answered ${response.status}`)
+    throw new ExplorerApiError(
+      message,
+      body.error?.code ?? 'error',
+      response.status,
+      response.headers.get('request-id'),
+    )
   }
 
   /** GET /v1/jobs/{id}: a job's status and format. */

@@ -53,13 +53,13 @@ export class KeyPanel {
     const form = element('spore-form')
     busy(form, true)
     try {
-      const issued = await this.api.requestSporeKey(element<HTMLInputElement>('spore-email').value.trim())
-      sessionStorage.setItem(KEY_STORAGE, issued.key)
-      element<HTMLInputElement>('api-key').value = issued.key
-      result.textContent = `Your ${issued.tier} key, shown once — copy it somewhere safe: ${issued.key}`
-      this.host.keyChanged()
+      const email = element<HTMLInputElement>('spore-email').value.trim()
+      await this.api.requestSporeKey(email)
+      // The same words whatever the address: whether it holds a key is for its mailbox alone to know.
+      result.textContent = `Check your email: a message to ${email} brings your key (or, if the address already holds one, a link to roll it). Paste the key above when it arrives.`
     } catch (error) {
-      result.textContent = error instanceof ExplorerApiError ? error.message : 'The key could not be issued.'
+      result.textContent =
+        error instanceof ExplorerApiError ? error.message : 'The request could not be sent.'
     } finally {
       busy(form, false)
     }
