@@ -230,6 +230,8 @@ export const AUDIT_EVENT_KINDS = [
   'key.activated',
   'key.deactivated',
   'key.revoked',
+  'survey.stored',
+  'survey.deleted',
 ] as const
 export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number]
 

@@ -9,6 +9,7 @@ import type {
   NearestSiteLookup,
   SitesInArea,
   SiteTable,
+  SurveyStore,
   UsageLedger,
 } from '../domain/ports.ts'
 import { LruCache } from '../lru-cache.ts'
@@ -51,6 +52,13 @@ import { createNearestSiteLoader, type FindNearestSites } from './nearest-site-l
 import type { ReadPool } from './read-replicas.ts'
 import { cachedNearestSites, SiteCache } from './site-cache.ts'
 import { allSites, findNearestSiteIds, findNearestSites, findSitesInBox, siteRevision } from './sites.ts'
+import {
+  removeSurveyPlots,
+  saveSurveyPlots,
+  surveyPlotPage,
+  surveyReportPlots,
+  surveysOfPlot,
+} from './surveys.ts'
 import { loadTiers } from './tiers.ts'
 import { addUsage, touchKeys, usageHistory } from './usage.ts'
 
@@ -200,6 +208,18 @@ export function keyMailbox(sql: Sql, config: Deadline, metrics: Metrics): KeyMai
     rollLink: (token) => call(rollLinkState(sql, hashLinkToken(token))),
     confirmRoll: (token, confirmedFrom) => call(confirmKeyRoll(sql, hashLinkToken(token), confirmedFrom)),
     purge: (before) => call(purgeKeyRequests(sql, before)),
+  }
+}
+
+/** An account's survey plots. */
+export function surveyStore(sql: Sql, config: Deadline, metrics: Metrics): SurveyStore {
+  const call = bounded(config, metrics)
+  return {
+    save: (accountId, plots, limit, event) => call(saveSurveyPlots(sql, accountId, plots, limit, event)),
+    page: (accountId, filter, limit, after) => call(surveyPlotPage(sql, accountId, filter, limit, after)),
+    plot: (accountId, plotId) => call(surveysOfPlot(sql, accountId, plotId)),
+    remove: (accountId, plotId, event) => call(removeSurveyPlots(sql, accountId, plotId, event)),
+    reportPlots: (accountId, filter) => call(surveyReportPlots(sql, accountId, filter)),
   }
 }
 

@@ -88,13 +88,22 @@ const ERRORS = {
   },
   not_found: {
     status: 404,
-    message: (p: { path: string } | { job: string }) =>
-      'job' in p ? `No job ${p.job} belongs to this key's account` : `No endpoint at ${p.path}`,
+    message: (p: { path: string } | { job: string } | { plot: string }) =>
+      'job' in p
+        ? `No job ${p.job} belongs to this key's account`
+        : 'plot' in p
+          ? `No survey plot ${JSON.stringify(p.plot)} belongs to this key's account`
+          : `No endpoint at ${p.path}`,
   },
   jobs_not_in_tier: {
     status: 403,
     message: (p: { tier: string }) =>
       `Jobs are part of the mycel and hypha tiers; a ${p.tier} key sends up to its batch size per POST /v1/predict/batch`,
+  },
+  survey_limit_reached: {
+    status: 409,
+    message: (p: { tier: string; limit: number; wouldHold: number }) =>
+      `The ${p.tier} tier keeps up to ${p.limit.toLocaleString('en-US')} surveys (a plot on a survey date) per account; with these the account would hold ${p.wouldHold.toLocaleString('en-US')}. Nothing was stored; delete plots (DELETE /v1/surveys/{plot_id}) or send fewer`,
   },
   job_not_finished: {
     status: 409,

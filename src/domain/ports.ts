@@ -18,6 +18,7 @@ import type {
   NearestSite,
   NewAuditEvent,
   NewJob,
+  PlantingMethod,
   Site,
   SiteBox,
   Tier,
@@ -187,6 +188,77 @@ export interface AuditLog {
    * `after` is not an event of this account.
    */
   page(accountId: string, limit: number, after: string | null): Promise<AuditEvent[] | null>
+}
+
+/** A plot as kept: what was sent, the site it was matched to, and the model's survival at its age. */
+export interface SurveyPlot {
+  plotId: string
+  surveyedOn: string
+  plantedOn: string
+  latitude: number
+  longitude: number
+  speciesCode: string
+  plantingMethod: PlantingMethod
+  planted: number
+  alive: number
+  plotAreaM2: number | null
+  protocol: string | null
+  siteId: number
+  matchedLatitude: number
+  matchedLongitude: number
+  matchDistanceKm: number
+  ageYears: number
+  predicted: number
+  modelVersion: string
+  updatedAt: Date
+}
+
+/** Which of an account's survey plots a list or a report covers; every field narrows it. */
+export interface SurveyFilter {
+  speciesCode?: string
+  plantingMethod?: string
+  /** [west, south, east, north] in degrees. */
+  bbox?: readonly [number, number, number, number]
+  /** Inclusive `YYYY-MM-DD` bounds of surveyed_on. */
+  surveyedFrom?: string
+  surveyedTo?: string
+}
+
+/** What the report reads of a plot. */
+export interface SurveyReportPlot {
+  speciesCode: string
+  plantingMethod: PlantingMethod
+  planted: number
+  alive: number
+  predicted: number
+  ageYears: number
+}
+
+/** Where an account's survey plots are kept (PostgreSQL). Every call names the account; none reaches another's. */
+export interface SurveyStore {
+  /**
+   * Adds the plots, replacing those with the same (plot_id, surveyed_on), and appends `event`, all in
+   * one transaction, unless the account would then hold more than `limit`: then nothing is kept, and
+   * the number it would have held is returned.
+   */
+  save(
+    accountId: string,
+    plots: readonly SurveyPlot[],
+    limit: number,
+    event: NewAuditEvent,
+  ): Promise<{ saved: true } | { saved: false; wouldHold: number }>
+  /** At most `limit` plots after the (plot_id, surveyed_on) `after`, in that order. */
+  page(
+    accountId: string,
+    filter: SurveyFilter,
+    limit: number,
+    after: readonly [string, string] | null,
+  ): Promise<SurveyPlot[]>
+  /** Every survey of one plot, oldest first. */
+  plot(accountId: string, plotId: string): Promise<SurveyPlot[]>
+  /** Removes one plot's surveys (or every plot's, with null) and appends `event` with their number; how many. */
+  remove(accountId: string, plotId: string | null, event: NewAuditEvent): Promise<number>
+  reportPlots(accountId: string, filter: SurveyFilter): Promise<SurveyReportPlot[]>
 }
 
 /** Daily request counts per account, kept where a restart of Redis or of a server cannot lose them. */

@@ -6,6 +6,7 @@ import type { HealthMonitor } from '../domain/health.ts'
 import type { KeyService } from '../domain/key-service.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
 import type { StockingPlanService } from '../domain/stocking/stocking-service.ts'
+import type { SurveyService } from '../domain/surveys/survey-service.ts'
 import type { SurvivalMapService } from '../domain/survival-map.ts'
 import { MAX_BODY_BYTES } from '../http-body/body.ts'
 import type { Logger } from '../logging/logger.ts'
@@ -30,6 +31,8 @@ export interface GatewayDeps {
   access: AccessControl
   /** Key usage for `viewer`. */
   keys: KeyService
+  /** Field surveys for the survey queries and mutations. */
+  surveys: SurveyService
   logger: Logger
   graphiql: boolean
   /** Prefilled X-API-Key in GraphiQL (embedded demo mode only). */
@@ -106,6 +109,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         maps: deps.maps,
         catalogue: deps.catalogue,
         keys: deps.keys,
+        surveys: deps.surveys,
       }
     },
     plugins: [

@@ -25,6 +25,20 @@ import {
   treesPerAcre,
   treesPerHectare,
 } from '../domain/input-rules.ts'
+import {
+  bbox,
+  plantedOn,
+  plotAreaM2,
+  plotId,
+  protocol,
+  surveyCursorText,
+  surveyDateBound,
+  surveyedOn,
+  treesAlive,
+  treesPlanted,
+} from '../domain/surveys/survey-input-rules.ts'
+import { SURVEY_PLOTS_PER_CALL } from '../domain/surveys/survey-plot.ts'
+import { SURVEY_PAGE_MAX } from '../domain/surveys/survey-service.ts'
 
 /** The /v1 request bodies and query strings: the shared input rules under the API contract's snake_case names. Strict: unknown fields are refused. */
 export const PredictBody = z.strictObject({
@@ -94,4 +108,63 @@ export const StockingPlanBody = z.strictObject({
   site_class: siteClassName.nullish(),
   target_trees_per_acre: treesPerAcre.nullish(),
   climate: climate.nullish(),
+})
+
+/** One survey plot of POST /v1/surveys, under the contract's names. */
+export const SurveyPlotBody = z.strictObject({
+  plot_id: plotId,
+  latitude,
+  longitude,
+  species_code: catalogueCode,
+  planting_method: catalogueCode,
+  planted_on: plantedOn,
+  surveyed_on: surveyedOn,
+  planted: treesPlanted,
+  alive: treesAlive,
+  plot_area_m2: plotAreaM2.nullish(),
+  protocol: protocol.nullish(),
+})
+
+/** POST /v1/surveys: the plots, each checked on its own so an error names its index. */
+export const SurveysBody = z.strictObject({
+  plots: z
+    .array(z.unknown(), { error: 'must be an array of plots' })
+    .min(1, 'must hold at least one plot')
+    .max(
+      SURVEY_PLOTS_PER_CALL,
+      `must hold at most ${SURVEY_PLOTS_PER_CALL} plots; send the rest in further calls`,
+    ),
+})
+
+const surveyFilterFields = {
+  species_code: catalogueCode.optional(),
+  planting_method: catalogueCode.optional(),
+  bbox: bbox.optional(),
+  surveyed_from: surveyDateBound.optional(),
+  surveyed_to: surveyDateBound.optional(),
+}
+
+/** GET /v1/surveys/report: the list's filters. */
+export const SurveyReportQuery = z.strictObject(surveyFilterFields)
+
+/** GET /v1/surveys: the filters, `limit` (1 to 1,000) and the `cursor` of the page before. */
+export const SurveyListQuery = z.strictObject({
+  ...surveyFilterFields,
+  limit: z
+    .string()
+    .regex(/^\d{1,7}$/, `must be a whole number from 1 to ${SURVEY_PAGE_MAX}`)
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(1, `must be a whole number from 1 to ${SURVEY_PAGE_MAX}`)
+        .max(SURVEY_PAGE_MAX, `must be a whole number from 1 to ${SURVEY_PAGE_MAX}`),
+    )
+    .optional(),
+  cursor: surveyCursorText.optional(),
+})
+
+/** DELETE /v1/surveys: only with confirm=all. */
+export const SurveyDeleteAllQuery = z.strictObject({
+  confirm: z.literal('all', { error: 'must be "all" to delete every plot of the account' }),
 })

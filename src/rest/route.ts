@@ -9,6 +9,7 @@ import type { SporeKeyRequests } from '../domain/key-mail/spore-key-requests.ts'
 import type { KeyService } from '../domain/key-service.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
 import type { StockingPlanService } from '../domain/stocking/stocking-service.ts'
+import type { SurveyService } from '../domain/surveys/survey-service.ts'
 import type { RequestContext } from '../observability/request-context.ts'
 
 /*
@@ -26,6 +27,7 @@ export interface RestDeps {
   catalogue: Catalogue
   health: HealthMonitor
   keys: KeyService
+  surveys: SurveyService
   /** Free spore keys by email; null while they are off (DATABASE_URL and no SMTP_URL). */
   keyRequests: SporeKeyRequests | null
 }

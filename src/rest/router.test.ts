@@ -19,10 +19,11 @@ import { AuditService } from '../domain/audit-service.ts'
 import { Catalogue } from '../domain/catalogue.ts'
 import { StoreUnavailableError } from '../domain/errors.ts'
 import { HealthMonitor } from '../domain/health.ts'
-import type { NearestSiteLookup } from '../domain/ports.ts'
+import type { NearestSiteLookup, SurveyStore } from '../domain/ports.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
 import { SPECIES } from '../domain/species.ts'
 import { StockingPlanService } from '../domain/stocking/stocking-service.ts'
+import { SurveyService } from '../domain/surveys/survey-service.ts'
 import { loadSurvivalModel } from '../model/index.ts'
 import { createRestHandler } from './router.ts'
 import { ROUTES } from './routes.ts'
@@ -76,6 +77,15 @@ interface Setup {
   databaseAnswers?: boolean
 }
 
+/** An account with no survey plots (test/rest/surveys.test.ts stores some, over PostgreSQL). */
+const noSurveyStore: SurveyStore = {
+  save: () => Promise.reject(new Error('no surveys are stored in the router tests')),
+  page: async () => [],
+  plot: async () => [],
+  remove: async () => 0,
+  reportPlots: async () => [],
+}
+
 function setup({
   lookup = new FakeSiteLookup(),
   directory = new FakeKeyDirectory(),
@@ -97,6 +107,12 @@ function setup({
       }),
       access: accessControlOver(directory, () => NOW),
       keys: keyServiceOver(directory, () => NOW),
+      surveys: new SurveyService(
+        noSurveyStore,
+        predictions,
+        'router-test-address-hash-key-0000000',
+        () => NOW,
+      ),
       // No test here posts to /keys (test/rest/key-requests.test.ts does, over PostgreSQL and SMTP).
       keyRequests: null,
       audit: new AuditService(new MemoryAuditLog(() => NOW)),
@@ -129,14 +145,18 @@ describe('route matching', () => {
   it('serves every route of the table at its path, with or without a trailing slash', async () => {
     const { send, directory } = setup()
     const { key } = directory.issue('mycel')
-    // Routes with `{id}` segments (jobs) are reached with an id: no such job → 404 not_found from the job service.
+    // Routes with `{…}` segments are reached with an id: no such job or plot → 404 not_found from its service.
     for (const route of ROUTES.filter((r) => r.method === 'GET')) {
-      const concrete = route.path.replaceAll('{id}', 'job_000000000000000000000000')
+      const concrete = route.path
+        .replaceAll('{id}', 'job_000000000000000000000000')
+        .replaceAll('{plot_id}', 'plot-0')
       for (const path of [concrete, `${concrete}/`]) {
         const { res, context } = await send('GET', path, { key })
         expect(res.status, path).toBe(route.path.includes('{') ? 404 : 200)
         if (route.path.includes('{'))
-          expect((res.json as { error: { message: string } }).error.message).toContain('No job job_0000')
+          expect((res.json as { error: { message: string } }).error.message).toMatch(
+            /No job job_0000|No survey plot "plot-0"/,
+          )
         expect(context.route).toBe(route.path)
       }
     }

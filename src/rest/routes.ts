@@ -30,6 +30,7 @@ import {
   usageJson,
 } from './responses.ts'
 import { keyed, type RestResponse, type Route } from './route.ts'
+import { SURVEY_ROUTES } from './survey-routes.ts'
 
 const ok = (body: unknown): RestResponse => ({ status: 200, body })
 
@@ -222,4 +223,5 @@ export const ROUTES: readonly Route[] = [
   },
   ...PLAN_ROUTES,
   ...JOB_ROUTES,
+  ...SURVEY_ROUTES,
 ]

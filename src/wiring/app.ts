@@ -23,6 +23,7 @@ import {
   siteLookup,
   sitesInArea,
   siteTable,
+  surveyStore,
   usageLedger,
 } from '../db/store-ports.ts'
 import { AuditService } from '../domain/audit-service.ts'
@@ -34,6 +35,7 @@ import type { IssuanceLimiter, MailSender } from '../domain/ports.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
 import { SPECIES } from '../domain/species.ts'
 import { StockingPlanService } from '../domain/stocking/stocking-service.ts'
+import { SurveyService } from '../domain/surveys/survey-service.ts'
 import { SurvivalMapService } from '../domain/survival-map.ts'
 import { explorerAssetSource } from '../explorer/assets.ts'
 import { createExplorerHandler, isExplorerPath } from '../explorer/handler.ts'
@@ -255,6 +257,12 @@ export function createApp(options: AppOptions): App {
   const nearestSite = siteLookup(database.reads, config, metrics, heldSites)
   const predictions = new PredictionService(model, nearestSite, now)
   const plans = new StockingPlanService(model, nearestSite, sitesInArea(database.reads, config, metrics), now)
+  const surveys = new SurveyService(
+    surveyStore(database.sql, config, metrics),
+    predictions,
+    config.ADDRESS_HASH_KEY,
+    now,
+  )
   const jobConfig: JobConfig = {
     ...JOB_DEFAULTS,
     ...config,
@@ -285,6 +293,7 @@ export function createApp(options: AppOptions): App {
     catalogue,
     access,
     keys,
+    surveys,
     logger,
     graphiql: config.GRAPHIQL,
     demoKey: options.demoKey,
@@ -299,6 +308,7 @@ export function createApp(options: AppOptions): App {
         health,
         access,
         keys,
+        surveys,
         keyRequests: keyMail.requests,
         audit,
         jobs: jobRuntime.jobs,

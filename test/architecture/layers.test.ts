@@ -40,8 +40,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   'job-files': ['domain'],
   /** Connecting to a single Redis or a Redis Cluster (REDIS_URL, REDIS_CLUSTER_NODES). */
   redis: [],
-  /** The synthetic site data: generated from the reference shapes, loaded into the store. */
-  seed: ['db', 'domain', 'geo', 'model'],
+  /** Synthetic data: the sites (from the reference shapes, loaded into the store) and simulated surveys. */
+  seed: ['db', 'domain', 'geo', 'model', 'stats'],
   config: [],
   logging: [],
   observability: [],

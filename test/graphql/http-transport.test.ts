@@ -201,8 +201,14 @@ const CASES: Case[] = [
     headers: { accept: 'application/graphql-response+json' },
   },
   {
-    name: 'a mutation (no Mutation type)',
+    name: 'a mutation of a field the Mutation type lacks',
     body: json({ query: 'mutation { x }' }),
+  },
+  {
+    // Executed (no surveys stored for this key): not_found both ways, nothing written.
+    name: 'a mutation',
+    status: 404,
+    body: json({ query: 'mutation { deleteSurveyPlot(plotId: "absent") }' }),
   },
 ]
 

@@ -469,6 +469,10 @@ describe('reference queries', () => {
         'climateScenarios',
         // Covered by stocking-plan.test.ts.
         'stockingPlan',
+        // Covered by surveys.test.ts (with the survey mutations).
+        'surveys',
+        'surveyPlot',
+        'surveyReport',
       ].sort(),
     )
     expect(predictInput(FOREST_POINTS.coastRange)).toContain('MANUAL')

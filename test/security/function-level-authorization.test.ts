@@ -1,8 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
+import { getNamedType, isInputObjectType } from 'graphql'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hashApiKey } from '../../src/access/api-key.ts'
 import { createKey, type IssuedKey } from '../../src/db/keys.ts'
+import { saveSurveyPlots } from '../../src/db/surveys.ts'
+import type { SurveyPlot } from '../../src/domain/ports.ts'
 import { schema } from '../../src/graphql/schema/schema.ts'
 import { ROLL_PAGE_PATH } from '../../src/key-pages/handler.ts'
 import { ROUTES } from '../../src/rest/routes.ts'
@@ -24,12 +27,15 @@ import {
 /**
  * OWASP API5, broken function level authorization. The operator's key actions (create a key of any
  * tier, activate, deactivate, revoke, list) exist only in the keys CLI, which talks to PostgreSQL
- * directly: the HTTP server has no route, GraphQL field or module that could perform them.
+ * directly: the HTTP server has no route, GraphQL field or module that could perform them. The only
+ * GraphQL writes are the caller's own field surveys, on the account of the key that sends them.
  */
 
 /** Every route the REST router serves. A new one must be added here, after asking who may call it. */
 const SERVED = [
   'DELETE /v1/jobs/{id}',
+  'DELETE /v1/surveys',
+  'DELETE /v1/surveys/{plot_id}',
   'GET /v1/audit',
   'GET /v1/climate',
   'GET /v1/coverage',
@@ -40,6 +46,9 @@ const SERVED = [
   'GET /v1/methods',
   'GET /v1/openapi.json',
   'GET /v1/species',
+  'GET /v1/surveys',
+  'GET /v1/surveys/report',
+  'GET /v1/surveys/{plot_id}',
   'GET /v1/usage',
   'POST /keys',
   'POST /v1/jobs',
@@ -49,7 +58,14 @@ const SERVED = [
   'POST /v1/predict/batch',
   'POST /v1/predict/compare',
   'POST /v1/predict/rank',
+  'POST /v1/surveys',
 ]
+
+/** Every GraphQL write: the caller's own field surveys. A new one must be added here, after asking who may call it. */
+const MUTATIONS = { deleteAllSurveys: ['confirm'], deleteSurveyPlot: ['plotId'], storeSurveys: ['plots'] }
+
+/** Names that would let a request choose whose data a write touches, or with what rights. */
+const ACCOUNT_WORDS = /account|key|tier|owner|caller/i
 
 /**
  * What the front door serves under /keys besides the router's POST /keys: the page a mailed roll link
@@ -89,9 +105,27 @@ describe('API5: what the HTTP server routes', () => {
     expect(routes.filter((route) => /keys/.test(route))).toEqual(['POST /keys', 'POST /v1/keys/rotate'])
   })
 
-  it('GraphQL has no mutation or subscription root: every field only reads', () => {
-    expect(schema.getMutationType()).toBeFalsy()
+  it('GraphQL writes only the caller’s surveys: the mutation root holds exactly the survey writes, none naming an account or key', () => {
     expect(schema.getSubscriptionType()).toBeFalsy()
+    const mutations = Object.values(schema.getMutationType()?.getFields() ?? {})
+    // Exactly these fields and arguments: the account written to can only be the admitted key's.
+    expect(
+      Object.fromEntries(mutations.map((field) => [field.name, field.args.map((arg) => arg.name)])),
+    ).toEqual(MUTATIONS)
+    expect(mutations.map((field) => field.name).filter((name) => OPERATOR_WORDS.test(name))).toEqual([])
+    const argumentFields = mutations.flatMap((field) =>
+      field.args.flatMap((arg) => {
+        const type = getNamedType(arg.type)
+        return isInputObjectType(type)
+          ? Object.keys(type.getFields()).map((name) => `${type.name}.${name}`)
+          : [arg.name]
+      }),
+    )
+    expect(argumentFields).toContain('SurveyPlotInput.plotId')
+    expect(argumentFields.filter((name) => ACCOUNT_WORDS.test(name))).toEqual([])
+  })
+
+  it('every GraphQL query field only reads', () => {
     const fields = Object.keys(schema.getQueryType()?.getFields() ?? {}).sort()
     expect(fields).toEqual([
       'climateScenarios',
@@ -106,6 +140,9 @@ describe('API5: what the HTTP server routes', () => {
       'species',
       'speciesRanking',
       'stockingPlan',
+      'surveyPlot',
+      'surveyReport',
+      'surveys',
       'survivalMap',
       'viewer',
     ])
@@ -309,9 +346,95 @@ describe('API5: operator actions over HTTP find nothing', () => {
     expect(untouched?.status).toBe('inactive')
   })
 
-  it('a GraphQL mutation is refused whatever its name', async () => {
-    const result = await graphql(running.url, `mutation { revokeKey(id: "${other.id}") }`, { key: hypha.key })
-    expect(result.body.data ?? null).toBeNull()
-    expect(result.body.errors?.[0]?.message).toMatch(/Schema is not configured to execute mutation operation/)
+  it('a GraphQL mutation other than the survey writes is refused whatever its name', async () => {
+    const before = await keyTable()
+    for (const field of [
+      `revokeKey(id: "${other.id}")`,
+      `setKeyStatus(id: "${other.id}", status: "active")`,
+      'createKey(tier: "hypha")',
+    ]) {
+      const result = await graphql(running.url, `mutation { ${field} }`, { key: hypha.key })
+      expect(result.status, field).toBe(400)
+      expect(result.body.data ?? null).toBeNull()
+      expect(result.body.errors?.[0]?.message).toMatch(/^Cannot query field "\w+" on type "Mutation"/)
+    }
+    expect(await keyTable()).toEqual(before)
+  })
+
+  it('the GraphQL survey writes act only on the calling key’s account, and none runs without a key', async () => {
+    const survey = (plotId: string): SurveyPlot => ({
+      plotId,
+      surveyedOn: '2024-03-15',
+      plantedOn: '2021-03-15',
+      latitude: 44.6,
+      longitude: -123.6,
+      speciesCode: 'PSME',
+      plantingMethod: 'manual',
+      planted: 40,
+      alive: 31,
+      plotAreaM2: null,
+      protocol: null,
+      siteId: 1,
+      matchedLatitude: 44.6,
+      matchedLongitude: -123.6,
+      matchDistanceKm: 0.5,
+      ageYears: 3,
+      predicted: 0.8,
+      modelVersion: '0.2',
+      updatedAt: new Date(),
+    })
+    // The hypha key's account holds two plots (stored directly: this database has no sites to match).
+    const stored = await saveSurveyPlots(db.sql, hypha.id, [survey('mine'), survey('also-mine')], 1000, {
+      accountId: hypha.id,
+      kind: 'survey.stored',
+      actor: { kind: 'holder', keyId: hypha.id, addressHash: null },
+      details: { surveys: 2 },
+    })
+    expect(stored).toEqual({ saved: true })
+    const plots = async () =>
+      (
+        await db.sql<{ accountId: string; plotId: string }[]>`
+        SELECT account_id, plot_id FROM survey_plots ORDER BY account_id, plot_id`
+      ).map((row) => `${row.accountId === hypha.id ? 'hypha' : row.accountId}:${row.plotId}`)
+    expect(await plots()).toEqual(['hypha:also-mine', 'hypha:mine'])
+
+    const store = `mutation Store($plots: [SurveyPlotInput!]!) { storeSurveys(plots: $plots) { stored } }`
+    const plotInput = {
+      plotId: 'mine',
+      latitude: 44.6,
+      longitude: -123.6,
+      speciesCode: 'PSME',
+      plantingMethod: 'manual',
+      plantedOn: '2021-03-15',
+      surveyedOn: '2024-03-15',
+      planted: 40,
+      alive: 0,
+    }
+    const writes: [string, string, Record<string, unknown>][] = [
+      ['storeSurveys', store, { plots: [plotInput] }],
+      ['deleteSurveyPlot', 'mutation { deleteSurveyPlot(plotId: "mine") }', {}],
+      ['deleteAllSurveys', 'mutation { deleteAllSurveys(confirm: true) }', {}],
+    ]
+    expect(writes.map(([name]) => name).sort()).toEqual(Object.keys(MUTATIONS))
+    for (const [name, document, variables] of writes) {
+      const result = await graphql(running.url, document, { variables })
+      expect(result.status, name).toBe(401)
+      expect(result.body.errors?.[0]?.extensions?.code, name).toBe('invalid_api_key')
+    }
+    expect(await plots()).toEqual(['hypha:also-mine', 'hypha:mine'])
+
+    // Another account's key reaches none of them: the plot is not found, and "all" is its own none.
+    const intruder = await issueKey(db, 'mycel')
+    const missing = await graphql(running.url, writes[1]?.[1] as string, { key: intruder.key })
+    expect(missing.status).toBe(404)
+    expect(missing.body.errors?.[0]?.extensions?.code).toBe('not_found')
+    const none = await graphql(running.url, writes[2]?.[1] as string, { key: intruder.key })
+    expect(none.body).toMatchObject({ data: { deleteAllSurveys: 0 } })
+    expect(await plots()).toEqual(['hypha:also-mine', 'hypha:mine'])
+
+    // The owner's key deletes its own.
+    const own = await graphql(running.url, writes[1]?.[1] as string, { key: hypha.key })
+    expect(own.body).toMatchObject({ data: { deleteSurveyPlot: 1 } })
+    expect(await plots()).toEqual(['hypha:also-mine'])
   })
 })

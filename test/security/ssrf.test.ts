@@ -147,8 +147,8 @@ describe('API7: the service fetches nothing a caller names', () => {
     const inputFields = Object.values(schema.getTypeMap())
       .filter(isInputObjectType)
       .flatMap((type) => Object.keys(type.getFields()))
-    const argumentNames = Object.values(schema.getQueryType()?.getFields() ?? {}).flatMap((field) =>
-      field.args.map((arg) => arg.name),
+    const argumentNames = [schema.getQueryType(), schema.getMutationType()].flatMap((root) =>
+      Object.values(root?.getFields() ?? {}).flatMap((field) => field.args.map((arg) => arg.name)),
     )
     expect([...inputFields, ...argumentNames].filter((name) => URLISH.test(name))).toEqual([])
   })

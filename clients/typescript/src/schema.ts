@@ -364,6 +364,170 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/surveys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's surveys, a page at a time
+         * @description The surveys of the key's account that the filters keep (filters combine with AND), ordered by
+         *     `plot_id`, then `surveyed_on`, `limit` a page (1 to 1,000, default 100). `next_cursor` is where
+         *     the next page starts (pass it as `cursor`, with the same filters), null on the last page. A
+         *     cursor is opaque: a value this list did not hand out is `400 invalid_request` naming
+         *     `cursor`. An unknown query parameter or a bad value is `400 invalid_request` naming the
+         *     parameter. `species_code` and `planting_method` match exactly as stored (species codes in
+         *     upper case); a value no survey has gives an empty page, not a 422. This call counts one
+         *     request like any keyed call.
+         */
+        get: operations["listSurveys"];
+        put?: never;
+        /**
+         * Store field survey plots, each with the model's survival at its age
+         * @description Stores 1 to 1,000 field surveys in one call: for each plot, the trees planted (for
+         *     `drone_seeded`, seed pods dropped) and alive, when it was planted and when it was surveyed.
+         *     Each plot is matched to its nearest data site exactly as `POST /v1/predict` matches a point,
+         *     and kept with the model's survival at the plot's age (`predicted_survival`), made once, now,
+         *     by the model of `model_version`: a report never predicts again. The age is the whole days
+         *     from `planted_on` to `surveyed_on` in years of 365.25 days; the survival at that age comes from
+         *     the model's 1-, 3- and 5-year survival for the site, species and method: from 1 to 5 years,
+         *     linear on the logit scale between the neighbouring horizons (1 and 3, or 3 and 5 years); past
+         *     5 years, the 3→5 decline on the logit scale carried on at the same rate; under 1 year, S₁^age
+         *     (S₁ the 1-year survival: a constant mortality rate from survival 1 at planting).
+         *
+         *     A survey is `(plot_id, surveyed_on)` within the account: sending it again replaces it (its
+         *     fields, site and prediction), and the same `plot_id` on another date is another survey of
+         *     that plot. Within one call a survey sent twice is kept as last sent, once (`stored` counts
+         *     it once). Surveys belong to the account of the key (the key and every key that replaced it
+         *     through rotation) and are never seen by another account.
+         *
+         *     All or nothing: the first problem is reported and nothing is stored. The body as a whole
+         *     first: `plots` missing, not an array, empty or over 1,000 plots, or another field beside it
+         *     (`400 invalid_request`, `field` `plots` or the unknown field, no `index`). Then, over all the
+         *     plots in order, each plot's fields (a missing, mistyped or out-of-range field, an unknown
+         *     field: `400 invalid_request`); then the rules between a plot's fields (the dates, the age,
+         *     `alive` ≤ `planted`: `400 invalid_request`); then the prediction's checks of each plot:
+         *     species (`422 invalid_species`), method (`422 invalid_method`), coverage
+         *     (`422 outside_coverage`) and nearest data point (`422 no_nearby_data`); last the account's
+         *     limit (`409 survey_limit_reached`). A plot's error names its position in `plots`
+         *     (`details.index`, from 0) and the field (`details.field`, as named in the plot; for a 422,
+         *     `species_code`, `planting_method` or `latitude`); a 400's message names it as
+         *     `plots[<index>].<field>`, a 422's is the prediction's own.
+         *
+         *     The account keeps at most 1,000 surveys (`spore`), 100,000 (`mycel`) or 1,000,000
+         *     (`hypha`), counted as stored records: a plot surveyed on two dates counts twice, and a
+         *     survey replaced counts once. A call that would take the account past its limit stores
+         *     nothing. The call counts one request whatever its plots, and each store is an audit event
+         *     (`survey.stored`, `details.surveys`).
+         */
+        post: operations["storeSurveys"];
+        /**
+         * Delete every survey of the account
+         * @description Deletes every survey of every plot of the key's account, only with `confirm=all`: without it,
+         *     with another value, or with another query parameter the call is `400 invalid_request` naming
+         *     the parameter, and nothing is deleted. `deleted` is how many survey records went (0 when the
+         *     account had none). When any went, the account's audit log gets `survey.deleted`
+         *     (`details.all` true, `details.plot_id` null, `details.surveys`). This call counts one request
+         *     like any keyed call.
+         */
+        delete: operations["deleteAllSurveys"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/surveys/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Observed survival beside the model's prediction, and how well it is calibrated
+         * @description Compares observed survival on the account's surveys with the model's prediction at each
+         *     survey's age (made when the survey was stored: nothing is predicted here), over the surveys
+         *     the filters keep (those of `GET /v1/surveys`; none given: every survey). Each survey is one
+         *     observation of `planted` trees, `alive` of them alive; a plot surveyed on two dates counts
+         *     twice. The same surveys give the same numbers, in any order.
+         *
+         *     - **Groups**: `overall`, then in `groups` each species × planting method (`age_band` null)
+         *       followed by its age bands that hold surveys (`under_2` years, `2_to_4`, `over_4`): plots,
+         *       trees planted and alive, observed survival (alive ÷ planted over the group) with its
+         *       interval, the mean predicted survival weighted by trees, the difference observed −
+         *       predicted with its interval (the observed interval shifted by the mean prediction, which is
+         *       taken as known), `differs` when that interval excludes 0, and the dispersion φ.
+         *     - **Intervals** are 90 % (`interval_level`) and quasi-binomial: trees on one plot share its
+         *       soil, weather and crew, so counts vary more between plots than binomial counts would; each
+         *       variance is φ times the binomial one, with Pearson's φ = max(1, Σᵢ (aᵢ − nᵢqᵢ)² ÷ (nᵢqᵢ(1 −
+         *       qᵢ)) ÷ (k − m)) over the k plots, qᵢ the fitted share and m the parameters fitted (φ = 1 when
+         *       k − m < 1). Observed survival's interval is symmetric on the logit scale, its multiplier the
+         *       95th percentile of Student's t with k − 1 degrees of freedom (φ is estimated, so the
+         *       normal's 1.645 would cover too little with few plots); when every tree lived or every one
+         *       died, (A + ½) ÷ (N + 1) is used for the variance and the interval ends at 1 or at 0. A group of
+         *       one plot has φ = 1 and the normal's 1.645, and a note says its interval is likely too narrow.
+         *     - **Scores**, over all the surveys, weighted by trees: the Brier score, the log loss,
+         *       calibration in the large (the shift δ on the logit scale with Σ nᵢ expit(logit pᵢ + δ) =
+         *       Σ aᵢ, its interval with t of k − 1 degrees of freedom) and the calibration slope (β of
+         *       logit qᵢ = α + β logit pᵢ by binomial maximum likelihood, fitted by IRLS, covariance
+         *       φ (XᵀWX)⁻¹, t of k − 2 degrees of freedom; null, with a note, under 3 plots, when every plot
+         *       has the same prediction, or when the fit does not converge). Perfect calibration is δ = 0,
+         *       α = 0 and β = 1.
+         *     - **Reliability**: 10 bins of predicted survival (0–0.1, 0.1–0.2, …, 0.9–1), each with its
+         *       plots, trees, mean prediction (weighted by trees) and observed survival (both null for an
+         *       empty bin).
+         *
+         *     No survey matching is not an error: `overall` and `scores` are null, `groups` and
+         *     `reliability` empty, and a note says there is nothing to compare. An unknown query parameter
+         *     or a bad filter value is `400 invalid_request` naming the parameter. This call counts one
+         *     request like any keyed call.
+         */
+        get: operations["getSurveyReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/surveys/{plot_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A plot's `plot_id`, percent-encoded (e.g. `Unit%204%2FNE%20corner` for `Unit 4/NE corner`). */
+                plot_id: components["parameters"]["PlotId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Every survey of one plot
+         * @description Every survey of one plot of the key's account, oldest `surveyed_on` first. Percent-encode the
+         *     id in the path (`Unit 4/NE corner` → `Unit%204%2FNE%20corner`); a segment that is not valid
+         *     percent-encoding is `400 invalid_request` naming `plot_id`. A plot the account does not have
+         *     (none, or another account's) is `404 not_found`. Query parameters are ignored. This call
+         *     counts one request like any keyed call.
+         */
+        get: operations["getSurveyPlot"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete one plot, every survey of it
+         * @description Deletes every survey of one plot of the key's account; `deleted` is how many went. The
+         *     account's audit log gets `survey.deleted` (`details.plot_id`, `details.all` false,
+         *     `details.surveys`). Percent-encode the id as for `GET`; a plot the account does not have
+         *     (none, or another account's) is `404 not_found`, and nothing is deleted. Query parameters are
+         *     ignored. This call counts one request like any keyed call.
+         */
+        delete: operations["deleteSurveyPlot"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/species": {
         parameters: {
             query?: never;
@@ -499,8 +663,9 @@ export interface paths {
          * The audit log of the calling key's account, newest first, a page at a time
          * @description What changed in the account of the key in `X-API-Key` (the key and every key that replaced it
          *     through rotation), who changed it, when, and from which client address: a spore key issued by
-         *     `POST /keys` (`key.issued`), a key rolled (`key.rotated`, by the holder or an operator), and the
-         *     operator's key commands (`key.created`, `key.activated`, `key.deactivated`, `key.revoked`).
+         *     `POST /keys` (`key.issued`), a key rolled (`key.rotated`, by the holder or an operator), the
+         *     operator's key commands (`key.created`, `key.activated`, `key.deactivated`, `key.revoked`), and
+         *     the account's field surveys stored (`survey.stored`) or deleted (`survey.deleted`).
          *     Only the caller's account is ever read: no parameter names an account or a key. New kinds of
          *     event may appear (changes to data the account writes): treat an unknown `kind` as one more
          *     event.
@@ -1767,8 +1932,9 @@ export interface components {
             id: string;
             /**
              * @description What happened: `key.issued` (a spore key from `POST /keys`), `key.created` (an operator's
-             *     new key), `key.rotated`, `key.activated`, `key.deactivated`, `key.revoked`. More kinds may
-             *     come.
+             *     new key), `key.rotated`, `key.activated`, `key.deactivated`, `key.revoked`,
+             *     `survey.stored` (`POST /v1/surveys`), `survey.deleted` (`DELETE /v1/surveys/{plot_id}`, or
+             *     `DELETE /v1/surveys?confirm=all` when it deleted any). More kinds may come.
              */
             kind: string;
             /** @description When it happened. */
@@ -1786,7 +1952,7 @@ export interface components {
              *     hash the server keeps of it. Null for an operator.
              */
             address_tag: string | null;
-            /** @description What changed, by kind: the key (`key_id`), its replacement and grace (`key.rotated`), its tier, status and expiry (`key.created`), its status before (`key.activated`, `key.deactivated`, `key.revoked`). */
+            /** @description What changed, by kind: the key (`key_id`), its replacement and grace (`key.rotated`), its tier, status and expiry (`key.created`), its status before (`key.activated`, `key.deactivated`, `key.revoked`), how many surveys were stored or deleted (`survey.stored`, `survey.deleted`) and which plot (`survey.deleted`). */
             details: {
                 /** @description The key the event is about. */
                 key_id?: components["schemas"]["KeyId"];
@@ -1807,6 +1973,12 @@ export interface components {
                 previous_status?: "active" | "inactive";
                 /** @description `key.created`: when the key expires; null = never. */
                 expires_at?: components["schemas"]["NullableTimestamp"];
+                /** @description `survey.stored`, `survey.deleted`: how many surveys were stored, or deleted. */
+                surveys?: number;
+                /** @description `survey.deleted`: the plot deleted; null when every plot of the account was. */
+                plot_id?: components["schemas"]["SurveyPlotId"] | null;
+                /** @description `survey.deleted`: true when every plot of the account was deleted (`DELETE /v1/surveys?confirm=all`). */
+                all?: boolean;
             };
         };
         UsageResponse: {
@@ -1848,6 +2020,280 @@ export interface components {
                 date: string;
                 requests: number;
             }[];
+        };
+        /**
+         * @description The caller's own id of a plot: 1 to 64 characters (UTF-16 code units), no control characters;
+         *     `report` and `uploads` are refused (paths of this API).
+         * @example U4-01
+         */
+        SurveyPlotId: string;
+        /** @description The plot's position in the request's `plots`, from 0. */
+        SurveyPlotIndex: number;
+        SurveysRequest: {
+            /** @description 1 to 1,000 surveys, all stored or none. */
+            plots: components["schemas"]["SurveyPlotInput"][];
+        };
+        SurveyPlotInput: {
+            plot_id: components["schemas"]["SurveyPlotId"];
+            latitude: components["schemas"]["Latitude"];
+            longitude: components["schemas"]["Longitude"];
+            species_code: components["schemas"]["SpeciesCodeInput"];
+            /**
+             * @description `manual` or `drone_seeded`; any other string is `422 invalid_method`.
+             * @example manual
+             * @example drone_seeded
+             */
+            planting_method: string;
+            /**
+             * @description When the plot was planted, `YYYY-MM-DD`, or a bare year `YYYY`, taken as 1 March of that year.
+             * @example 2021-03-15
+             * @example 2021
+             */
+            planted_on: string;
+            /**
+             * @description When the plot was surveyed, `YYYY-MM-DD` (a bare year is refused): not in the future (at
+             *     most one day past the server's clock, for callers ahead of UTC), and 0.25 to 10 years after
+             *     `planted_on`.
+             * @example 2024-03-15
+             */
+            surveyed_on: string;
+            /** @description Trees planted on the plot; for `drone_seeded`, seed pods dropped. */
+            planted: number;
+            /** @description Trees (for `drone_seeded`, pods with at least one live tree) alive at the survey, at most `planted`. */
+            alive: number;
+            /** @description The plot's area, square metres (up to 1,000 ha); optional. */
+            plot_area_m2?: number | null;
+            /** @description The survey's protocol, e.g. `or_fpa_stocking` or `vm0047`; optional. */
+            protocol?: string | null;
+        };
+        /** @description One survey of a plot as kept, `(plot_id, surveyed_on)`. */
+        SurveyPlot: {
+            plot_id: components["schemas"]["SurveyPlotId"];
+            /**
+             * Format: date
+             * @description When the plot was surveyed, `YYYY-MM-DD`.
+             */
+            surveyed_on: string;
+            /**
+             * Format: date
+             * @description When it was planted, `YYYY-MM-DD` (a bare year sent is shown as 1 March of it).
+             */
+            planted_on: string;
+            latitude: components["schemas"]["Latitude"];
+            longitude: components["schemas"]["Longitude"];
+            species_code: components["schemas"]["SpeciesCode"];
+            planting_method: components["schemas"]["PlantingMethod"];
+            planted: number;
+            alive: number;
+            /** @description `alive` ÷ `planted`. */
+            observed_survival: components["schemas"]["Probability"];
+            plot_area_m2: number | null;
+            protocol: string | null;
+            /** @description Whole days from `planted_on` to `surveyed_on`, in years of 365.25 days. */
+            age_years: number;
+            /**
+             * @description The model's survival at `age_years` for the matched site, species and method, made when the
+             *     survey was stored: from 1 to 5 years linear on the logit scale between the neighbouring
+             *     horizons, past 5 years the 3→5 decline carried on, under 1 year S₁^age.
+             */
+            predicted_survival: number;
+            /**
+             * @description The model that made `predicted_survival`.
+             * @example 0.2
+             */
+            model_version: string;
+            /** @description The data site the plot was matched to, as a prediction matches a point. */
+            site: {
+                site_id: number;
+                matched_latitude: number;
+                matched_longitude: number;
+                /** @description Great-circle distance from the plot to the data site, km. */
+                match_distance_km: number;
+            };
+            /** @description When this survey was last stored. */
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        SurveysStoredResponse: {
+            /** @description Surveys stored (a survey sent twice in the call once). */
+            stored: number;
+            plots: components["schemas"]["SurveyPlot"][];
+        };
+        SurveyPageResponse: {
+            /** @description The page's surveys, by `plot_id`, then `surveyed_on`. */
+            plots: components["schemas"]["SurveyPlot"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        SurveysDeletedResponse: {
+            /** @description Survey records deleted. */
+            deleted: number;
+        };
+        SurveyPlotResponse: {
+            plot_id: components["schemas"]["SurveyPlotId"];
+            /** @description The plot's surveys, oldest `surveyed_on` first. */
+            surveys: components["schemas"]["SurveyPlot"][];
+        };
+        SurveyPlotDeletedResponse: {
+            plot_id: components["schemas"]["SurveyPlotId"];
+            /** @description The plot's surveys deleted. */
+            deleted: number;
+        };
+        /** @description A 90 % interval (`interval_level`). */
+        SurveyInterval: {
+            low: number;
+            high: number;
+        };
+        /** @description Observed beside predicted over one group of surveys. */
+        SurveyGroup: {
+            /** @description The group's species; null for `overall`. */
+            species_code: components["schemas"]["SpeciesCode"] | null;
+            /** @description The group's planting method; null for `overall`. */
+            planting_method: components["schemas"]["PlantingMethod"] | null;
+            /**
+             * @description Age at the survey: `under_2` years, `2_to_4` (2 to 4 inclusive), `over_4`; null for `overall` and for a whole species × method.
+             * @enum {string|null}
+             */
+            age_band: "under_2" | "2_to_4" | "over_4" | null;
+            /** @description Surveys in the group. */
+            plots: number;
+            trees_planted: number;
+            trees_alive: number;
+            /** @description `trees_alive` ÷ `trees_planted`. */
+            observed_survival: components["schemas"]["Probability"];
+            /** @description The interval of observed survival (quasi-binomial, symmetric on the logit scale). */
+            observed_interval: components["schemas"]["SurveyInterval"];
+            /** @description The surveys' `predicted_survival`, weighted by trees planted. */
+            mean_predicted_survival: components["schemas"]["Probability"];
+            /** @description `observed_survival` − `mean_predicted_survival`. */
+            difference: number;
+            /** @description `observed_interval` shifted by `mean_predicted_survival` (the prediction taken as known). */
+            difference_interval: components["schemas"]["SurveyInterval"];
+            /** @description The difference's interval excludes 0. */
+            differs: boolean;
+            /** @description Pearson's dispersion φ of the group (1 for a single plot). */
+            dispersion: number;
+        };
+        /** @description Over every survey of the report, weighted by trees. */
+        SurveyScores: {
+            /** @description Mean squared difference between each tree's outcome (1 alive, 0 dead) and its prediction. */
+            brier: number;
+            /** @description Mean negative log-likelihood of each tree's outcome under its prediction (natural log). */
+            log_loss: number;
+            /** @description The shift δ on the logit scale that makes the predictions' expected survivors equal those observed; 0 when calibrated. */
+            calibration_in_the_large: {
+                estimate: number;
+                interval: components["schemas"]["SurveyInterval"];
+            };
+            /**
+             * @description β of logit q = α + β logit p (binomial maximum likelihood, IRLS); 1 when calibrated, below 1
+             *     when the predictions spread too far. Null (with a note) under 3 plots, when every plot has the
+             *     same prediction, or when the fit does not converge.
+             */
+            calibration_slope: {
+                /** @description The slope β. */
+                estimate: number;
+                interval: components["schemas"]["SurveyInterval"];
+                /** @description The intercept α. */
+                intercept: number;
+            } | null;
+        };
+        /** @description The surveys whose predicted survival lies in [`from`, `to`) (the last bin includes 1). */
+        SurveyReliabilityBin: {
+            from: number;
+            to: number;
+            plots: number;
+            /** @description Trees planted. */
+            trees: number;
+            /** @description Predicted survival weighted by trees; null for an empty bin. */
+            mean_predicted_survival: number | null;
+            /** @description Trees alive ÷ trees planted; null for an empty bin. */
+            observed_survival: number | null;
+        };
+        SurveyReport: {
+            /**
+             * @description The level of every interval in the report.
+             * @constant
+             */
+            interval_level: 0.9;
+            /** @description Every survey of the report as one group (`species_code`, `planting_method` and `age_band` null); null when no survey matches. */
+            overall: components["schemas"]["SurveyGroup"] | null;
+            /**
+             * @description Each species × planting method (`age_band` null), followed by its age bands that hold
+             *     surveys, `under_2`, `2_to_4`, `over_4`; species by code, methods `manual` then
+             *     `drone_seeded`. Empty when no survey matches.
+             */
+            groups: components["schemas"]["SurveyGroup"][];
+            /** @description The scores; null when no survey matches. */
+            scores: components["schemas"]["SurveyScores"] | null;
+            /** @description 10 bins of predicted survival, 0–0.1 to 0.9–1; empty when no survey matches. */
+            reliability: components["schemas"]["SurveyReliabilityBin"][];
+            /** @description What to keep in mind reading the report (a calibration slope that could not be fitted, groups of one plot, nothing to compare). */
+            notes: string[];
+        };
+        SurveyInvalidRequestError: {
+            /** @constant */
+            code: "invalid_request";
+            /** @description For a plot, names it as `plots[<index>].<field>`, e.g. `plots[1].alive must be at most planted (40)`. */
+            message: string;
+            details: {
+                /** @description The plot's position in `plots`; absent when the error is about the body as a whole. */
+                index?: components["schemas"]["SurveyPlotIndex"];
+                /** @description With `index`, the plot's field as named in the plot (`(root)` when the plot is not a JSON object); without it, the body's field (`plots`, an unknown one, `(root)`). */
+                field: string;
+                reason: string;
+            };
+        };
+        SurveyInvalidSpeciesError: {
+            /** @constant */
+            code: "invalid_species";
+            /** @description Offers the closest code when one is close (e.g. `Did you mean PSME (Douglas-fir)?`). */
+            message: string;
+            details: {
+                /** @description Points to `GET /v1/species`. */
+                suggestion: string;
+                closest_code?: components["schemas"]["SpeciesCode"];
+                index: components["schemas"]["SurveyPlotIndex"];
+                /** @constant */
+                field: "species_code";
+            };
+        };
+        SurveyInvalidMethodError: {
+            /** @constant */
+            code: "invalid_method";
+            message: string;
+            details: {
+                index: components["schemas"]["SurveyPlotIndex"];
+                /** @constant */
+                field: "planting_method";
+            };
+        };
+        SurveyOutsideCoverageError: {
+            /** @constant */
+            code: "outside_coverage";
+            message: string;
+            details: {
+                /** @description Points to `GET /v1/coverage`. */
+                suggestion: string;
+                index: components["schemas"]["SurveyPlotIndex"];
+                /** @constant */
+                field: "latitude";
+            };
+        };
+        SurveyNoNearbyDataError: {
+            /** @constant */
+            code: "no_nearby_data";
+            message: string;
+            details: {
+                index: components["schemas"]["SurveyPlotIndex"];
+                /** @constant */
+                field: "latitude";
+            };
+        };
+        SurveyLimitReachedError: {
+            /** @constant */
+            code: "survey_limit_reached";
+            /** @description Names the tier, its limit and how many surveys the account would have held. */
+            message: string;
         };
     };
     responses: {
@@ -2521,10 +2967,180 @@ export interface components {
                 };
             };
         };
+        /**
+         * @description `invalid_json`: the body is empty or not valid JSON. `invalid_request`: about the body as a
+         *     whole (not a JSON object, `field` `(root)`; `plots` missing, not an array, empty or over 1,000
+         *     plots, `field` `plots`; an unknown field), or about one plot, with its position in `plots`
+         *     (`details.index`, from 0) and its field as named in the plot (`details.field`, e.g. `alive`,
+         *     `surveyed_on`, an unknown field's name, or `(root)` when the plot is not a JSON object): a
+         *     missing, mistyped or out-of-range field, a bad date, a survey in the future or not 0.25 to 10
+         *     years after planting, `alive` above `planted`, a `plot_id` that is `report` or `uploads`.
+         *     Nothing is stored.
+         */
+        SurveyBodyBadRequest: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "invalid_request",
+                 *         "message": "plots[1].alive must be at most planted (40)",
+                 *         "details": {
+                 *           "index": 1,
+                 *           "field": "alive",
+                 *           "reason": "must be at most planted (40)"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    error: components["schemas"]["SurveyInvalidRequestError"] | components["schemas"]["InvalidJsonError"];
+                };
+            };
+        };
+        /**
+         * @description The prediction's refusal of a plot, with the prediction's details plus the plot's position in
+         *     `plots` (`details.index`, from 0) and the field it is about (`details.field`):
+         *     `invalid_species` (`species_code`), `invalid_method` (`planting_method`), `outside_coverage`
+         *     (`latitude`: outside Oregon/Washington) or `no_nearby_data` (`latitude`: in coverage, no data
+         *     point within the search radius). Nothing is stored.
+         */
+        SurveyUnprocessable: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "invalid_species",
+                 *         "message": "Species code \"PSMA\" is not recognized. Did you mean PSME (Douglas-fir)?",
+                 *         "details": {
+                 *           "suggestion": "GET /v1/species lists the recognized species codes",
+                 *           "closest_code": "PSME",
+                 *           "index": 1,
+                 *           "field": "species_code"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    error: components["schemas"]["SurveyInvalidSpeciesError"] | components["schemas"]["SurveyInvalidMethodError"] | components["schemas"]["SurveyOutsideCoverageError"] | components["schemas"]["SurveyNoNearbyDataError"];
+                };
+            };
+        };
+        /**
+         * @description `survey_limit_reached`: with these surveys the account would hold more than its tier keeps
+         *     (`spore` 1,000, `mycel` 100,000, `hypha` 1,000,000 survey records); the message gives the
+         *     limit and the number it would have held. Nothing is stored.
+         */
+        SurveyLimitReached: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "survey_limit_reached",
+                 *         "message": "The spore tier keeps up to 1,000 survey plots per account; with these the account would hold 1,001. Nothing was stored; delete plots (DELETE /v1/surveys/{plot_id}) or send fewer"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    error: components["schemas"]["SurveyLimitReachedError"];
+                };
+            };
+        };
+        /** @description `invalid_request`: the `{plot_id}` path segment is not valid percent-encoding (`field` `plot_id`). */
+        SurveyPlotIdBadRequest: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InvalidRequestErrorResponse"];
+            };
+        };
+        /** @description `not_found`: the key's account has no survey of this plot (another account's plot looks the same). */
+        SurveyPlotNotFound: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "not_found",
+                 *         "message": "No survey plot \"U4-01\" belongs to this key's account"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    error: components["schemas"]["NotFoundError"];
+                };
+            };
+        };
     };
     parameters: {
         /** @description The job's id, as `POST /v1/jobs` gave it. */
         JobId: string;
+        /** @description A plot's `plot_id`, percent-encoded (e.g. `Unit%204%2FNE%20corner` for `Unit 4/NE corner`). */
+        PlotId: string;
+        /** @description Only surveys of this species code, matched exactly (codes are kept in upper case). */
+        SurveySpeciesFilter: string;
+        /** @description Only surveys of this planting method, matched exactly. */
+        SurveyMethodFilter: string;
+        /**
+         * @description Only plots inside `west,south,east,north` (degrees, edges included; west ≤ east, south ≤ north,
+         *     longitudes -180 to 180, latitudes -90 to 90), by the plot's own coordinates.
+         */
+        SurveyBbox: string;
+        /** @description Only surveys on or after this date, `YYYY-MM-DD`. */
+        SurveyedFrom: string;
+        /** @description Only surveys on or before this date, `YYYY-MM-DD`. */
+        SurveyedTo: string;
     };
     requestBodies: never;
     headers: {
@@ -3364,6 +3980,321 @@ export interface operations {
             404: components["responses"]["JobNotFound"];
             409: components["responses"]["JobNotFinished"];
             416: components["responses"]["RangeNotSatisfiable"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSurveys: {
+        parameters: {
+            query?: {
+                /** @description Only surveys of this species code, matched exactly (codes are kept in upper case). */
+                species_code?: components["parameters"]["SurveySpeciesFilter"];
+                /** @description Only surveys of this planting method, matched exactly. */
+                planting_method?: components["parameters"]["SurveyMethodFilter"];
+                /**
+                 * @description Only plots inside `west,south,east,north` (degrees, edges included; west ≤ east, south ≤ north,
+                 *     longitudes -180 to 180, latitudes -90 to 90), by the plot's own coordinates.
+                 */
+                bbox?: components["parameters"]["SurveyBbox"];
+                /** @description Only surveys on or after this date, `YYYY-MM-DD`. */
+                surveyed_from?: components["parameters"]["SurveyedFrom"];
+                /** @description Only surveys on or before this date, `YYYY-MM-DD`. */
+                surveyed_to?: components["parameters"]["SurveyedTo"];
+                /** @description Surveys on the page, 1 to 1,000. */
+                limit?: number;
+                /** @description The `next_cursor` of the page before. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the account's surveys. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SurveyPageResponse"];
+                };
+            };
+            400: components["responses"]["QueryBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    storeSurveys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "plots": [
+                 *         {
+                 *           "plot_id": "U4-01",
+                 *           "latitude": 44.6,
+                 *           "longitude": -123.6,
+                 *           "species_code": "PSME",
+                 *           "planting_method": "manual",
+                 *           "planted_on": "2021",
+                 *           "surveyed_on": "2024-03-15",
+                 *           "planted": 40,
+                 *           "alive": 31,
+                 *           "protocol": "or_fpa_stocking"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SurveysRequest"];
+            };
+        };
+        responses: {
+            /** @description Every survey as kept, in the order sent (a survey sent twice once, at its first place, with the values last sent). */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "stored": 1,
+                     *       "plots": [
+                     *         {
+                     *           "plot_id": "U4-01",
+                     *           "surveyed_on": "2024-03-15",
+                     *           "planted_on": "2021-03-01",
+                     *           "latitude": 44.6,
+                     *           "longitude": -123.6,
+                     *           "species_code": "PSME",
+                     *           "planting_method": "manual",
+                     *           "planted": 40,
+                     *           "alive": 31,
+                     *           "observed_survival": 0.775,
+                     *           "plot_area_m2": null,
+                     *           "protocol": "or_fpa_stocking",
+                     *           "age_years": 3.039014373716632,
+                     *           "predicted_survival": 0.8142,
+                     *           "model_version": "0.2",
+                     *           "site": {
+                     *             "site_id": 18342,
+                     *             "matched_latitude": 44.6012,
+                     *             "matched_longitude": -123.5987,
+                     *             "match_distance_km": 0.16
+                     *           },
+                     *           "updated_at": "2026-11-26T20:14:03.512Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SurveysStoredResponse"];
+                };
+            };
+            400: components["responses"]["SurveyBodyBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["SurveyLimitReached"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["SurveyUnprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteAllSurveys: {
+        parameters: {
+            query: {
+                /** @description `all`: the caller means every survey of the account. */
+                confirm: "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every survey of the account is deleted. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deleted": 42
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SurveysDeletedResponse"];
+                };
+            };
+            400: components["responses"]["QueryBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSurveyReport: {
+        parameters: {
+            query?: {
+                /** @description Only surveys of this species code, matched exactly (codes are kept in upper case). */
+                species_code?: components["parameters"]["SurveySpeciesFilter"];
+                /** @description Only surveys of this planting method, matched exactly. */
+                planting_method?: components["parameters"]["SurveyMethodFilter"];
+                /**
+                 * @description Only plots inside `west,south,east,north` (degrees, edges included; west ≤ east, south ≤ north,
+                 *     longitudes -180 to 180, latitudes -90 to 90), by the plot's own coordinates.
+                 */
+                bbox?: components["parameters"]["SurveyBbox"];
+                /** @description Only surveys on or after this date, `YYYY-MM-DD`. */
+                surveyed_from?: components["parameters"]["SurveyedFrom"];
+                /** @description Only surveys on or before this date, `YYYY-MM-DD`. */
+                surveyed_to?: components["parameters"]["SurveyedTo"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SurveyReport"];
+                };
+            };
+            400: components["responses"]["QueryBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSurveyPlot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A plot's `plot_id`, percent-encoded (e.g. `Unit%204%2FNE%20corner` for `Unit 4/NE corner`). */
+                plot_id: components["parameters"]["PlotId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plot's surveys. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SurveyPlotResponse"];
+                };
+            };
+            400: components["responses"]["SurveyPlotIdBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["SurveyPlotNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteSurveyPlot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A plot's `plot_id`, percent-encoded (e.g. `Unit%204%2FNE%20corner` for `Unit 4/NE corner`). */
+                plot_id: components["parameters"]["PlotId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plot's surveys are deleted. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "plot_id": "U4-01",
+                     *       "deleted": 2
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SurveyPlotDeletedResponse"];
+                };
+            };
+            400: components["responses"]["SurveyPlotIdBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["SurveyPlotNotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -13,6 +13,7 @@ import type { HealthMonitor } from '../../domain/health.ts'
 import type { KeyService } from '../../domain/key-service.ts'
 import type { PredictionService } from '../../domain/prediction-service.ts'
 import type { StockingPlanService } from '../../domain/stocking/stocking-service.ts'
+import type { SurveyService } from '../../domain/surveys/survey-service.ts'
 import type { SurvivalMapService } from '../../domain/survival-map.ts'
 import type { RequestContext } from '../../observability/request-context.ts'
 import type { GraphQLContext } from '../schema/context.ts'
@@ -27,7 +28,8 @@ const RESET_AT = '2026-11-23T00:00:00.000Z'
  * Stand-ins with the gateway's root field names, since the plugin goes by them: `species`, `predict`
  * and `predictBatch` need a key; `health` does not. `species` answers the caller's key id, to show
  * the plugin put the caller in the context; `viewer` answers the day's count from the quota status it
- * put there; `coverage` fails as a domain error does.
+ * put there; `coverage` fails as a domain error does. `store` stands for a write (the survey mutations)
+ * and answers the caller's key id.
  */
 const typeDefs = /* GraphQL */ `
   type Query {
@@ -37,6 +39,9 @@ const typeDefs = /* GraphQL */ `
     predict(latitude: Float): Float
     predictBatch(sites: [Int!]!): Int
     health: String
+  }
+  type Mutation {
+    store: String
   }
 `
 
@@ -60,6 +65,12 @@ function gateway(directory = new FakeKeyDirectory()) {
           predictBatch: (_root, args: { sites: number[] }) => args.sites.length,
           health: (_root, _args, ctx) => (ctx.caller ? 'with caller' : 'ok'),
         },
+        Mutation: {
+          store: (_root, _args, ctx) => {
+            resolved += 1
+            return ctx.caller?.keyId ?? null
+          },
+        },
       },
     }),
     logging: false,
@@ -79,6 +90,7 @@ function gateway(directory = new FakeKeyDirectory()) {
       catalogue: {} as Catalogue,
       health: {} as HealthMonitor,
       keys: {} as KeyService,
+      surveys: {} as SurveyService,
     }),
     plugins: [useErrorShaping(logger), useAccessControl(accessControlOver(directory, () => NOW))],
   })
@@ -187,6 +199,26 @@ describe('useAccessControl', () => {
     expect(second.headers.get('x-ratelimit-remaining')).toBe('98')
     expect(second.headers.get('ratelimit-policy')).toBe('"daily";q=100;w=86400')
     expect(second.context).toMatchObject({ keyId: id, tier: 'spore', operation: 'anonymous' })
+  })
+
+  it('admits a mutation as it does a query: refused without a key, admitted and counted once with one', async () => {
+    const { query, directory, resolverCalls } = gateway()
+    const refused = await query('mutation Write { store }')
+    expect(refused.status).toBe(401)
+    expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'invalid_api_key' })
+    expect(resolverCalls()).toBe(0)
+    expect(refused.context).toMatchObject({ operation: 'Write', graphqlField: 'store' })
+
+    const { key, id } = directory.issue('spore')
+    const admitted = await query('mutation { store }', { key })
+    expect(admitted.body).toEqual({
+      data: { store: id },
+      extensions: { rateLimit: { limit: 100, remaining: 99, resetAt: RESET_AT } },
+    })
+    // Two writes in one operation are still one request.
+    const twice = await query('mutation { a: store b: store }', { key })
+    expect(twice.body.data).toEqual({ a: id, b: id })
+    expect(twice.headers.get('x-ratelimit-remaining')).toBe('98')
   })
 
   it('lets public operations through without a key and never counts them', async () => {

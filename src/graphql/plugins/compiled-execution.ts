@@ -17,8 +17,8 @@ const MAX_ROOT_FIELDS = 5
 
 /**
  * Whether an operation is tried with the compiled executor: a query with a few root fields. Mutations
- * and subscriptions (this schema has none, and graphql-js reports that as the GraphQL specification says) and alias floods
- * stay with graphql-js.
+ * (the survey writes, whose fields must run one after another), subscriptions (this schema has none)
+ * and alias floods stay with graphql-js.
  */
 export function compiledExecutionFits(args: Pick<ExecutionArgs, 'document' | 'operationName'>): boolean {
   const operation = getOperationAST(args.document, args.operationName)

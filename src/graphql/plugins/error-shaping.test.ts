@@ -8,6 +8,7 @@ import type { HealthMonitor } from '../../domain/health.ts'
 import type { KeyService } from '../../domain/key-service.ts'
 import type { PredictionService } from '../../domain/prediction-service.ts'
 import type { StockingPlanService } from '../../domain/stocking/stocking-service.ts'
+import type { SurveyService } from '../../domain/surveys/survey-service.ts'
 import type { SurvivalMapService } from '../../domain/survival-map.ts'
 import type { RequestContext } from '../../observability/request-context.ts'
 import type { GraphQLContext } from '../schema/context.ts'
@@ -54,6 +55,7 @@ function gateway(thrown: () => unknown) {
       catalogue: {} as Catalogue,
       health: {} as HealthMonitor,
       keys: {} as KeyService,
+      surveys: {} as SurveyService,
     }),
     plugins: [useErrorShaping(logger)],
   })

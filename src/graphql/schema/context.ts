@@ -5,6 +5,7 @@ import type { HealthMonitor } from '../../domain/health.ts'
 import type { KeyService } from '../../domain/key-service.ts'
 import type { PredictionService } from '../../domain/prediction-service.ts'
 import type { StockingPlanService } from '../../domain/stocking/stocking-service.ts'
+import type { SurveyService } from '../../domain/surveys/survey-service.ts'
 import type { SurvivalMapService } from '../../domain/survival-map.ts'
 import type { RequestContext } from '../../observability/request-context.ts'
 
@@ -24,4 +25,6 @@ export interface GraphQLContext {
   catalogue: Catalogue
   health: HealthMonitor
   keys: KeyService
+  /** The account's field surveys (surveys, surveyPlot, surveyReport and the survey mutations). */
+  surveys: SurveyService
 }

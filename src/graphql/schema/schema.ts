@@ -8,6 +8,7 @@ import './batch.ts'
 import './ranking.ts'
 import './survival-map.ts'
 import './stocking-plan.ts'
+import './surveys.ts'
 import './service.ts'
 import './viewer.ts'
 

@@ -1,0 +1,203 @@
+import type { AuditActor, PlantingMethod } from '../../types.ts'
+import { ApiError, apiError } from '../errors.ts'
+import { hashClientAddress } from '../key-service.ts'
+import type { SurveyFilter, SurveyStore } from '../ports.ts'
+import type { PredictionService } from '../prediction-service.ts'
+import {
+  type CheckedSurveyPlot,
+  checkSurveyPlot,
+  SURVEY_PLOTS_BY_TIER,
+  type SurveyPlot,
+  type SurveyPlotInput,
+} from './survey-plot.ts'
+import { type SurveyReport, surveyStatistics } from './survey-statistics.ts'
+import { survivalAtAge } from './survival-at-age.ts'
+
+/** Plots on one page of the list: 1 to 1,000, 100 unless asked. */
+export const SURVEY_PAGE_MAX = 1000
+export const SURVEY_PAGE_DEFAULT = 100
+
+/** Who is writing: the account and tier of the admitted key, the key, and the client address. */
+export interface SurveyWriter {
+  accountId: string
+  tierName: string
+  keyId: string
+  /** Kept in the audit log only as its keyed hash; undefined when the connection was gone. */
+  clientAddress: string | undefined
+}
+
+/** The field a prediction's refusal of a plot is about. */
+const FIELD_OF_CODE: Readonly<Record<string, string>> = {
+  invalid_species: 'species_code',
+  invalid_method: 'planting_method',
+  outside_coverage: 'latitude',
+  no_nearby_data: 'latitude',
+}
+
+/** A probability the store can keep: the model never reaches 0 or 1, but rounding could. */
+function openUnit(p: number): number {
+  return Math.min(1 - 1e-12, Math.max(1e-12, p))
+}
+
+/** The cursor of a list page: the last plot's (plot_id, surveyed_on), base64url JSON. */
+export function surveyCursor(plot: Pick<SurveyPlot, 'plotId' | 'surveyedOn'>): string {
+  return Buffer.from(JSON.stringify([plot.plotId, plot.surveyedOn])).toString('base64url')
+}
+
+function readCursor(cursor: string): readonly [string, string] {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown
+    if (
+      Array.isArray(value) &&
+      value.length === 2 &&
+      typeof value[0] === 'string' &&
+      typeof value[1] === 'string' &&
+      /^\d{4}-\d{2}-\d{2}$/.test(value[1])
+    )
+      return [value[0], value[1]]
+  } catch {}
+  throw apiError(
+    'invalid_request',
+    { field: 'cursor', reason: 'is not a cursor this list handed out' },
+    {
+      details: { field: 'cursor', reason: 'is not a cursor this list handed out' },
+    },
+  )
+}
+
+/**
+ * Field surveys: an account's plots, each matched to its data site as a prediction is and kept with
+ * the model's survival at its age, so the report compares without predicting again.
+ */
+export class SurveyService {
+  constructor(
+    private readonly store: SurveyStore,
+    private readonly predictions: PredictionService,
+    /** The server's secret (ADDRESS_HASH_KEY) that client addresses are hashed under. */
+    private readonly addressHashKey: string,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  private actor(writer: Omit<SurveyWriter, 'tierName'>): AuditActor {
+    const { keyId, clientAddress } = writer
+    const addressHash =
+      clientAddress === undefined ? null : hashClientAddress(this.addressHashKey, clientAddress)
+    return { kind: 'holder', keyId, addressHash }
+  }
+
+  /**
+   * All or nothing: the first plot that breaks a rule, or that the prediction refuses, is reported
+   * with its index and field, and nothing is kept. A plot sent twice in one call is kept as last sent.
+   */
+  async save(writer: SurveyWriter, inputs: readonly SurveyPlotInput[]): Promise<SurveyPlot[]> {
+    const today = this.now()
+    const checked = inputs.map((plot, index) => checkSurveyPlot(plot, index, today))
+    const plots = await this.predicted(checked)
+    const limit = SURVEY_PLOTS_BY_TIER[writer.tierName] ?? 0
+    const kept = [...new Map(plots.map((plot) => [`${plot.plotId}\u0000${plot.surveyedOn}`, plot])).values()]
+    const outcome = await this.store.save(writer.accountId, kept, limit, {
+      accountId: writer.accountId,
+      kind: 'survey.stored',
+      actor: this.actor(writer),
+      details: { surveys: kept.length },
+    })
+    if (!outcome.saved)
+      throw apiError('survey_limit_reached', { tier: writer.tierName, limit, wouldHold: outcome.wouldHold })
+    return kept
+  }
+
+  private async predicted(checked: readonly CheckedSurveyPlot[]): Promise<SurveyPlot[]> {
+    const results = await this.predictions.scoreRows(
+      checked.map((plot) => ({
+        latitude: plot.latitude,
+        longitude: plot.longitude,
+        speciesCode: plot.speciesCode,
+        plantingMethod: plot.plantingMethod,
+        horizons: [1, 3, 5],
+        climate: null,
+      })),
+    )
+    const updatedAt = this.now()
+    const plots: SurveyPlot[] = []
+    for (const result of results) {
+      const plot = checked[result.index] as CheckedSurveyPlot
+      if (!result.ok) {
+        const { error } = result
+        const field = FIELD_OF_CODE[error.code] ?? 'latitude'
+        throw new ApiError(
+          error.code,
+          error.message,
+          { ...error.details, index: result.index, field },
+          error.headers,
+        )
+      }
+      const { prediction } = result
+      const at = (h: 1 | 3 | 5) =>
+        prediction.predictions.find((p) => p.horizonYears === h)?.survivalProbability ?? Number.NaN
+      plots.push({
+        plotId: plot.plotId,
+        surveyedOn: plot.surveyedOn,
+        plantedOn: plot.plantedOn,
+        latitude: plot.latitude,
+        longitude: plot.longitude,
+        speciesCode: prediction.species.code,
+        plantingMethod: prediction.plantingMethod as PlantingMethod,
+        planted: plot.planted,
+        alive: plot.alive,
+        plotAreaM2: plot.plotAreaM2 ?? null,
+        protocol: plot.protocol ?? null,
+        siteId: prediction.site.attributes.id,
+        matchedLatitude: prediction.site.matchedLatitude,
+        matchedLongitude: prediction.site.matchedLongitude,
+        matchDistanceKm: prediction.site.matchDistanceKm,
+        ageYears: plot.ageYears,
+        predicted: openUnit(survivalAtAge({ 1: at(1), 3: at(3), 5: at(5) }, plot.ageYears)),
+        modelVersion: prediction.model.version,
+        updatedAt,
+      })
+    }
+    return plots
+  }
+
+  async page(
+    accountId: string,
+    filter: SurveyFilter,
+    limit: number,
+    cursor: string | null,
+  ): Promise<{ plots: SurveyPlot[]; nextCursor: string | null }> {
+    const after = cursor === null ? null : readCursor(cursor)
+    const plots = await this.store.page(accountId, filter, limit + 1, after)
+    const more = plots.length > limit
+    const shown = more ? plots.slice(0, limit) : plots
+    const last = shown.at(-1)
+    return { plots: shown, nextCursor: more && last ? surveyCursor(last) : null }
+  }
+
+  /** Every survey of one plot of the account's; not_found when it has none (or the plot is another account's). */
+  async plot(accountId: string, plotId: string): Promise<SurveyPlot[]> {
+    const surveys = await this.store.plot(accountId, plotId)
+    if (surveys.length === 0) throw apiError('not_found', { plot: plotId })
+    return surveys
+  }
+
+  /**
+   * Observed beside predicted over the account's plots that the filter keeps (./survey-statistics.ts);
+   * null when it keeps none. The predictions were made when the plots were stored: nothing is predicted here.
+   */
+  async report(accountId: string, filter: SurveyFilter): Promise<SurveyReport | null> {
+    const plots = await this.store.reportPlots(accountId, filter)
+    return plots.length === 0 ? null : surveyStatistics(plots)
+  }
+
+  /** Deletes one plot (every survey of it), or with null every plot of the account; how many surveys went. */
+  async remove(writer: Omit<SurveyWriter, 'tierName'>, plotId: string | null): Promise<number> {
+    const removed = await this.store.remove(writer.accountId, plotId, {
+      accountId: writer.accountId,
+      kind: 'survey.deleted',
+      actor: this.actor(writer),
+      details: { plot_id: plotId, all: plotId === null },
+    })
+    if (plotId !== null && removed === 0) throw apiError('not_found', { plot: plotId })
+    return removed
+  }
+}

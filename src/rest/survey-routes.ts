@@ -1,0 +1,182 @@
+import type { Admission } from '../access/auth/access-control.ts'
+import { apiError } from '../domain/errors.ts'
+import { inputError, parseInput } from '../domain/input-rules.ts'
+import type { SurveyFilter } from '../domain/ports.ts'
+import { invalidPlot, type SurveyPlot, type SurveyPlotInput } from '../domain/surveys/survey-plot.ts'
+import { SURVEY_PAGE_DEFAULT, type SurveyWriter } from '../domain/surveys/survey-service.ts'
+import type { RequestContext } from '../observability/request-context.ts'
+import { readJsonBody } from './json-body.ts'
+import {
+  SurveyDeleteAllQuery,
+  SurveyListQuery,
+  SurveyPlotBody,
+  SurveyReportQuery,
+  SurveysBody,
+} from './request-schemas.ts'
+import type { KeyedRoute } from './route.ts'
+import { surveyReportJson } from './survey-report-json.ts'
+
+/** Who writes: the admitted key's account and tier, the key, and the client address. */
+function writer(admission: Admission, request: RequestContext): SurveyWriter {
+  const { caller } = admission
+  return {
+    accountId: caller.accountId,
+    tierName: caller.tier.name,
+    keyId: caller.keyId,
+    clientAddress: request.clientAddress,
+  }
+}
+
+/** One plot of the body, under the contract's names, or invalid_request naming its index and field. */
+function plotInput(raw: unknown, index: number): SurveyPlotInput {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw invalidPlot(index, '(plot)', 'must be a JSON object')
+  const parsed = SurveyPlotBody.safeParse(raw, { reportInput: true })
+  if (!parsed.success) {
+    const { details } = inputError(parsed.error, `plots[${index}]`)
+    const { field, reason } = details as { field: string; reason: string }
+    throw invalidPlot(index, field, reason)
+  }
+  const plot = parsed.data
+  return {
+    plotId: plot.plot_id,
+    latitude: plot.latitude,
+    longitude: plot.longitude,
+    speciesCode: plot.species_code,
+    plantingMethod: plot.planting_method,
+    plantedOn: plot.planted_on,
+    surveyedOn: plot.surveyed_on,
+    planted: plot.planted,
+    alive: plot.alive,
+    plotAreaM2: plot.plot_area_m2 ?? null,
+    protocol: plot.protocol ?? null,
+  }
+}
+
+export function surveyPlotJson(plot: SurveyPlot) {
+  return {
+    plot_id: plot.plotId,
+    surveyed_on: plot.surveyedOn,
+    planted_on: plot.plantedOn,
+    latitude: plot.latitude,
+    longitude: plot.longitude,
+    species_code: plot.speciesCode,
+    planting_method: plot.plantingMethod,
+    planted: plot.planted,
+    alive: plot.alive,
+    observed_survival: plot.alive / plot.planted,
+    plot_area_m2: plot.plotAreaM2,
+    protocol: plot.protocol,
+    age_years: plot.ageYears,
+    predicted_survival: plot.predicted,
+    model_version: plot.modelVersion,
+    site: {
+      site_id: plot.siteId,
+      matched_latitude: plot.matchedLatitude,
+      matched_longitude: plot.matchedLongitude,
+      match_distance_km: plot.matchDistanceKm,
+    },
+    updated_at: plot.updatedAt.toISOString(),
+  }
+}
+
+function filterOf(query: {
+  species_code?: string
+  planting_method?: string
+  bbox?: readonly [number, number, number, number]
+  surveyed_from?: string
+  surveyed_to?: string
+}): SurveyFilter {
+  return {
+    speciesCode: query.species_code,
+    plantingMethod: query.planting_method,
+    bbox: query.bbox,
+    surveyedFrom: query.surveyed_from,
+    surveyedTo: query.surveyed_to,
+  }
+}
+
+/** A `{plot_id}` path segment as the caller wrote it (percent-decoded). */
+function plotIdOf(segment: string | undefined): string {
+  try {
+    return decodeURIComponent(segment ?? '')
+  } catch {
+    throw apiError(
+      'invalid_request',
+      { field: 'plot_id', reason: 'is not a valid percent-encoded path segment' },
+      {
+        details: { field: 'plot_id', reason: 'is not a valid percent-encoded path segment' },
+      },
+    )
+  }
+}
+
+/** The surveys API: the REST translation of SurveyService, nothing more. */
+export const SURVEY_ROUTES: readonly KeyedRoute[] = [
+  {
+    method: 'POST',
+    path: '/v1/surveys',
+    authenticated: true,
+    async handle(req, _url, deps, admission, _params, request) {
+      const body = parseInput(SurveysBody, await readJsonBody(req))
+      const plots = body.plots.map(plotInput)
+      const stored = await deps.surveys.save(writer(admission, request), plots)
+      return { status: 200, body: { stored: stored.length, plots: stored.map(surveyPlotJson) } }
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/surveys',
+    authenticated: true,
+    async handle(_req, url, deps, admission) {
+      const query = parseInput(SurveyListQuery, Object.fromEntries(url.searchParams), 'query string')
+      const page = await deps.surveys.page(
+        admission.caller.accountId,
+        filterOf(query),
+        query.limit ?? SURVEY_PAGE_DEFAULT,
+        query.cursor ?? null,
+      )
+      return { status: 200, body: { plots: page.plots.map(surveyPlotJson), next_cursor: page.nextCursor } }
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/surveys',
+    authenticated: true,
+    async handle(_req, url, deps, admission, _params, request) {
+      parseInput(SurveyDeleteAllQuery, Object.fromEntries(url.searchParams), 'query string')
+      const deleted = await deps.surveys.remove(writer(admission, request), null)
+      return { status: 200, body: { deleted } }
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/surveys/report',
+    authenticated: true,
+    async handle(_req, url, deps, admission) {
+      const query = parseInput(SurveyReportQuery, Object.fromEntries(url.searchParams), 'query string')
+      const report = await deps.surveys.report(admission.caller.accountId, filterOf(query))
+      return { status: 200, body: surveyReportJson(report) }
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/surveys/{plot_id}',
+    authenticated: true,
+    async handle(_req, _url, deps, admission, params) {
+      const plotId = plotIdOf(params.plot_id)
+      const surveys = await deps.surveys.plot(admission.caller.accountId, plotId)
+      return { status: 200, body: { plot_id: plotId, surveys: surveys.map(surveyPlotJson) } }
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/surveys/{plot_id}',
+    authenticated: true,
+    async handle(_req, _url, deps, admission, params, request) {
+      const plotId = plotIdOf(params.plot_id)
+      const deleted = await deps.surveys.remove(writer(admission, request), plotId)
+      return { status: 200, body: { plot_id: plotId, deleted } }
+    },
+  },
+]

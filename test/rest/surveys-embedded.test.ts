@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Database, openDatabase } from '../../src/db/connect.ts'
+import { createKey } from '../../src/db/keys.ts'
+import { migrate } from '../../src/db/migrate.ts'
+import { seedAll } from '../../src/seed/seed-all.ts'
+import { startTestServer, type TestServer } from '../support/server.ts'
+import { forestGrid } from '../support/sites.ts'
+import { rest } from './client.ts'
+
+/** Surveys on the embedded path (`npm start` without configuration: PGlite, no Redis): the same SQL. */
+let db: Database
+let server: TestServer
+
+beforeAll(async () => {
+  db = await openDatabase({ DATABASE_URL: undefined, DB_POOL_MAX: 1 })
+  expect(db.mode).toBe('embedded')
+  await migrate(db.sql)
+  await seedAll(db.sql)
+  server = await startTestServer({ database: db, quota: 'memory' })
+}, 180_000)
+
+afterAll(async () => {
+  await server?.close()
+  await db?.close()
+})
+
+describe('surveys on the embedded store', () => {
+  it('stores, lists, reports and deletes plots', async () => {
+    const { key } = await createKey(db.sql, { tier: 'mycel' })
+    const plots = forestGrid(6).map((point, i) => ({
+      plot_id: `e-${i}`,
+      ...point,
+      species_code: 'PSME',
+      planting_method: 'manual',
+      planted_on: '2021',
+      surveyed_on: '2024-05-01',
+      planted: 50,
+      alive: 30 + i,
+    }))
+    const stored = await rest(server.url, 'POST', '/v1/surveys', { key, json: { plots } })
+    expect(stored.status, stored.text).toBe(200)
+    const page = await rest(server.url, 'GET', '/v1/surveys?limit=4', { key })
+    const body = page.body as { plots: { plot_id: string }[]; next_cursor: string | null }
+    expect(body.plots.map((p) => p.plot_id)).toEqual(['e-0', 'e-1', 'e-2', 'e-3'])
+    const rest2 = await rest(server.url, 'GET', `/v1/surveys?cursor=${body.next_cursor}`, { key })
+    expect((rest2.body as { plots: unknown[] }).plots).toHaveLength(2)
+    const report = await rest(server.url, 'GET', '/v1/surveys/report', { key })
+    expect((report.body as { overall: { plots: number; trees_alive: number } }).overall).toMatchObject({
+      plots: 6,
+      trees_alive: 6 * 30 + 15,
+    })
+    expect((await rest(server.url, 'DELETE', '/v1/surveys?confirm=all', { key })).body).toEqual({
+      deleted: 6,
+    })
+  })
+})
