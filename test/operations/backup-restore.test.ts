@@ -22,7 +22,7 @@ import { sleep } from '../support/waiting.ts'
  * The operators' backup-and-restore drill of docs/operations.md, against real PostgreSQL, Redis and
  * /usr/bin/pg_dump and pg_restore: keys of every standing, usage, an audit log and predictions on a
  * server; the server stopped; the database dumped and restored into a fresh one with the doc's own
- * commands; a server on the copy answering every key, audit page, usage history and pinned prediction
+ * commands; a server on the copy answering every key, audit page, usage history, survey plot and pinned prediction
  * as before.
  */
 
@@ -54,7 +54,20 @@ const PINNED: { method: string; path: string; json?: unknown }[] = [
     json: { ...FOREST_POINTS.westCascades, planting_method: 'manual', horizon: 5 },
   },
   { method: 'GET', path: '/v1/species' },
+  // What the account wrote, and what is worked out from it.
+  { method: 'GET', path: '/v1/surveys?limit=10' },
+  { method: 'GET', path: '/v1/surveys/report' },
 ]
+
+/** Survey plots the mycel account writes before the backup. */
+const SURVEY_PLOTS = predictBodies(3).map((site, index) => ({
+  ...site,
+  plot_id: `drill-${index}`,
+  planted_on: '2021',
+  surveyed_on: '2024-06-01',
+  planted: 40,
+  alive: 25 + index,
+}))
 
 /** The one part of an answer that names the moment it was made. */
 const timeless = (text: string) => text.replace(/"generated_at":"[^"]*"/g, '"generated_at":"(when)"')
@@ -192,6 +205,8 @@ describe('backup and restore drill (docs/operations.md)', () => {
       revoked: '401 invalid_api_key',
     })
 
+    const surveys = await call('POST', '/v1/surveys', keys.mycel as string, { plots: SURVEY_PLOTS })
+    expect(surveys.status, surveys.text).toBe(200)
     for (const request of PINNED) {
       const answer = await call(request.method, request.path, keys.mycel as string, request.json)
       expect(answer.status, answer.text).toBe(200)
@@ -214,7 +229,7 @@ describe('backup and restore drill (docs/operations.md)', () => {
       usage[name] = answer.body
     }
     expect(audits.rolled?.length).toBe(2)
-    expect(usage.mycel.history.at(-1).requests).toBe(1 + PINNED.length + 1 + 1)
+    expect(usage.mycel.history.at(-1).requests).toBe(1 + 1 + PINNED.length + 1 + 1)
     expect(await server.stop()).toBe(0)
     server = undefined
   }, 60_000)
