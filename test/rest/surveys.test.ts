@@ -106,6 +106,7 @@ describe('POST /v1/surveys', () => {
     ['30 February', { planted_on: '2021-02-30' }, 'planted_on'],
     ['a plot id of 65 characters', { plot_id: 'x'.repeat(65) }, 'plot_id'],
     ['the plot id "report"', { plot_id: 'report' }, 'plot_id'],
+    ['the plot id ".."', { plot_id: '..' }, 'plot_id'],
     ['planted 0', { planted: 0 }, 'planted'],
     ['planted 10,001', { planted: 10_001, alive: 1 }, 'planted'],
     ['an unknown field', { colour: 'green' }, 'colour'],

@@ -12,8 +12,24 @@ import { Readable } from 'node:stream'
 import createClient, { type Client } from 'openapi-fetch'
 import { isAbort, retryAfterMs, SurvivalApiError } from './errors.ts'
 import type { components, paths } from './schema.ts'
+import { surveyMethods } from './surveys.ts'
 
 export { SurvivalApiError } from './errors.ts'
+export type {
+  SurveyGroup,
+  SurveyPageResponse,
+  SurveyPlot,
+  SurveyPlotDeletedResponse,
+  SurveyPlotInput,
+  SurveyPlotResponse,
+  SurveyQuery,
+  SurveyReliabilityBin,
+  SurveyReport,
+  SurveyReportQuery,
+  SurveyScores,
+  SurveysDeletedResponse,
+  SurveysStoredResponse,
+} from './surveys.ts'
 
 type Schemas = components['schemas']
 
@@ -149,7 +165,7 @@ export type ResultsStream = Readable & {
   contentType: string | null
 }
 
-type Outcome<T> = { data?: T; error?: unknown; response: Response }
+export type Outcome<T> = { data?: T; error?: unknown; response: Response }
 
 export function createSurvivalClient(options: SurvivalClientOptions) {
   const maxRetries = options.maxRetries ?? 3
@@ -344,6 +360,9 @@ export function createSurvivalClient(options: SurvivalClientOptions) {
      */
     audit: (query: AuditQuery = {}, options?: CallOptions) =>
       body(() => api.GET('/v1/audit', { params: { query }, ...init(options) }), options),
+
+    /** Field surveys (./surveys.ts): storeSurveys, surveys, allSurveys, surveyPlot, deleteSurveyPlot… */
+    ...surveyMethods({ api, body, init }),
 
     /**
      * Starts a job from a file (path), a Node Readable or a web ReadableStream, streamed as the request

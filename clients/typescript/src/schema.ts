@@ -2023,7 +2023,7 @@ export interface components {
         };
         /**
          * @description The caller's own id of a plot: 1 to 64 characters (UTF-16 code units), no control characters;
-         *     `report` and `uploads` are refused (paths of this API).
+         *     `report`, `uploads`, `.` and `..` are refused (`GET /v1/surveys/{plot_id}` could not reach them).
          * @example U4-01
          */
         SurveyPlotId: string;
@@ -2974,7 +2974,7 @@ export interface components {
          *     (`details.index`, from 0) and its field as named in the plot (`details.field`, e.g. `alive`,
          *     `surveyed_on`, an unknown field's name, or `(root)` when the plot is not a JSON object): a
          *     missing, mistyped or out-of-range field, a bad date, a survey in the future or not 0.25 to 10
-         *     years after planting, `alive` above `planted`, a `plot_id` that is `report` or `uploads`.
+         *     years after planting, `alive` above `planted`, a `plot_id` that is `report`, `uploads`, `.` or `..`.
          *     Nothing is stored.
          */
         SurveyBodyBadRequest: {

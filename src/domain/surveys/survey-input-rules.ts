@@ -6,7 +6,8 @@ import { PLANTED_MAX } from './survey-plot.ts'
  * ranges only; the rules between fields (dates, age, alive ≤ planted) are checkSurveyPlot's.
  */
 
-const RESERVED_PLOT_IDS = ['report', 'uploads']
+/** Ids a plot's own path could not reach: the list's paths, and the dot segments URLs resolve away. */
+const RESERVED_PLOT_IDS = ['report', 'uploads', '.', '..']
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 /** The caller's own id of a plot: 1 to 64 characters, none of them a control character. */
@@ -16,10 +17,9 @@ export const plotId = z
   .max(64, 'must be 1 to 64 characters')
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
   .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not hold control characters')
-  // The list's own paths: GET /v1/surveys/report and /v1/surveys/uploads could not reach such a plot.
   .refine(
     (id) => !RESERVED_PLOT_IDS.includes(id),
-    'must not be "report" or "uploads" (paths of the surveys API)',
+    'must not be "report", "uploads", "." or ".." (GET /v1/surveys/{plot_id} could not reach it)',
   )
   .refine((id) => !LONE_SURROGATE.test(id), 'must be well-formed Unicode')
 

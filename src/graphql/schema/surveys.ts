@@ -197,7 +197,7 @@ const SurveyPlotInputRef = builder.inputType('SurveyPlotInput', {
     plotId: t.string({
       required: true,
       description:
-        'Your id of the plot, 1–64 characters, no control characters; "report" and "uploads" are refused',
+        'Your id of the plot, 1–64 characters, no control characters; "report", "uploads", "." and ".." are refused',
     }),
     latitude: t.float({ required: true, description: 'Latitude of the plot, decimal degrees (WGS84)' }),
     longitude: t.float({ required: true, description: 'Longitude of the plot, decimal degrees (WGS84)' }),
