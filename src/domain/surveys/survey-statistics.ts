@@ -1,7 +1,16 @@
 import { logit, sigmoid } from '../../stats/logistic.ts'
-import { normalQuantile } from '../../stats/normal.ts'
-import { studentTQuantile } from '../../stats/student-t.ts'
 import { PLANTING_METHODS, type PlantingMethod } from '../../types.ts'
+import { type CalibrationSlope, calibrationSlope } from './calibration-slope.ts'
+import {
+  INTERVAL_LEVEL,
+  type Interval,
+  intervalQuantile,
+  type PlotObservation,
+  pearsonDispersion,
+} from './quasi-binomial.ts'
+
+export type { CalibrationSlope, Interval, PlotObservation }
+export { calibrationSlope, INTERVAL_LEVEL, intervalQuantile }
 
 /**
  * Observed survival on surveyed plots against the model's prediction at each plot's age.
@@ -38,18 +47,6 @@ import { PLANTING_METHODS, type PlantingMethod } from '../../types.ts'
  * freedom. A perfectly calibrated model has δ = 0, α = 0, β = 1.
  */
 
-/** What the report needs of one plot (a stored SurveyPlot has all of it). */
-export interface PlotObservation {
-  planted: number
-  alive: number
-  /** The model's survival at the plot's age, in (0, 1). */
-  predicted: number
-  ageYears: number
-  speciesCode: string
-  plantingMethod: PlantingMethod
-}
-
-export type Interval = [low: number, high: number]
 export type AgeBand = 'under_2' | '2_to_4' | 'over_4'
 export const AGE_BANDS: readonly AgeBand[] = ['under_2', '2_to_4', 'over_4']
 
@@ -79,13 +76,6 @@ export interface CalibrationShift {
   dispersion: number
 }
 
-export interface CalibrationSlope {
-  slope: number
-  slopeInterval: Interval
-  intercept: number
-  dispersion: number
-}
-
 export interface ReliabilityBin {
   from: number
   to: number
@@ -106,22 +96,7 @@ export interface SurveyReport {
   notes: string[]
 }
 
-export const INTERVAL_LEVEL = 0.9
-const UPPER_PROBABILITY = (1 + INTERVAL_LEVEL) / 2
 const RELIABILITY_BINS = 10
-
-const quantileByDegrees = new Map<number, number>()
-
-/** The multiplier of a 90 % interval whose dispersion has these degrees of freedom (normal below 1). */
-export function intervalQuantile(degreesOfFreedom: number): number {
-  if (degreesOfFreedom < 1) return normalQuantile(UPPER_PROBABILITY)
-  let quantile = quantileByDegrees.get(degreesOfFreedom)
-  if (quantile === undefined) {
-    quantile = studentTQuantile(UPPER_PROBABILITY, degreesOfFreedom)
-    quantileByDegrees.set(degreesOfFreedom, quantile)
-  }
-  return quantile
-}
 
 export function ageBand(ageYears: number): AgeBand {
   if (ageYears < 2) return 'under_2'
@@ -157,21 +132,6 @@ function canonicalOrder(plots: readonly PlotObservation[]): PlotObservation[] {
       a.planted - b.planted ||
       a.alive - b.alive,
   )
-}
-
-function pearsonDispersion(
-  plots: readonly PlotObservation[],
-  fitted: readonly number[],
-  parameters: number,
-): number {
-  const degreesOfFreedom = plots.length - parameters
-  if (degreesOfFreedom < 1) return 1
-  let chiSquare = 0
-  plots.forEach(({ planted, alive }, index) => {
-    const share = fitted[index] as number
-    chiSquare += (alive - planted * share) ** 2 / (planted * share * (1 - share))
-  })
-  return Math.max(1, chiSquare / degreesOfFreedom)
 }
 
 function totals(plots: readonly PlotObservation[]) {
@@ -317,98 +277,6 @@ export function calibrationInTheLarge(plots: readonly PlotObservation[]): Calibr
   const { shift, information, dispersion } = fitShift(plots)
   const half = intervalQuantile(plots.length - 1) * Math.sqrt(dispersion / information)
   return { estimate: shift, interval: [shift - half, shift + half], dispersion }
-}
-
-const IRLS_MAX_STEPS = 50
-const IRLS_TOLERANCE = 1e-10
-const MAX_HALVINGS = 40
-
-/** The binomial log-likelihood of logit q = α + β x (constant terms left out). */
-function logLikelihood(
-  plots: readonly PlotObservation[],
-  logits: readonly number[],
-  intercept: number,
-  slope: number,
-): number {
-  let sum = 0
-  plots.forEach(({ planted, alive }, index) => {
-    const eta = intercept + slope * (logits[index] as number)
-    // log σ(η) = −log(1 + e^−η) and log(1 − σ(η)) = −log(1 + e^η), each computed without overflow.
-    const logAlive = -softplus(-eta)
-    const logDead = -softplus(eta)
-    sum += alive * logAlive + (planted - alive) * logDead
-  })
-  return sum
-}
-
-function softplus(x: number): number {
-  return x > 0 ? x + Math.log1p(Math.exp(-x)) : Math.log1p(Math.exp(x))
-}
-
-type SlopeFit = { fit: CalibrationSlope; note: null } | { fit: null; note: string }
-
-/** logit q = α + β logit p by binomial maximum likelihood (IRLS, i.e. Newton for the canonical link). */
-export function calibrationSlope(plots: readonly PlotObservation[]): SlopeFit {
-  if (plots.length < 3)
-    return { fit: null, note: 'Calibration slope: needs at least 3 plots (two parameters and a dispersion).' }
-  const logits = plots.map((plot) => logit(plot.predicted))
-  let lowest = Number.POSITIVE_INFINITY
-  let highest = Number.NEGATIVE_INFINITY
-  for (const x of logits) {
-    lowest = Math.min(lowest, x)
-    highest = Math.max(highest, x)
-  }
-  if (highest - lowest <= 1e-9)
-    return { fit: null, note: 'Calibration slope: every plot has the same prediction, so there is no slope.' }
-  let intercept = 0
-  let slope = 1
-  let converged = false
-  let moments = { w: 0, wx: 0, wxx: 0, determinant: 0 }
-  for (let step = 0; step < IRLS_MAX_STEPS && !converged; step++) {
-    moments = { w: 0, wx: 0, wxx: 0, determinant: 0 }
-    let score0 = 0
-    let score1 = 0
-    plots.forEach(({ planted, alive }, index) => {
-      const x = logits[index] as number
-      const share = sigmoid(intercept + slope * x)
-      const weight = planted * share * (1 - share)
-      moments.w += weight
-      moments.wx += weight * x
-      moments.wxx += weight * x * x
-      score0 += alive - planted * share
-      score1 += x * (alive - planted * share)
-    })
-    moments.determinant = moments.w * moments.wxx - moments.wx ** 2
-    let stepIntercept = (moments.wxx * score0 - moments.wx * score1) / moments.determinant
-    let stepSlope = (moments.w * score1 - moments.wx * score0) / moments.determinant
-    // Newton's full step can overshoot far from the optimum; the log-likelihood is concave, so halving
-    // the step until it no longer falls always makes progress (step-halving).
-    const before = logLikelihood(plots, logits, intercept, slope)
-    for (
-      let halvings = 0;
-      halvings < MAX_HALVINGS &&
-      !(logLikelihood(plots, logits, intercept + stepIntercept, slope + stepSlope) >= before - 1e-12);
-      halvings++
-    ) {
-      stepIntercept /= 2
-      stepSlope /= 2
-    }
-    intercept += stepIntercept
-    slope += stepSlope
-    converged = Math.max(Math.abs(stepIntercept), Math.abs(stepSlope)) < IRLS_TOLERANCE
-  }
-  const notEstimable = {
-    fit: null,
-    note: 'Calibration slope: not estimable, the fit runs off to infinity (survival all or nothing on one side of the predictions).',
-  }
-  if (!converged || !Number.isFinite(intercept) || !Number.isFinite(slope)) return notEstimable
-  const fitted = logits.map((x) => sigmoid(intercept + slope * x))
-  const dispersion = pearsonDispersion(plots, fitted, 2)
-  // Information at the last step is that of the converged estimate to within IRLS_TOLERANCE.
-  const half = intervalQuantile(plots.length - 2) * Math.sqrt((dispersion * moments.w) / moments.determinant)
-  // Weights that underflow stall the steps short of infinity: a converged fit without a finite interval.
-  if (!(Number.isFinite(half) && half > 0)) return notEstimable
-  return { fit: { slope, slopeInterval: [slope - half, slope + half], intercept, dispersion }, note: null }
 }
 
 function binOf(predicted: number): number {
