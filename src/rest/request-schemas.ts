@@ -25,18 +25,7 @@ import {
   treesPerAcre,
   treesPerHectare,
 } from '../domain/input-rules.ts'
-import {
-  bbox,
-  plantedOn,
-  plotAreaM2,
-  plotId,
-  protocol,
-  surveyCursorText,
-  surveyDateBound,
-  surveyedOn,
-  treesAlive,
-  treesPlanted,
-} from '../domain/surveys/survey-input-rules.ts'
+import { bbox, surveyCursorText, surveyDateBound } from '../domain/surveys/survey-input-rules.ts'
 import { SURVEY_PLOTS_PER_CALL } from '../domain/surveys/survey-plot.ts'
 import { SURVEY_PAGE_MAX } from '../domain/surveys/survey-service.ts'
 
@@ -108,21 +97,6 @@ export const StockingPlanBody = z.strictObject({
   site_class: siteClassName.nullish(),
   target_trees_per_acre: treesPerAcre.nullish(),
   climate: climate.nullish(),
-})
-
-/** One survey plot of POST /v1/surveys, under the contract's names. */
-export const SurveyPlotBody = z.strictObject({
-  plot_id: plotId,
-  latitude,
-  longitude,
-  species_code: catalogueCode,
-  planting_method: catalogueCode,
-  planted_on: plantedOn,
-  surveyed_on: surveyedOn,
-  planted: treesPlanted,
-  alive: treesAlive,
-  plot_area_m2: plotAreaM2.nullish(),
-  protocol: protocol.nullish(),
 })
 
 /** POST /v1/surveys: the plots, each checked on its own so an error names its index. */

@@ -1,18 +1,13 @@
 import type { Admission } from '../access/auth/access-control.ts'
-import { apiError } from '../domain/errors.ts'
-import { inputError, parseInput } from '../domain/input-rules.ts'
+import { invalidField } from '../domain/errors.ts'
+import { parseInput } from '../domain/input-rules.ts'
 import type { SurveyFilter } from '../domain/ports.ts'
-import { invalidPlot, type SurveyPlot, type SurveyPlotInput } from '../domain/surveys/survey-plot.ts'
+import type { SurveyPlot } from '../domain/surveys/survey-plot.ts'
+import { readSurveyPlot } from '../domain/surveys/survey-plot-reader.ts'
 import { SURVEY_PAGE_DEFAULT, type SurveyWriter } from '../domain/surveys/survey-service.ts'
 import type { RequestContext } from '../observability/request-context.ts'
 import { readJsonBody } from './json-body.ts'
-import {
-  SurveyDeleteAllQuery,
-  SurveyListQuery,
-  SurveyPlotBody,
-  SurveyReportQuery,
-  SurveysBody,
-} from './request-schemas.ts'
+import { SurveyDeleteAllQuery, SurveyListQuery, SurveyReportQuery, SurveysBody } from './request-schemas.ts'
 import type { KeyedRoute } from './route.ts'
 import { surveyReportJson } from './survey-report-json.ts'
 
@@ -24,32 +19,6 @@ function writer(admission: Admission, request: RequestContext): SurveyWriter {
     tierName: caller.tier.name,
     keyId: caller.keyId,
     clientAddress: request.clientAddress,
-  }
-}
-
-/** One plot of the body, under the contract's names, or invalid_request naming its index and field. */
-function plotInput(raw: unknown, index: number): SurveyPlotInput {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    throw invalidPlot(index, '(plot)', 'must be a JSON object')
-  const parsed = SurveyPlotBody.safeParse(raw, { reportInput: true })
-  if (!parsed.success) {
-    const { details } = inputError(parsed.error, `plots[${index}]`)
-    const { field, reason } = details as { field: string; reason: string }
-    throw invalidPlot(index, field, reason)
-  }
-  const plot = parsed.data
-  return {
-    plotId: plot.plot_id,
-    latitude: plot.latitude,
-    longitude: plot.longitude,
-    speciesCode: plot.species_code,
-    plantingMethod: plot.planting_method,
-    plantedOn: plot.planted_on,
-    surveyedOn: plot.surveyed_on,
-    planted: plot.planted,
-    alive: plot.alive,
-    plotAreaM2: plot.plot_area_m2 ?? null,
-    protocol: plot.protocol ?? null,
   }
 }
 
@@ -101,13 +70,7 @@ function plotIdOf(segment: string | undefined): string {
   try {
     return decodeURIComponent(segment ?? '')
   } catch {
-    throw apiError(
-      'invalid_request',
-      { field: 'plot_id', reason: 'is not a valid percent-encoded path segment' },
-      {
-        details: { field: 'plot_id', reason: 'is not a valid percent-encoded path segment' },
-      },
-    )
+    throw invalidField('plot_id', 'is not a valid percent-encoded path segment')
   }
 }
 
@@ -119,7 +82,7 @@ export const SURVEY_ROUTES: readonly KeyedRoute[] = [
     authenticated: true,
     async handle(req, _url, deps, admission, _params, request) {
       const body = parseInput(SurveysBody, await readJsonBody(req))
-      const plots = body.plots.map(plotInput)
+      const plots = body.plots.map(readSurveyPlot)
       const stored = await deps.surveys.save(writer(admission, request), plots)
       return { status: 200, body: { stored: stored.length, plots: stored.map(surveyPlotJson) } }
     },

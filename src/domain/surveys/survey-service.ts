@@ -1,5 +1,5 @@
 import type { AuditActor, PlantingMethod } from '../../types.ts'
-import { ApiError, apiError } from '../errors.ts'
+import { ApiError, apiError, invalidField } from '../errors.ts'
 import { hashClientAddress } from '../key-service.ts'
 import type { SurveyFilter, SurveyStore } from '../ports.ts'
 import type { PredictionService } from '../prediction-service.ts'
@@ -56,13 +56,7 @@ function readCursor(cursor: string): readonly [string, string] {
     )
       return [value[0], value[1]]
   } catch {}
-  throw apiError(
-    'invalid_request',
-    { field: 'cursor', reason: 'is not a cursor this list handed out' },
-    {
-      details: { field: 'cursor', reason: 'is not a cursor this list handed out' },
-    },
-  )
+  throw invalidField('cursor', 'is not a cursor this list handed out')
 }
 
 /**

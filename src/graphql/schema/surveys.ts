@@ -2,26 +2,15 @@ import { type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql'
 import { z } from 'zod'
 import type { Caller } from '../../access/caller.ts'
 import { apiError, invalidField } from '../../domain/errors.ts'
-import { catalogueCode, inputError, latitude, longitude } from '../../domain/input-rules.ts'
+import { catalogueCode } from '../../domain/input-rules.ts'
 import type { SurveyFilter } from '../../domain/ports.ts'
+import { bbox, surveyCursorText, surveyDateBound } from '../../domain/surveys/survey-input-rules.ts'
 import {
-  bbox,
-  plantedOn,
-  plotAreaM2,
-  plotId,
-  protocol,
-  surveyCursorText,
-  surveyDateBound,
-  surveyedOn,
-  treesAlive,
-  treesPlanted,
-} from '../../domain/surveys/survey-input-rules.ts'
-import {
-  invalidPlot,
   SURVEY_PLOTS_PER_CALL,
   type SurveyPlot,
   type SurveyPlotInput,
 } from '../../domain/surveys/survey-plot.ts'
+import { readSurveyPlot } from '../../domain/surveys/survey-plot-reader.ts'
 import {
   SURVEY_PAGE_DEFAULT,
   SURVEY_PAGE_MAX,
@@ -37,7 +26,7 @@ import { SurveyReportRef } from './survey-report-types.ts'
  * field acts on the calling key's account only, and each operation counts one request.
  */
 
-/** The API contract's (snake_case) name of each plot field: errors name plots' fields as REST does. */
+/** The API contract's (snake_case) name of each plot field: a plot is read, and its errors named, as REST's. */
 const CONTRACT_NAME: Readonly<Record<keyof SurveyPlotInput, string>> = {
   plotId: 'plot_id',
   latitude: 'latitude',
@@ -52,31 +41,15 @@ const CONTRACT_NAME: Readonly<Record<keyof SurveyPlotInput, string>> = {
   protocol: 'protocol',
 }
 
-/** One plot's field rules (survey-input-rules.ts) under the input's names. */
-const PlotRules = z.object({
-  plotId,
-  latitude,
-  longitude,
-  speciesCode: catalogueCode,
-  plantingMethod: catalogueCode,
-  plantedOn,
-  surveyedOn,
-  planted: treesPlanted,
-  alive: treesAlive,
-  plotAreaM2: plotAreaM2.nullish(),
-  protocol: protocol.nullish(),
-})
-
-/**
- * A plot's own field rules, checked here rather than by the zod plugin so that the error is REST's:
- * invalid_request with `details` {index, field, reason}, the field under its contract name.
- */
+/** A plot under the contract's names, read by the one rule both adapters use (readSurveyPlot). */
 function checkedPlot(plot: SurveyPlotInput, index: number): SurveyPlotInput {
-  const parsed = PlotRules.safeParse(plot, { reportInput: true })
-  if (parsed.success) return parsed.data
-  const { details } = inputError(parsed.error)
-  const { field, reason } = details as { field: string; reason: string }
-  throw invalidPlot(index, CONTRACT_NAME[field as keyof SurveyPlotInput] ?? field, reason)
+  const named = Object.fromEntries(
+    Object.entries(plot).map(([name, value]) => [
+      CONTRACT_NAME[name as keyof SurveyPlotInput] ?? name,
+      value,
+    ]),
+  )
+  return readSurveyPlot(named, index)
 }
 
 /** Root fields whose work grows with what they ask for: once each per operation, so aliases cannot multiply it. */
