@@ -6,23 +6,25 @@
  * It creates and drops its own databases (the project's, with an unlimited hypha key, and the reference
  * server's), starts the servers as child processes on 127.0.0.1, keeps the forest points every server
  * answers, runs the autocannon scenarios (`rest_predict_cluster` on a Redis Cluster of its own,
- * scripts/engines.ts), times survivalMap under a climate in fresh server processes, prints a table and the
- * targets (against the reference, the climate's and the stocking plans'), and writes a JSON document to
- * bench/results/latest.json. A missed target is reported, not an error: the exit code is non-zero only when
- * the run itself fails.
+ * scripts/engines.ts), times survivalMap under a climate in fresh server processes and the survey report over
+ * 10,000 and 1,000,000 plots written into its database, prints a table and the targets (against the reference,
+ * the climate's, the stocking plans' and the survey report's), and writes a JSON document to
+ * bench/results/latest.json (the survey report's figures are printed only). A missed target is reported, not
+ * an error: the exit code is non-zero only when the run itself fails.
  *
  * Env: BENCH_DURATION (s per run, 8), BENCH_ROUNDS (5), BENCH_WARMUP (s per arm, 12), BENCH_SCENARIOS
- * (comma-separated ids of scenarios and of `survival_map_climate`; default: all but the opt-in `plan_point`
- * and `plan_stand`, which `default` stands for in the list, e.g. `default,plan_point,plan_stand`),
- * BENCH_MAP_REPEATS (fresh processes per survival map, 3), BENCH_CONNECTIONS (override every scenario's
+ * (comma-separated ids of scenarios, of `survival_map_climate` and of `survey_report`; default: all but the
+ * opt-in `plan_point` and `plan_stand`, which `default` stands for in the list, e.g.
+ * `default,plan_point,plan_stand`), BENCH_MAP_REPEATS (fresh processes per survival map, 3),
+ * BENCH_SURVEY_SIZES and BENCH_SURVEY_REPEATS (survey-report.ts), BENCH_CONNECTIONS (override every scenario's
  * connection count), BENCH_BASELINE=1 (also run bench/baseline-server.ts beside the reference server in the
  * REST scenarios), BENCH_REFERENCE_DIR (default bench/reference), BENCH_ADMIN_DATABASE_URL, BENCH_REDIS_URL,
  * and the server's own (servers.ts).
  *
  * This file sets up and tears down; reference-server.ts installs, seeds and starts the reference server,
  * servers.ts starts every process, scenarios.ts holds what is sent (plans.ts the stocking plans'), runner.ts
- * puts the load on and measures, survival-map.ts times the maps, cpu.ts reads the CPU, report.ts prints and
- * writes the results, targets.ts holds the thresholds.
+ * puts the load on and measures, survival-map.ts times the maps, survey-report.ts the survey report, cpu.ts
+ * reads the CPU, report.ts prints and writes the results, targets.ts holds the thresholds.
  */
 import postgres from 'postgres'
 import { startRedisCluster } from '../scripts/engines.ts'
@@ -79,6 +81,12 @@ import {
   randomSuffix,
   round,
 } from './support.ts'
+import {
+  measureSurveyReport,
+  printSurveyReport,
+  SURVEY_REPORT_ID,
+  type SurveyReportOutcome,
+} from './survey-report.ts'
 import { measureSurvivalMap, SURVIVAL_MAP_ID, type SurvivalMapOutcome } from './survival-map.ts'
 import { checkTargets } from './targets.ts'
 import { checkProfiler } from './window-profiler.ts'
@@ -329,6 +337,31 @@ async function survivalMapOutcome(
   }
 }
 
+/** The survey report's timings on a fresh server (stopped at the end, or at cleanup if interrupted). */
+async function surveyReportOutcome(
+  databaseUrl: string,
+  startFresh: () => Promise<MeasuredProcess>,
+  log: Log,
+): Promise<SurveyReportOutcome | null> {
+  let started: MeasuredProcess | null = null
+  cleanups.push(async () => {
+    await started?.child.stop()
+  })
+  try {
+    return await measureSurveyReport(
+      databaseUrl,
+      async () => {
+        started = await startFresh()
+        return started
+      },
+      log,
+    )
+  } catch (error) {
+    log(`WARNING ${SURVEY_REPORT_ID} failed: ${error instanceof Error ? error.message : String(error)}`)
+    return null
+  }
+}
+
 async function main(): Promise<void> {
   if (process.env.BENCH_PROFILE_DIR) checkProfiler()
   const started = performance.now()
@@ -346,8 +379,11 @@ async function main(): Promise<void> {
   // The scenarios asked for, built over a small pool (~2 s) to see which processes they load and how long.
   const wanted = buildScenarios(candidateBodies(0), options).filter(chosen)
   const measureMap = selected(SURVIVAL_MAP_ID)
-  if (wanted.length === 0 && !measureMap)
-    throw new Error(`BENCH_SCENARIOS=${ONLY?.join(',')} names no scenario nor ${SURVIVAL_MAP_ID}`)
+  const measureSurveys = selected(SURVEY_REPORT_ID)
+  if (wanted.length === 0 && !measureMap && !measureSurveys)
+    throw new Error(
+      `BENCH_SCENARIOS=${ONLY?.join(',')} names no scenario nor ${SURVIVAL_MAP_ID} nor ${SURVEY_REPORT_ID}`,
+    )
 
   const admin = postgres(ADMIN_DATABASE_URL, { max: 1, onnotice: () => {} })
   cleanups.push(() => admin.end())
@@ -393,6 +429,13 @@ async function main(): Promise<void> {
         log,
       )
     : null
+  const surveyReport = measureSurveys
+    ? await surveyReportOutcome(
+        database.url,
+        () => startProjectServer('server_fresh', project, { REDIS_URL }, onServerLine('project, surveys')),
+        log,
+      )
+    : null
 
   const running = pool ? await pool.running() : []
   const rssMb = Object.fromEntries(running.map((p) => [p.label, round(p.rss.max(), 1)]))
@@ -428,6 +471,7 @@ async function main(): Promise<void> {
     }),
   }
   printReport(outcome)
+  if (surveyReport) printSurveyReport(surveyReport)
   const outFile = writeResults(outcome)
   log(`wrote ${outFile.pathname.replace(ROOT, '')}`)
 }

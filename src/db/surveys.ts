@@ -1,4 +1,4 @@
-import type { SurveyFilter, SurveyPlot, SurveyReportPlot } from '../domain/ports.ts'
+import type { SurveyFilter, SurveyPlot, SurveyReportColumns } from '../domain/ports.ts'
 import type { NewAuditEvent } from '../types.ts'
 import { appendAuditEvent } from './audit.ts'
 import type { Sql } from './connect.ts'
@@ -14,25 +14,20 @@ const PLOT_COLUMNS = `plot_id, to_char(surveyed_on, 'YYYY-MM-DD') AS surveyed_on
   match_distance_km, age_years, predicted, model_version, updated_at`
 
 /** Two saves of one account never interleave, so the plot limit is exact. */
-function lockAccount(tx: Sql, accountId: string) {
+export function lockSurveyAccount(tx: Sql, accountId: string) {
   return tx`SELECT pg_advisory_xact_lock(hashtext(${`survey_plots:${accountId}`}))`
 }
 
-class OverLimit extends Error {
+/** Thrown inside a store's transaction to roll it back: the account would pass its limit. */
+export class OverLimit extends Error {
   constructor(readonly wouldHold: number) {
     super('over the plot limit')
   }
 }
 
-export async function saveSurveyPlots(
-  sql: Sql,
-  accountId: string,
-  plots: readonly SurveyPlot[],
-  limit: number,
-  event: NewAuditEvent,
-): Promise<{ saved: true } | { saved: false; wouldHold: number }> {
-  const rows = plots.map((plot) => ({
-    account_id: accountId,
+/** A kept plot's columns, as survey_plots (and an upload's staged rows) hold them. */
+export function plotColumns(plot: SurveyPlot) {
+  return {
     plot_id: plot.plotId,
     surveyed_on: plot.surveyedOn,
     planted_on: plot.plantedOn,
@@ -51,26 +46,63 @@ export async function saveSurveyPlots(
     age_years: plot.ageYears,
     predicted: plot.predicted,
     model_version: plot.modelVersion,
+  }
+}
+
+/** A survey sent again replaces the kept one, whole. */
+const REPLACE_SURVEY = `ON CONFLICT (account_id, plot_id, surveyed_on) DO UPDATE SET
+  planted_on = excluded.planted_on, latitude = excluded.latitude, longitude = excluded.longitude,
+  species_code = excluded.species_code, planting_method = excluded.planting_method,
+  planted = excluded.planted, alive = excluded.alive, plot_area_m2 = excluded.plot_area_m2,
+  protocol = excluded.protocol, site_id = excluded.site_id,
+  matched_latitude = excluded.matched_latitude, matched_longitude = excluded.matched_longitude,
+  match_distance_km = excluded.match_distance_km, age_years = excluded.age_years,
+  predicted = excluded.predicted, model_version = excluded.model_version,
+  updated_at = excluded.updated_at`
+
+const STAGED_FIELDS = `plot_id, surveyed_on, planted_on, latitude, longitude, species_code, planting_method,
+  planted, alive, plot_area_m2, protocol, site_id, matched_latitude, matched_longitude,
+  match_distance_km, age_years, predicted, model_version`
+
+/**
+ * An upload's staged rows (./survey-uploads.ts) into the account's plots, inside its commit: the last
+ * row of a (plot_id, surveyed_on) wins. How many surveys were written.
+ */
+export async function moveStagedSurveys(t: Sql, accountId: string, uploadId: string): Promise<number> {
+  const moved = await t`
+    INSERT INTO survey_plots (account_id, ${t.unsafe(STAGED_FIELDS)}, updated_at)
+    SELECT DISTINCT ON (plot_id, surveyed_on) ${accountId}, ${t.unsafe(STAGED_FIELDS)}, now()
+    FROM survey_upload_rows WHERE upload_id = ${uploadId}
+    ORDER BY plot_id, surveyed_on, row_number DESC
+    ${t.unsafe(REPLACE_SURVEY)}`
+  return moved.count
+}
+
+/** The surveys the account holds, inside a store's transaction. */
+export async function heldSurveys(t: Sql, accountId: string): Promise<number> {
+  const [held] = await t<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM survey_plots WHERE account_id = ${accountId}`
+  return (held as { n: number }).n
+}
+
+export async function saveSurveyPlots(
+  sql: Sql,
+  accountId: string,
+  plots: readonly SurveyPlot[],
+  limit: number,
+  event: NewAuditEvent,
+): Promise<{ saved: true } | { saved: false; wouldHold: number }> {
+  const rows = plots.map((plot) => ({
+    account_id: accountId,
+    ...plotColumns(plot),
     updated_at: plot.updatedAt,
   }))
   try {
     await sql.begin(async (tx) => {
       const t = tx as unknown as Sql
-      await lockAccount(t, accountId)
-      await t`
-        INSERT INTO survey_plots ${t(rows)}
-        ON CONFLICT (account_id, plot_id, surveyed_on) DO UPDATE SET
-          planted_on = excluded.planted_on, latitude = excluded.latitude, longitude = excluded.longitude,
-          species_code = excluded.species_code, planting_method = excluded.planting_method,
-          planted = excluded.planted, alive = excluded.alive, plot_area_m2 = excluded.plot_area_m2,
-          protocol = excluded.protocol, site_id = excluded.site_id,
-          matched_latitude = excluded.matched_latitude, matched_longitude = excluded.matched_longitude,
-          match_distance_km = excluded.match_distance_km, age_years = excluded.age_years,
-          predicted = excluded.predicted, model_version = excluded.model_version,
-          updated_at = excluded.updated_at`
-      const [held] = await t<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM survey_plots WHERE account_id = ${accountId}`
-      const count = (held as { n: number }).n
+      await lockSurveyAccount(t, accountId)
+      await t`INSERT INTO survey_plots ${t(rows)} ${t.unsafe(REPLACE_SURVEY)}`
+      const count = await heldSurveys(t, accountId)
       // Thrown to roll the whole save back: an upload that would pass the limit keeps nothing.
       if (count > limit) throw new OverLimit(count)
       await appendAuditEvent(t, event)
@@ -124,7 +156,7 @@ export function removeSurveyPlots(
 ): Promise<number> {
   return sql.begin(async (tx) => {
     const t = tx as unknown as Sql
-    await lockAccount(t, accountId)
+    await lockSurveyAccount(t, accountId)
     const removed = await t`
       DELETE FROM survey_plots
       WHERE account_id = ${accountId} ${plotId === null ? t`` : t`AND plot_id = ${plotId}`}`
@@ -134,12 +166,57 @@ export function removeSurveyPlots(
   })
 }
 
+/**
+ * The report's plots, one row per species × method with each field's values packed end to end by
+ * int4send/float8send (4 or 8 bytes each, big-endian, exact): a million plots arrive as a few dozen rows
+ * to unpack, where reading a million row objects took longer than the query deadline. Every aggregate of
+ * a row reads the group's plots in one sequence, so entry i of each column is the same plot. The packed
+ * bytes travel as base64 rather than as bytea's hex text: a third less text, decoded faster (~0.2 s less
+ * at a million plots).
+ */
 export function surveyReportPlots(
   sql: Sql,
   accountId: string,
   filter: SurveyFilter,
-): Promise<SurveyReportPlot[]> {
-  return sql<SurveyReportPlot[]>`
-    SELECT species_code, planting_method, planted, alive, predicted, age_years
-    FROM survey_plots WHERE ${filtered(sql, accountId, filter)}`
+): Promise<SurveyReportColumns[]> & { cancel(): void } {
+  const query = sql<
+    (Pick<SurveyReportColumns, 'speciesCode' | 'plantingMethod'> &
+      Record<'planted' | 'alive' | 'predicted' | 'ageYears', string>)[]
+  >`
+    SELECT species_code, planting_method,
+      encode(string_agg(int4send(planted), ''::bytea), 'base64') AS planted,
+      encode(string_agg(int4send(alive), ''::bytea), 'base64') AS alive,
+      encode(string_agg(float8send(predicted), ''::bytea), 'base64') AS predicted,
+      encode(string_agg(float8send(age_years), ''::bytea), 'base64') AS age_years
+    FROM survey_plots WHERE ${filtered(sql, accountId, filter)}
+    GROUP BY species_code, planting_method`
+  // PostgreSQL breaks base64 into lines; Buffer.from skips the line breaks.
+  const packed = (base64: string) => {
+    const bytes = Buffer.from(base64, 'base64')
+    return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  }
+  const int32s = (base64: string) => {
+    const view = packed(base64)
+    const values = new Int32Array(view.byteLength / 4)
+    for (let i = 0; i < values.length; i++) values[i] = view.getInt32(i * 4)
+    return values
+  }
+  const float64s = (base64: string) => {
+    const view = packed(base64)
+    const values = new Float64Array(view.byteLength / 8)
+    for (let i = 0; i < values.length; i++) values[i] = view.getFloat64(i * 8)
+    return values
+  }
+  const columns = query.then((rows) =>
+    rows.map((row) => ({
+      speciesCode: row.speciesCode,
+      plantingMethod: row.plantingMethod,
+      planted: int32s(row.planted),
+      alive: int32s(row.alive),
+      predicted: float64s(row.predicted),
+      ageYears: float64s(row.ageYears),
+    })),
+  )
+  // Still cancellable, as the query itself is: the store's deadline cancels a read that outlives it.
+  return Object.assign(columns, { cancel: () => void query.cancel() })
 }

@@ -1,5 +1,12 @@
-import { logit, sigmoid } from '../../stats/logistic.ts'
-import { type Interval, intervalQuantile, type PlotObservation, pearsonDispersion } from './quasi-binomial.ts'
+import { sigmoid } from '../../stats/logistic.ts'
+import { columnsOf, type PlotColumns } from './plot-columns.ts'
+import {
+  type Interval,
+  intervalQuantile,
+  type PlotObservation,
+  pearsonDispersion,
+  pearsonTerm,
+} from './quasi-binomial.ts'
 
 export interface CalibrationSlope {
   slope: number
@@ -14,36 +21,67 @@ const MAX_HALVINGS = 40
 
 /** The binomial log-likelihood of logit q = α + β x (constant terms left out). */
 function logLikelihood(
-  plots: readonly PlotObservation[],
-  logits: readonly number[],
+  { planted, alive, logits, length }: PlotColumns,
   intercept: number,
   slope: number,
 ): number {
   let sum = 0
-  plots.forEach(({ planted, alive }, index) => {
-    const eta = intercept + slope * (logits[index] as number)
-    // log σ(η) = −log(1 + e^−η) and log(1 − σ(η)) = −log(1 + e^η), each computed without overflow.
-    const logAlive = -softplus(-eta)
-    const logDead = -softplus(eta)
-    sum += alive * logAlive + (planted - alive) * logDead
-  })
+  for (let i = 0; i < length; i++) {
+    const eta = intercept + slope * (logits[i] as number)
+    // log σ(η) = −log(1 + e^−η) and log(1 − σ(η)) = −log(1 + e^η), without overflow: both are
+    // −log(1 + e^−|η|), less |η| on the side of η's sign opposite to the outcome's.
+    let logAlive: number
+    let logDead: number
+    if (eta > 0) {
+      const tail = Math.log1p(Math.exp(-eta))
+      logAlive = -tail
+      logDead = -(eta + tail)
+    } else {
+      const tail = Math.log1p(Math.exp(eta))
+      logAlive = -(-eta + tail)
+      logDead = -tail
+    }
+    const living = alive[i] as number
+    sum += living * logAlive + ((planted[i] as number) - living) * logDead
+  }
   return sum
-}
-
-function softplus(x: number): number {
-  return x > 0 ? x + Math.log1p(Math.exp(-x)) : Math.log1p(Math.exp(x))
 }
 
 export type SlopeFit = { fit: CalibrationSlope; note: null } | { fit: null; note: string }
 
+const NOT_ESTIMABLE: SlopeFit = {
+  fit: null,
+  note: 'Calibration slope: not estimable, the fit runs off to infinity (survival all or nothing on one side of the predictions).',
+}
+
+/** The IRLS step's weights: Σ w, Σ w x, Σ w x² with w = n q (1 − q), and the score. */
+function moments({ planted, alive, logits, length }: PlotColumns, intercept: number, slope: number) {
+  let w = 0
+  let wx = 0
+  let wxx = 0
+  let score0 = 0
+  let score1 = 0
+  for (let i = 0; i < length; i++) {
+    const x = logits[i] as number
+    const trees = planted[i] as number
+    const share = sigmoid(intercept + slope * x)
+    const weight = trees * share * (1 - share)
+    w += weight
+    wx += weight * x
+    wxx += weight * x * x
+    score0 += (alive[i] as number) - trees * share
+    score1 += x * ((alive[i] as number) - trees * share)
+  }
+  return { w, wx, wxx, determinant: w * wxx - wx ** 2, score0, score1 }
+}
+
 /** logit q = α + β logit p by binomial maximum likelihood (IRLS, i.e. Newton for the canonical link). */
-export function calibrationSlope(plots: readonly PlotObservation[]): SlopeFit {
+export function fitCalibrationSlope(plots: PlotColumns): SlopeFit {
   if (plots.length < 3)
     return { fit: null, note: 'Calibration slope: needs at least 3 plots (two parameters and a dispersion).' }
-  const logits = plots.map((plot) => logit(plot.predicted))
   let lowest = Number.POSITIVE_INFINITY
   let highest = Number.NEGATIVE_INFINITY
-  for (const x of logits) {
+  for (const x of plots.logits) {
     lowest = Math.min(lowest, x)
     highest = Math.max(highest, x)
   }
@@ -52,33 +90,24 @@ export function calibrationSlope(plots: readonly PlotObservation[]): SlopeFit {
   let intercept = 0
   let slope = 1
   let converged = false
-  let moments = { w: 0, wx: 0, wxx: 0, determinant: 0 }
-  for (let step = 0; step < IRLS_MAX_STEPS && !converged; step++) {
-    moments = { w: 0, wx: 0, wxx: 0, determinant: 0 }
-    let score0 = 0
-    let score1 = 0
-    plots.forEach(({ planted, alive }, index) => {
-      const x = logits[index] as number
-      const share = sigmoid(intercept + slope * x)
-      const weight = planted * share * (1 - share)
-      moments.w += weight
-      moments.wx += weight * x
-      moments.wxx += weight * x * x
-      score0 += alive - planted * share
-      score1 += x * (alive - planted * share)
-    })
-    moments.determinant = moments.w * moments.wxx - moments.wx ** 2
-    let stepIntercept = (moments.wxx * score0 - moments.wx * score1) / moments.determinant
-    let stepSlope = (moments.w * score1 - moments.wx * score0) / moments.determinant
+  let step = moments(plots, intercept, slope)
+  // The log-likelihood where the fit stands: the accepted trial of the step before, else computed.
+  let current: number | null = null
+  for (let iteration = 0; iteration < IRLS_MAX_STEPS && !converged; iteration++) {
+    if (iteration > 0) step = moments(plots, intercept, slope)
+    const { w, wx, wxx, determinant, score0, score1 } = step
+    let stepIntercept = (wxx * score0 - wx * score1) / determinant
+    let stepSlope = (w * score1 - wx * score0) / determinant
     // Newton's full step can overshoot far from the optimum; the log-likelihood is concave, so halving
     // the step until it no longer falls always makes progress (step-halving).
-    const before = logLikelihood(plots, logits, intercept, slope)
-    for (
-      let halvings = 0;
-      halvings < MAX_HALVINGS &&
-      !(logLikelihood(plots, logits, intercept + stepIntercept, slope + stepSlope) >= before - 1e-12);
-      halvings++
-    ) {
+    const before = current ?? logLikelihood(plots, intercept, slope)
+    current = null
+    for (let halvings = 0; halvings < MAX_HALVINGS; halvings++) {
+      const trial = logLikelihood(plots, intercept + stepIntercept, slope + stepSlope)
+      if (trial >= before - 1e-12) {
+        current = trial
+        break
+      }
       stepIntercept /= 2
       stepSlope /= 2
     }
@@ -86,16 +115,21 @@ export function calibrationSlope(plots: readonly PlotObservation[]): SlopeFit {
     slope += stepSlope
     converged = Math.max(Math.abs(stepIntercept), Math.abs(stepSlope)) < IRLS_TOLERANCE
   }
-  const notEstimable = {
-    fit: null,
-    note: 'Calibration slope: not estimable, the fit runs off to infinity (survival all or nothing on one side of the predictions).',
+  if (!converged || !Number.isFinite(intercept) || !Number.isFinite(slope)) return NOT_ESTIMABLE
+  let chiSquare = 0
+  for (let i = 0; i < plots.length; i++) {
+    const share = sigmoid(intercept + slope * (plots.logits[i] as number))
+    chiSquare += pearsonTerm(plots.planted[i] as number, plots.alive[i] as number, share)
   }
-  if (!converged || !Number.isFinite(intercept) || !Number.isFinite(slope)) return notEstimable
-  const fitted = logits.map((x) => sigmoid(intercept + slope * x))
-  const dispersion = pearsonDispersion(plots, fitted, 2)
+  const dispersion = pearsonDispersion(chiSquare, plots.length, 2)
   // Information at the last step is that of the converged estimate to within IRLS_TOLERANCE.
-  const half = intervalQuantile(plots.length - 2) * Math.sqrt((dispersion * moments.w) / moments.determinant)
+  const half = intervalQuantile(plots.length - 2) * Math.sqrt((dispersion * step.w) / step.determinant)
   // Weights that underflow stall the steps short of infinity: a converged fit without a finite interval.
-  if (!(Number.isFinite(half) && half > 0)) return notEstimable
+  if (!(Number.isFinite(half) && half > 0)) return NOT_ESTIMABLE
   return { fit: { slope, slopeInterval: [slope - half, slope + half], intercept, dispersion }, note: null }
+}
+
+/** The calibration slope of plots in the order given. */
+export function calibrationSlope(plots: readonly PlotObservation[]): SlopeFit {
+  return fitCalibrationSlope(columnsOf(plots))
 }

@@ -36,17 +36,14 @@ export function intervalQuantile(degreesOfFreedom: number): number {
   return quantile
 }
 
-export function pearsonDispersion(
-  plots: readonly PlotObservation[],
-  fitted: readonly number[],
-  parameters: number,
-): number {
-  const degreesOfFreedom = plots.length - parameters
+/** A plot's term of Pearson's χ² around its fitted share: (a − n q)² / (n q (1 − q)). */
+export function pearsonTerm(planted: number, alive: number, share: number): number {
+  return (alive - planted * share) ** 2 / (planted * share * (1 - share))
+}
+
+/** Pearson's φ from the χ² of `plots` plots with `parameters` fitted; 1 when no degree of freedom is left. */
+export function pearsonDispersion(chiSquare: number, plots: number, parameters: number): number {
+  const degreesOfFreedom = plots - parameters
   if (degreesOfFreedom < 1) return 1
-  let chiSquare = 0
-  plots.forEach(({ planted, alive }, index) => {
-    const share = fitted[index] as number
-    chiSquare += (alive - planted * share) ** 2 / (planted * share * (1 - share))
-  })
   return Math.max(1, chiSquare / degreesOfFreedom)
 }

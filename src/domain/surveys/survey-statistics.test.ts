@@ -14,6 +14,7 @@ import {
   calibrationSlope as fitCalibrationSlope,
   groupStatistics,
   type PlotObservation,
+  type SpeciesMethodColumns,
   surveyStatistics,
 } from './survey-statistics.ts'
 
@@ -229,6 +230,15 @@ describe('survey statistics worked by hand', () => {
   it('refuses an empty survey', () => {
     expect(() => surveyStatistics([])).toThrow(RangeError)
   })
+
+  it('refuses impossible plots and ragged columns given as columns, naming the plot', () => {
+    const [cell] = asColumns([plot(10, 5, 0.5), plot(10, 11, 0.5)]) as [SpeciesMethodColumns]
+    expect(() => surveyStatistics([cell])).toThrow(/plot 1: alive/)
+    expect(() => surveyStatistics([{ ...cell, alive: Int32Array.of(5) }])).toThrow(RangeError)
+    expect(() =>
+      surveyStatistics([{ ...cell, planted: [], alive: [], predicted: [], ageYears: [] }]),
+    ).toThrow(/at least one plot/)
+  })
 })
 
 const plotArbitrary = fc
@@ -245,6 +255,23 @@ const plotArbitrary = fc
   )
 const surveyArbitrary = fc.array(plotArbitrary, { minLength: 1, maxLength: 30 })
 
+/** The plots as a store reads them: typed columns per species × method, in the order given. */
+function asColumns(plots: readonly PlotObservation[]): SpeciesMethodColumns[] {
+  const cells = new Map<string, PlotObservation[]>()
+  for (const p of plots) {
+    const key = `${p.speciesCode} ${p.plantingMethod}`
+    cells.set(key, [...(cells.get(key) ?? []), p])
+  }
+  return [...cells.values()].map((cell) => ({
+    speciesCode: (cell[0] as PlotObservation).speciesCode,
+    plantingMethod: (cell[0] as PlotObservation).plantingMethod,
+    planted: Int32Array.from(cell, (p) => p.planted),
+    alive: Int32Array.from(cell, (p) => p.alive),
+    predicted: Float64Array.from(cell, (p) => p.predicted),
+    ageYears: Float64Array.from(cell, (p) => p.ageYears),
+  }))
+}
+
 describe('survey statistics, properties', () => {
   it('are the same numbers whatever the order of the plots', () => {
     const permuted = surveyArbitrary.chain((plots) =>
@@ -256,6 +283,24 @@ describe('survey statistics, properties', () => {
     fc.assert(
       fc.property(permuted, ([plots, shuffled]) => {
         expect(surveyStatistics(shuffled)).toEqual(surveyStatistics(plots))
+      }),
+    )
+  })
+
+  it('are the same numbers read as columns per species × method, as a store gives them', () => {
+    fc.assert(
+      fc.property(surveyArbitrary, (plots) => {
+        expect(surveyStatistics(asColumns(plots))).toEqual(surveyStatistics(plots))
+      }),
+    )
+  })
+
+  it('are the same numbers when one species × method comes in parts', () => {
+    fc.assert(
+      fc.property(surveyArbitrary, fc.nat(), (plots, cut) => {
+        const at = cut % (plots.length + 1)
+        const parts = [...asColumns(plots.slice(0, at)), ...asColumns(plots.slice(at))]
+        expect(surveyStatistics(parts)).toEqual(surveyStatistics(plots))
       }),
     )
   })

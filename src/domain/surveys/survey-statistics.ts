@@ -1,16 +1,20 @@
 import { logit, sigmoid } from '../../stats/logistic.ts'
-import { PLANTING_METHODS, type PlantingMethod } from '../../types.ts'
-import { type CalibrationSlope, calibrationSlope } from './calibration-slope.ts'
+import type { PlantingMethod } from '../../types.ts'
+import { type CalibrationSlope, calibrationSlope, fitCalibrationSlope } from './calibration-slope.ts'
 import {
-  INTERVAL_LEVEL,
-  type Interval,
-  intervalQuantile,
-  type PlotObservation,
-  pearsonDispersion,
-} from './quasi-binomial.ts'
+  AGE_BANDS,
+  type AgeBand,
+  ageBand,
+  type CanonicalPlots,
+  canonicalPlots,
+  type SpeciesMethodColumns,
+} from './canonical-plots.ts'
+import { fitShift, type PlotTotals, plotTotals, type ShiftFit } from './logit-shift.ts'
+import { columnsOf, type PlotColumns, plotRange } from './plot-columns.ts'
+import { INTERVAL_LEVEL, type Interval, intervalQuantile, type PlotObservation } from './quasi-binomial.ts'
 
-export type { CalibrationSlope, Interval, PlotObservation }
-export { calibrationSlope, INTERVAL_LEVEL, intervalQuantile }
+export type { AgeBand, CalibrationSlope, Interval, PlotObservation, SpeciesMethodColumns }
+export { AGE_BANDS, ageBand, calibrationSlope, INTERVAL_LEVEL, intervalQuantile }
 
 /**
  * Observed survival on surveyed plots against the model's prediction at each plot's age.
@@ -45,10 +49,12 @@ export { calibrationSlope, INTERVAL_LEVEL, intervalQuantile }
  * Calibration slope: β of logit(qᵢ) = α + β logit(pᵢ), binomial maximum likelihood by IRLS from
  * (α, β) = (0, 1); covariance φ (XᵀWX)⁻¹ with φ from the fitted qᵢ and m = 2, t with k − 2 degrees of
  * freedom. A perfectly calibrated model has δ = 0, α = 0, β = 1.
+ *
+ * The report first puts the plots in one fixed order (./canonical-plots.ts), so every floating-point sum
+ * runs the same way and the same plots give the same numbers in any order and in either form (one object
+ * per plot, or columns per species × method as the store reads them); each fit is then a loop over typed
+ * columns (./plot-columns.ts), a group being a run of consecutive plots.
  */
-
-export type AgeBand = 'under_2' | '2_to_4' | 'over_4'
-export const AGE_BANDS: readonly AgeBand[] = ['under_2', '2_to_4', 'over_4']
 
 export interface GroupStatistics {
   plots: number
@@ -98,103 +104,13 @@ export interface SurveyReport {
 
 const RELIABILITY_BINS = 10
 
-export function ageBand(ageYears: number): AgeBand {
-  if (ageYears < 2) return 'under_2'
-  return ageYears <= 4 ? '2_to_4' : 'over_4'
-}
-
-function checkPlot(plot: PlotObservation, index: number): void {
-  const { planted, alive, predicted, ageYears, plantingMethod } = plot
-  const problem =
-    !Number.isInteger(planted) || planted < 1
-      ? `planted must be a whole number ≥ 1, got ${planted}`
-      : !Number.isInteger(alive) || alive < 0 || alive > planted
-        ? `alive must be a whole number from 0 to planted (${planted}), got ${alive}`
-        : !(predicted > 0 && predicted < 1)
-          ? `predicted must lie strictly between 0 and 1, got ${predicted}`
-          : !(ageYears > 0 && Number.isFinite(ageYears))
-            ? `age must be a positive number of years, got ${ageYears}`
-            : !PLANTING_METHODS.includes(plantingMethod)
-              ? `unknown planting method ${plantingMethod}`
-              : null
-  if (problem) throw new RangeError(`plot ${index}: ${problem}`)
-}
-
-/** A fixed order of the plots, so every floating-point sum, and so the report, ignores the input order. */
-function canonicalOrder(plots: readonly PlotObservation[]): PlotObservation[] {
-  const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
-  return [...plots].sort(
-    (a, b) =>
-      byText(a.speciesCode, b.speciesCode) ||
-      PLANTING_METHODS.indexOf(a.plantingMethod) - PLANTING_METHODS.indexOf(b.plantingMethod) ||
-      a.ageYears - b.ageYears ||
-      a.predicted - b.predicted ||
-      a.planted - b.planted ||
-      a.alive - b.alive,
-  )
-}
-
-function totals(plots: readonly PlotObservation[]) {
-  let planted = 0
-  let alive = 0
-  let predictedTrees = 0
-  for (const plot of plots) {
-    planted += plot.planted
-    alive += plot.alive
-    predictedTrees += plot.planted * plot.predicted
-  }
-  const bounded = alive === 0 || alive === planted
-  const varianceShare = bounded ? (alive + 0.5) / (planted + 1) : alive / planted
-  return { planted, alive, predictedTrees, bounded, varianceShare }
-}
-
-const NEWTON_MAX_STEPS = 100
-/** Far from the root the logistic is flat and Newton overshoots: no step longer than this (logits). */
-const NEWTON_MAX_STEP = 4
-
-/** The δ with Σ n expit(logit p + δ) = target: Newton from 0, kept inside the bracket it has found. */
-function solveShift(plots: readonly PlotObservation[], logits: readonly number[], target: number): number {
-  let low = Number.NEGATIVE_INFINITY
-  let high = Number.POSITIVE_INFINITY
-  let shift = 0
-  for (let iteration = 0; iteration < NEWTON_MAX_STEPS; iteration++) {
-    let expected = 0
-    let information = 0
-    plots.forEach(({ planted }, index) => {
-      const share = sigmoid((logits[index] as number) + shift)
-      expected += planted * share
-      information += planted * share * (1 - share)
-    })
-    const gap = target - expected
-    if (gap > 0) low = shift
-    else high = shift
-    const newton = information > 0 ? gap / information : Math.sign(gap) * NEWTON_MAX_STEP
-    const step = Math.max(-NEWTON_MAX_STEP, Math.min(NEWTON_MAX_STEP, newton))
-    if (Math.abs(step) < 1e-13 * (1 + Math.abs(shift))) return shift + step
-    // A step out of the bracket can only pass a finite end: bisect instead.
-    const next = shift + step
-    shift = next > low && next < high ? next : (low + high) / 2
-  }
-  return shift
-}
-
-/** The group's shift from the model, and how its plots scatter around the shifted model. */
-function fitShift(plots: readonly PlotObservation[]) {
-  const { planted, alive, bounded, varianceShare } = totals(plots)
-  const logits = plots.map((plot) => logit(plot.predicted))
-  const shift = solveShift(plots, logits, bounded ? planted * varianceShare : alive)
-  const fitted = logits.map((x) => sigmoid(x + shift))
-  let information = 0
-  plots.forEach((plot, index) => {
-    const share = fitted[index] as number
-    information += plot.planted * share * (1 - share)
-  })
-  return { shift, information, dispersion: pearsonDispersion(plots, fitted, 1) }
-}
-
-export function groupStatistics(plots: readonly PlotObservation[]): GroupStatistics {
-  const { planted, alive, predictedTrees, varianceShare } = totals(plots)
-  const { information, dispersion } = fitShift(plots)
+/** A group's statistics from its totals and its shift fit. */
+function statisticsOf(
+  plots: PlotColumns,
+  totals: PlotTotals,
+  { information, dispersion }: ShiftFit,
+): GroupStatistics {
+  const { planted, alive, predictedTrees, varianceShare } = totals
   const center = logit(varianceShare)
   // Var(p̂) = φ Σ n q (1 − q) / N², and d logit p / dp = 1 / (p (1 − p)).
   const standardError = Math.sqrt(dispersion * information) / (planted * varianceShare * (1 - varianceShare))
@@ -223,60 +139,60 @@ export function groupStatistics(plots: readonly PlotObservation[]): GroupStatist
   }
 }
 
-function surveyGroups(plots: readonly PlotObservation[]): SurveyGroup[] {
-  const overall: SurveyGroup = {
-    scope: 'overall',
-    speciesCode: null,
-    plantingMethod: null,
-    ageBand: null,
-    ...groupStatistics(plots),
-  }
-  const groups = [overall]
-  const species = [...new Set(plots.map((plot) => plot.speciesCode))]
-  for (const speciesCode of species)
-    for (const plantingMethod of PLANTING_METHODS) {
-      const cell = plots.filter((p) => p.speciesCode === speciesCode && p.plantingMethod === plantingMethod)
-      if (cell.length === 0) continue
-      groups.push({
-        scope: 'species_method',
-        speciesCode,
-        plantingMethod,
-        ageBand: null,
-        ...groupStatistics(cell),
-      })
-      for (const band of AGE_BANDS) {
-        const inBand = cell.filter((plot) => ageBand(plot.ageYears) === band)
-        if (inBand.length > 0)
-          groups.push({
-            scope: 'age_band',
-            speciesCode,
-            plantingMethod,
-            ageBand: band,
-            ...groupStatistics(inBand),
-          })
-      }
+function fittedGroup(plots: PlotColumns): { statistics: GroupStatistics; shift: ShiftFit } {
+  const totals = plotTotals(plots)
+  const shift = fitShift(plots, totals)
+  return { statistics: statisticsOf(plots, totals, shift), shift }
+}
+
+/** The statistics of plots in the order given. */
+export function groupStatistics(plots: readonly PlotObservation[]): GroupStatistics {
+  return fittedGroup(columnsOf(plots)).statistics
+}
+
+function shiftOf(plots: PlotColumns, { shift, information, dispersion }: ShiftFit): CalibrationShift {
+  const half = intervalQuantile(plots.length - 1) * Math.sqrt(dispersion / information)
+  return { estimate: shift, interval: [shift - half, shift + half], dispersion }
+}
+
+/** Calibration in the large of plots in the order given. */
+export function calibrationInTheLarge(plots: readonly PlotObservation[]): CalibrationShift {
+  const columns = columnsOf(plots)
+  return shiftOf(columns, fitShift(columns))
+}
+
+/** Each species × method, then its age bands; the overall group is the caller's. */
+function speciesMethodGroups({ columns, speciesMethods }: CanonicalPlots): SurveyGroup[] {
+  const groups: SurveyGroup[] = []
+  for (const { speciesCode, plantingMethod, start, end, bands } of speciesMethods) {
+    const cell = fittedGroup(plotRange(columns, start, end)).statistics
+    groups.push({ scope: 'species_method', speciesCode, plantingMethod, ageBand: null, ...cell })
+    for (const band of bands) {
+      const inBand = fittedGroup(plotRange(columns, band.start, band.end)).statistics
+      groups.push({ scope: 'age_band', speciesCode, plantingMethod, ageBand: band.ageBand, ...inBand })
     }
+  }
   return groups
 }
 
-function brierScore(plots: readonly PlotObservation[], trees: number): number {
+function brierScore({ planted, alive, predicted, length }: PlotColumns, trees: number): number {
   let sum = 0
-  for (const { planted, alive, predicted } of plots)
-    sum += alive * (1 - predicted) ** 2 + (planted - alive) * predicted ** 2
+  for (let i = 0; i < length; i++) {
+    const living = alive[i] as number
+    const p = predicted[i] as number
+    sum += living * (1 - p) ** 2 + ((planted[i] as number) - living) * p ** 2
+  }
   return sum / trees
 }
 
-function logLoss(plots: readonly PlotObservation[], trees: number): number {
+function logLoss({ planted, alive, predicted, length }: PlotColumns, trees: number): number {
   let sum = 0
-  for (const { planted, alive, predicted } of plots)
-    sum -= alive * Math.log(predicted) + (planted - alive) * Math.log1p(-predicted)
+  for (let i = 0; i < length; i++) {
+    const living = alive[i] as number
+    const p = predicted[i] as number
+    sum -= living * Math.log(p) + ((planted[i] as number) - living) * Math.log1p(-p)
+  }
   return sum / trees
-}
-
-export function calibrationInTheLarge(plots: readonly PlotObservation[]): CalibrationShift {
-  const { shift, information, dispersion } = fitShift(plots)
-  const half = intervalQuantile(plots.length - 1) * Math.sqrt(dispersion / information)
-  return { estimate: shift, interval: [shift - half, shift + half], dispersion }
 }
 
 function binOf(predicted: number): number {
@@ -286,39 +202,57 @@ function binOf(predicted: number): number {
   return bin
 }
 
-export function reliability(plots: readonly PlotObservation[]): ReliabilityBin[] {
-  const bins = Array.from({ length: RELIABILITY_BINS }, () => ({
-    plots: 0,
-    trees: 0,
-    alive: 0,
-    predictedTrees: 0,
-  }))
-  for (const { planted, alive, predicted } of plots) {
-    const bin = bins[binOf(predicted)] as (typeof bins)[number]
-    bin.plots += 1
-    bin.trees += planted
-    bin.alive += alive
-    bin.predictedTrees += planted * predicted
+function reliabilityOf({ planted, alive, predicted, length }: PlotColumns): ReliabilityBin[] {
+  const plots = new Float64Array(RELIABILITY_BINS)
+  const trees = new Float64Array(RELIABILITY_BINS)
+  const living = new Float64Array(RELIABILITY_BINS)
+  const predictedTrees = new Float64Array(RELIABILITY_BINS)
+  for (let i = 0; i < length; i++) {
+    const p = predicted[i] as number
+    const bin = binOf(p)
+    plots[bin] = (plots[bin] as number) + 1
+    trees[bin] = (trees[bin] as number) + (planted[i] as number)
+    living[bin] = (living[bin] as number) + (alive[i] as number)
+    predictedTrees[bin] = (predictedTrees[bin] as number) + (planted[i] as number) * p
   }
-  return bins.map(({ plots: count, trees, alive, predictedTrees }, index) => ({
-    from: index / RELIABILITY_BINS,
-    to: (index + 1) / RELIABILITY_BINS,
-    plots: count,
-    trees,
-    alive,
-    meanPredicted: count > 0 ? predictedTrees / trees : null,
-    observed: count > 0 ? alive / trees : null,
-  }))
+  return Array.from({ length: RELIABILITY_BINS }, (_, bin) => {
+    const count = plots[bin] as number
+    const treesIn = trees[bin] as number
+    const aliveIn = living[bin] as number
+    return {
+      from: bin / RELIABILITY_BINS,
+      to: (bin + 1) / RELIABILITY_BINS,
+      plots: count,
+      trees: treesIn,
+      alive: aliveIn,
+      meanPredicted: count > 0 ? (predictedTrees[bin] as number) / treesIn : null,
+      observed: count > 0 ? aliveIn / treesIn : null,
+    }
+  })
 }
 
-/** The survey report over every plot; the same plots in any order give the same numbers. */
-export function surveyStatistics(input: readonly PlotObservation[]): SurveyReport {
-  if (input.length === 0) throw new RangeError('a survey report needs at least one plot')
-  input.forEach(checkPlot)
-  const plots = canonicalOrder(input)
-  const groups = surveyGroups(plots)
-  const trees = (groups[0] as SurveyGroup).planted
-  const slope = calibrationSlope(plots)
+/** The reliability table of plots in the order given. */
+export function reliability(plots: readonly PlotObservation[]): ReliabilityBin[] {
+  return reliabilityOf(columnsOf(plots))
+}
+
+/**
+ * The survey report over every plot, given one by one or as a store reads them (columns per species ×
+ * method); the same plots in any order, and in either form, give the same numbers.
+ */
+export function surveyStatistics(
+  input: readonly PlotObservation[] | readonly SpeciesMethodColumns[],
+): SurveyReport {
+  const canonical = canonicalPlots(input)
+  const plots = canonical.columns
+  if (plots.length === 0) throw new RangeError('a survey report needs at least one plot')
+  const overall = fittedGroup(plots)
+  const groups: SurveyGroup[] = [
+    { scope: 'overall', speciesCode: null, plantingMethod: null, ageBand: null, ...overall.statistics },
+    ...speciesMethodGroups(canonical),
+  ]
+  const trees = overall.statistics.planted
+  const slope = fitCalibrationSlope(plots)
   const notes = slope.note ? [slope.note] : []
   if (groups.some((group) => group.plots === 1))
     notes.push(
@@ -329,9 +263,9 @@ export function surveyStatistics(input: readonly PlotObservation[]): SurveyRepor
     groups,
     brier: brierScore(plots, trees),
     logLoss: logLoss(plots, trees),
-    calibrationInTheLarge: calibrationInTheLarge(plots),
+    calibrationInTheLarge: shiftOf(plots, overall.shift),
     calibrationSlope: slope.fit,
-    reliability: reliability(plots),
+    reliability: reliabilityOf(plots),
     notes,
   }
 }
