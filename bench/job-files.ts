@@ -33,7 +33,12 @@ export function* portfolioRows(sites: readonly Site[], rows: number) {
 }
 
 /** Writes `head`, the texts in 64 KiB batches (waiting for the file to drain), then `tail`; returns the size. */
-async function writeFile(path: string, head: string, texts: Iterable<string>, tail = ''): Promise<number> {
+export async function writeFile(
+  path: string,
+  head: string,
+  texts: Iterable<string>,
+  tail = '',
+): Promise<number> {
   const out = createWriteStream(path)
   out.write(head)
   let batch = ''

@@ -10,6 +10,7 @@ import type {
   SitesInArea,
   SiteTable,
   SurveyStore,
+  SurveyUploadStore,
   UsageLedger,
 } from '../domain/ports.ts'
 import { LruCache } from '../lru-cache.ts'
@@ -52,6 +53,17 @@ import { createNearestSiteLoader, type FindNearestSites } from './nearest-site-l
 import type { ReadPool } from './read-replicas.ts'
 import { cachedNearestSites, SiteCache } from './site-cache.ts'
 import { allSites, findNearestSiteIds, findNearestSites, findSitesInBox, siteRevision } from './sites.ts'
+import {
+  addSurveyUploadBatch,
+  COMMIT_STATEMENT_TIMEOUT_MS,
+  commitSurveyUpload,
+  createSurveyUpload,
+  findSurveyUpload,
+  finishEmptySurveyUpload,
+  surveyUploadRefusals,
+  sweepSurveyUploads,
+  touchSurveyUpload,
+} from './survey-uploads.ts'
 import {
   removeSurveyPlots,
   saveSurveyPlots,
@@ -220,6 +232,24 @@ export function surveyStore(sql: Sql, config: Deadline, metrics: Metrics): Surve
     plot: (accountId, plotId) => call(surveysOfPlot(sql, accountId, plotId)),
     remove: (accountId, plotId, event) => call(removeSurveyPlots(sql, accountId, plotId, event)),
     reportPlots: (accountId, filter) => call(surveyReportPlots(sql, accountId, filter)),
+  }
+}
+
+/** Bulk survey uploads; the commit, which moves a whole upload, has its own longer deadline. */
+export function surveyUploadStore(sql: Sql, config: Deadline, metrics: Metrics): SurveyUploadStore {
+  const call = bounded(config, metrics)
+  const commitCall = bounded({ DB_QUERY_TIMEOUT_MS: COMMIT_STATEMENT_TIMEOUT_MS + 5_000 }, metrics)
+  return {
+    create: (upload) => call(createSurveyUpload(sql, upload)),
+    addBatch: (uploadId, staged, refused, counts) =>
+      call(addSurveyUploadBatch(sql, uploadId, staged, refused, counts)),
+    touch: (uploadId) => call(touchSurveyUpload(sql, uploadId)),
+    commit: (accountId, uploadId, limit, event) =>
+      commitCall(commitSurveyUpload(sql, accountId, uploadId, limit, event)),
+    finishEmpty: (uploadId, status, failure) => call(finishEmptySurveyUpload(sql, uploadId, status, failure)),
+    find: (accountId, uploadId) => call(findSurveyUpload(sql, accountId, uploadId)),
+    refusals: (uploadId, afterRow, limit) => call(surveyUploadRefusals(sql, uploadId, afterRow, limit)),
+    sweep: (stalledBefore, expiredBefore) => call(sweepSurveyUploads(sql, stalledBefore, expiredBefore)),
   }
 }
 

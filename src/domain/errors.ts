@@ -88,12 +88,14 @@ const ERRORS = {
   },
   not_found: {
     status: 404,
-    message: (p: { path: string } | { job: string } | { plot: string }) =>
+    message: (p: { path: string } | { job: string } | { plot: string } | { upload: string }) =>
       'job' in p
         ? `No job ${p.job} belongs to this key's account`
         : 'plot' in p
           ? `No survey plot ${JSON.stringify(p.plot)} belongs to this key's account`
-          : `No endpoint at ${p.path}`,
+          : 'upload' in p
+            ? `No survey upload ${JSON.stringify(p.upload)} belongs to this key's account`
+            : `No endpoint at ${p.path}`,
   },
   jobs_not_in_tier: {
     status: 403,
@@ -104,6 +106,11 @@ const ERRORS = {
     status: 409,
     message: (p: { tier: string; limit: number; wouldHold: number }) =>
       `The ${p.tier} tier keeps up to ${p.limit.toLocaleString('en-US')} surveys (a plot on a survey date) per account; with these the account would hold ${p.wouldHold.toLocaleString('en-US')}. Nothing was stored; delete plots (DELETE /v1/surveys/{plot_id}) or send fewer`,
+  },
+  survey_upload_refused: {
+    status: 422,
+    message: (p: { upload: string; refused: number; rows: number }) =>
+      `${p.refused.toLocaleString('en-US')} of the upload's ${p.rows.toLocaleString('en-US')} rows were refused, so nothing was stored. details.refused lists the first; GET /v1/surveys/uploads/${p.upload} lists them all. Fix them, or send again with ?skip_invalid=true to store the valid rows`,
   },
   job_not_finished: {
     status: 409,

@@ -7,6 +7,7 @@ import type { KeyService } from '../domain/key-service.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
 import type { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import type { SurveyService } from '../domain/surveys/survey-service.ts'
+import type { SurveyUploadService } from '../domain/surveys/survey-upload-service.ts'
 import type { SurvivalMapService } from '../domain/survival-map.ts'
 import { MAX_BODY_BYTES } from '../http-body/body.ts'
 import type { Logger } from '../logging/logger.ts'
@@ -33,6 +34,8 @@ export interface GatewayDeps {
   keys: KeyService
   /** Field surveys for the survey queries and mutations. */
   surveys: SurveyService
+  /** Bulk survey uploads, read back by surveyUpload. */
+  surveyUploads: SurveyUploadService
   logger: Logger
   graphiql: boolean
   /** Prefilled X-API-Key in GraphiQL (embedded demo mode only). */
@@ -110,6 +113,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         catalogue: deps.catalogue,
         keys: deps.keys,
         surveys: deps.surveys,
+        surveyUploads: deps.surveyUploads,
       }
     },
     plugins: [

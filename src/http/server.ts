@@ -41,10 +41,10 @@ export interface ServerDeps {
 
 /**
  * Answers 408 and closes when a request's body is still arriving after `ms`: a body that came with its
- * headers (most do) sets no timer at all. Job uploads are left to the server's longer requestTimeout.
+ * headers (most do) sets no timer at all. Streamed uploads are left to the server's longer requestTimeout.
  */
 function boundBody(req: IncomingMessage, res: ServerResponse, pathname: string, ms: number): void {
-  if (req.complete || (req.method === 'POST' && pathname === '/v1/jobs')) return
+  if (req.complete || (req.method === 'POST' && STREAMED_UPLOADS.has(pathname))) return
   const timer = setTimeout(() => {
     if (req.complete || res.writableEnded) return
     if (!res.headersSent) {
@@ -60,9 +60,10 @@ function boundBody(req: IncomingMessage, res: ServerResponse, pathname: string, 
 }
 
 /**
- * A job upload (POST /v1/jobs, up to 512 MiB) may take this long to arrive whole: Node's own
- * requestTimeout. Every other request's body must arrive within BODY_TIMEOUT_MS.
+ * A streamed upload (POST /v1/jobs, POST /v1/surveys/uploads, up to 512 MiB) may take this long to
+ * arrive whole: Node's own requestTimeout. Every other request's body must arrive within BODY_TIMEOUT_MS.
  */
+const STREAMED_UPLOADS = new Set(['/v1/jobs', '/v1/surveys/uploads'])
 const UPLOAD_TIMEOUT_MS = 15 * 60_000
 const BODY_TIMEOUT_MS = 30_000
 

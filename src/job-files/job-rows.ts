@@ -1,8 +1,8 @@
 import { z } from 'zod'
-import { invalidField } from '../domain/errors.ts'
 import { catalogueCode, climate, fieldPath, horizons, latitude, longitude } from '../domain/input-rules.ts'
 import type { InputRow } from '../domain/jobs/file-formats.ts'
 import type { PredictionRequest } from '../domain/prediction-types.ts'
+import { type CsvHeader, numberCell, readCsvHeader } from './csv-cells.ts'
 
 /**
  * The rows of a job upload, checked one by one: a row that breaks a rule fails alone, with its row
@@ -28,7 +28,6 @@ export const NDJSON_COLUMNS = [
   'horizons',
   ...CLIMATE_COLUMNS,
 ]
-const MAX_COLUMNS = 100
 const MAX_ID_LENGTH = 200
 
 const id = z.union([
@@ -59,42 +58,11 @@ const JobRow = z
 
 type JobRowInput = z.infer<typeof JobRow>
 
-export interface CsvLayout {
-  columns: string[]
-  /** Where each known column is in a row's cells. */
-  at: Partial<Record<(typeof REQUIRED_COLUMNS)[number] | (typeof OPTIONAL_COLUMNS)[number], number>>
-}
+export type CsvLayout = CsvHeader<(typeof REQUIRED_COLUMNS)[number] | (typeof OPTIONAL_COLUMNS)[number]>
 
 /** Reads a CSV header: the four required columns in any order, horizons and id optional, others echoed. */
 export function csvLayout(header: readonly string[]): CsvLayout {
-  if (header.length > MAX_COLUMNS) throw invalidField('header', `has more than ${MAX_COLUMNS} columns`)
-  const names = header.map((name) => name.trim().toLowerCase())
-  const at: CsvLayout['at'] = {}
-  for (const [index, name] of names.entries()) {
-    if (name === '') throw invalidField('header', `column ${index + 1} has no name`)
-    if (names.indexOf(name) !== index) throw invalidField('header', `repeats the column "${name}"`)
-    if (
-      (REQUIRED_COLUMNS as readonly string[]).includes(name) ||
-      (OPTIONAL_COLUMNS as readonly string[]).includes(name)
-    )
-      at[name as keyof CsvLayout['at']] = index
-  }
-  const missing = REQUIRED_COLUMNS.filter((name) => at[name] === undefined)
-  if (missing.length > 0)
-    throw invalidField(
-      'header',
-      `lacks the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} (it needs ${REQUIRED_COLUMNS.join(', ')})`,
-    )
-  return { columns: header.map((name) => name.trim()), at }
-}
-
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/
-
-/** A number cell as a number; empty as absent; anything else as the text, for the rule to refuse. */
-function numberCell(cell: string | undefined): number | string | undefined {
-  const text = cell?.trim() ?? ''
-  if (text === '') return undefined
-  return DECIMAL.test(text) ? Number(text) : text
+  return readCsvHeader(header, REQUIRED_COLUMNS, OPTIONAL_COLUMNS)
 }
 
 function horizonsCell(cell: string | undefined): unknown[] | undefined {

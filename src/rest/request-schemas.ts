@@ -28,6 +28,7 @@ import {
 import { bbox, surveyCursorText, surveyDateBound } from '../domain/surveys/survey-input-rules.ts'
 import { SURVEY_PLOTS_PER_CALL } from '../domain/surveys/survey-plot.ts'
 import { SURVEY_PAGE_MAX } from '../domain/surveys/survey-service.ts'
+import { REFUSALS_PAGE_MAX } from '../domain/surveys/survey-upload-service.ts'
 
 /** The /v1 request bodies and query strings: the shared input rules under the API contract's snake_case names. Strict: unknown fields are refused. */
 export const PredictBody = z.strictObject({
@@ -121,21 +122,35 @@ const surveyFilterFields = {
 /** GET /v1/surveys/report: the list's filters. */
 export const SurveyReportQuery = z.strictObject(surveyFilterFields)
 
+/** A page's `limit` in a query string: a whole number from 1 to `max`. */
+function pageLimit(max: number) {
+  const rule = `must be a whole number from 1 to ${max}`
+  return z
+    .string()
+    .regex(/^\d{1,7}$/, rule)
+    .transform(Number)
+    .pipe(z.number().min(1, rule).max(max, rule))
+}
+
 /** GET /v1/surveys: the filters, `limit` (1 to 1,000) and the `cursor` of the page before. */
 export const SurveyListQuery = z.strictObject({
   ...surveyFilterFields,
-  limit: z
-    .string()
-    .regex(/^\d{1,7}$/, `must be a whole number from 1 to ${SURVEY_PAGE_MAX}`)
-    .transform(Number)
-    .pipe(
-      z
-        .number()
-        .min(1, `must be a whole number from 1 to ${SURVEY_PAGE_MAX}`)
-        .max(SURVEY_PAGE_MAX, `must be a whole number from 1 to ${SURVEY_PAGE_MAX}`),
-    )
-    .optional(),
+  limit: pageLimit(SURVEY_PAGE_MAX).optional(),
   cursor: surveyCursorText.optional(),
+})
+
+/** POST /v1/surveys/uploads: only `skip_invalid`. */
+export const SurveyUploadQuery = z.strictObject({
+  skip_invalid: z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .transform((value) => value === 'true')
+    .optional(),
+})
+
+/** GET /v1/surveys/uploads/{id}: a page of the refused rows, `limit` (1 to 1,000) after `cursor`. */
+export const SurveyUploadPageQuery = z.strictObject({
+  limit: pageLimit(REFUSALS_PAGE_MAX).optional(),
+  cursor: z.string().max(40, 'is not a cursor this upload handed out').optional(),
 })
 
 /** DELETE /v1/surveys: only with confirm=all. */

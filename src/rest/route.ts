@@ -10,6 +10,7 @@ import type { KeyService } from '../domain/key-service.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
 import type { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import type { SurveyService } from '../domain/surveys/survey-service.ts'
+import type { SurveyUploadService } from '../domain/surveys/survey-upload-service.ts'
 import type { RequestContext } from '../observability/request-context.ts'
 
 /*
@@ -28,6 +29,7 @@ export interface RestDeps {
   health: HealthMonitor
   keys: KeyService
   surveys: SurveyService
+  surveyUploads: SurveyUploadService
   /** Free spore keys by email; null while they are off (DATABASE_URL and no SMTP_URL). */
   keyRequests: SporeKeyRequests | null
 }

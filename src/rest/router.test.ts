@@ -19,12 +19,14 @@ import { AuditService } from '../domain/audit-service.ts'
 import { Catalogue } from '../domain/catalogue.ts'
 import { StoreUnavailableError } from '../domain/errors.ts'
 import { HealthMonitor } from '../domain/health.ts'
-import type { NearestSiteLookup, SurveyStore } from '../domain/ports.ts'
+import type { NearestSiteLookup, SurveyStore, SurveyUploadStore } from '../domain/ports.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
 import { SPECIES } from '../domain/species.ts'
 import { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import { SurveyService } from '../domain/surveys/survey-service.ts'
+import { SurveyUploadService } from '../domain/surveys/survey-upload-service.ts'
 import { loadSurvivalModel } from '../model/index.ts'
+import { surveyFileFormats } from '../survey-files/survey-upload-rows.ts'
 import { createRestHandler } from './router.ts'
 import { ROUTES } from './routes.ts'
 
@@ -86,6 +88,18 @@ const noSurveyStore: SurveyStore = {
   reportPlots: async () => [],
 }
 
+/** Uploads are tested over PostgreSQL (test/rest/survey-uploads.test.ts); here none is kept. */
+const noSurveyUploadStore: SurveyUploadStore = {
+  create: () => Promise.reject(new Error('no survey uploads are kept in the router tests')),
+  addBatch: () => Promise.reject(new Error('no survey uploads are kept in the router tests')),
+  touch: async () => {},
+  commit: () => Promise.reject(new Error('no survey uploads are kept in the router tests')),
+  finishEmpty: async () => {},
+  find: async () => null,
+  refusals: async () => [],
+  sweep: async () => ({ stalled: 0, expired: 0 }),
+}
+
 function setup({
   lookup = new FakeSiteLookup(),
   directory = new FakeKeyDirectory(),
@@ -109,6 +123,13 @@ function setup({
       keys: keyServiceOver(directory, () => NOW),
       surveys: new SurveyService(
         noSurveyStore,
+        predictions,
+        'router-test-address-hash-key-0000000',
+        () => NOW,
+      ),
+      surveyUploads: new SurveyUploadService(
+        noSurveyUploadStore,
+        surveyFileFormats,
         predictions,
         'router-test-address-hash-key-0000000',
         () => NOW,
@@ -145,17 +166,18 @@ describe('route matching', () => {
   it('serves every route of the table at its path, with or without a trailing slash', async () => {
     const { send, directory } = setup()
     const { key } = directory.issue('mycel')
-    // Routes with `{…}` segments are reached with an id: no such job or plot → 404 not_found from its service.
+    // Routes with `{…}` segments are reached with an id: no such job, plot or upload → 404 not_found from its service.
     for (const route of ROUTES.filter((r) => r.method === 'GET')) {
       const concrete = route.path
         .replaceAll('{id}', 'job_000000000000000000000000')
         .replaceAll('{plot_id}', 'plot-0')
+        .replaceAll('{upload_id}', 'upl_000000000000000000000000')
       for (const path of [concrete, `${concrete}/`]) {
         const { res, context } = await send('GET', path, { key })
         expect(res.status, path).toBe(route.path.includes('{') ? 404 : 200)
         if (route.path.includes('{'))
           expect((res.json as { error: { message: string } }).error.message).toMatch(
-            /No job job_0000|No survey plot "plot-0"/,
+            /No job job_0000|No survey plot "plot-0"|No survey upload "upl_0000/,
           )
         expect(context.route).toBe(route.path)
       }

@@ -31,6 +31,7 @@ import {
 } from './responses.ts'
 import { keyed, type RestResponse, type Route } from './route.ts'
 import { SURVEY_ROUTES } from './survey-routes.ts'
+import { SURVEY_UPLOAD_ROUTES } from './survey-upload-routes.ts'
 
 const ok = (body: unknown): RestResponse => ({ status: 200, body })
 
@@ -223,5 +224,6 @@ export const ROUTES: readonly Route[] = [
   },
   ...PLAN_ROUTES,
   ...JOB_ROUTES,
+  ...SURVEY_UPLOAD_ROUTES,
   ...SURVEY_ROUTES,
 ]

@@ -12,7 +12,7 @@ import type { KeyedRoute } from './route.ts'
 import { surveyReportJson } from './survey-report-json.ts'
 
 /** Who writes: the admitted key's account and tier, the key, and the client address. */
-function writer(admission: Admission, request: RequestContext): SurveyWriter {
+export function surveyWriter(admission: Admission, request: RequestContext): SurveyWriter {
   const { caller } = admission
   return {
     accountId: caller.accountId,
@@ -83,7 +83,7 @@ export const SURVEY_ROUTES: readonly KeyedRoute[] = [
     async handle(req, _url, deps, admission, _params, request) {
       const body = parseInput(SurveysBody, await readJsonBody(req))
       const plots = body.plots.map(readSurveyPlot)
-      const stored = await deps.surveys.save(writer(admission, request), plots)
+      const stored = await deps.surveys.save(surveyWriter(admission, request), plots)
       return { status: 200, body: { stored: stored.length, plots: stored.map(surveyPlotJson) } }
     },
   },
@@ -108,7 +108,7 @@ export const SURVEY_ROUTES: readonly KeyedRoute[] = [
     authenticated: true,
     async handle(_req, url, deps, admission, _params, request) {
       parseInput(SurveyDeleteAllQuery, Object.fromEntries(url.searchParams), 'query string')
-      const deleted = await deps.surveys.remove(writer(admission, request), null)
+      const deleted = await deps.surveys.remove(surveyWriter(admission, request), null)
       return { status: 200, body: { deleted } }
     },
   },
@@ -138,7 +138,7 @@ export const SURVEY_ROUTES: readonly KeyedRoute[] = [
     authenticated: true,
     async handle(_req, _url, deps, admission, params, request) {
       const plotId = plotIdOf(params.plot_id)
-      const deleted = await deps.surveys.remove(writer(admission, request), plotId)
+      const deleted = await deps.surveys.remove(surveyWriter(admission, request), plotId)
       return { status: 200, body: { plot_id: plotId, deleted } }
     },
   },

@@ -52,6 +52,7 @@ import { createRestHandler } from '../rest/router.ts'
 import type { SurvivalModel } from '../types.ts'
 import { createJobRuntime, type JobConfig } from './job-runtime.ts'
 import { wireKeyMail } from './key-mail.ts'
+import { wireSurveyUploads } from './survey-uploads.ts'
 
 export type AppConfig = Pick<
   Config,
@@ -263,6 +264,14 @@ export function createApp(options: AppOptions): App {
     config.ADDRESS_HASH_KEY,
     now,
   )
+  const surveyUploads = wireSurveyUploads({
+    config,
+    database,
+    predictions,
+    metrics,
+    logger,
+    now: options.now,
+  })
   const jobConfig: JobConfig = {
     ...JOB_DEFAULTS,
     ...config,
@@ -294,6 +303,7 @@ export function createApp(options: AppOptions): App {
     access,
     keys,
     surveys,
+    surveyUploads: surveyUploads.uploads,
     logger,
     graphiql: config.GRAPHIQL,
     demoKey: options.demoKey,
@@ -309,6 +319,7 @@ export function createApp(options: AppOptions): App {
         access,
         keys,
         surveys,
+        surveyUploads: surveyUploads.uploads,
         keyRequests: keyMail.requests,
         audit,
         jobs: jobRuntime.jobs,
@@ -371,6 +382,7 @@ export function createApp(options: AppOptions): App {
         jobRuntime.close(),
         keyChanges?.close(),
         keyMail.close(),
+        surveyUploads.close(),
       ])
     },
   }

@@ -38,6 +38,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   queue: ['domain/ports', 'redis'],
   /** The job files of the API contract (CSV, NDJSON, GeoJSON): the domain's JobFileFormats port. */
   'job-files': ['domain'],
+  /** The survey upload files (CSV, NDJSON, GeoJSON): the domain's SurveyFileFormats port. */
+  'survey-files': ['domain', 'job-files'],
   /** Connecting to a single Redis or a Redis Cluster (REDIS_URL, REDIS_CLUSTER_NODES). */
   redis: [],
   /** Synthetic data: the sites (from the reference shapes, loaded into the store) and simulated surveys. */

@@ -473,6 +473,7 @@ describe('reference queries', () => {
         'surveys',
         'surveyPlot',
         'surveyReport',
+        'surveyUpload',
       ].sort(),
     )
     expect(predictInput(FOREST_POINTS.coastRange)).toContain('MANUAL')

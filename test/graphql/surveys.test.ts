@@ -526,3 +526,59 @@ describe('keys and counting', () => {
     expect(viewer.today.used).toBe(9)
   })
 })
+
+describe('surveyUpload', () => {
+  const UPLOAD = `query Upload($uploadId: String!, $limit: Int, $cursor: String) {
+    surveyUpload(uploadId: $uploadId, limit: $limit, cursor: $cursor) {
+      uploadId status format skipInvalid rows validRows refusedRows stored ignoredColumns
+      failure { code message } createdAt finishedAt refused { row plotId field code reason } nextCursor } }`
+
+  it('reads an upload and pages its refused rows as GET /v1/surveys/uploads/{id} does', async () => {
+    const { latitude, longitude } = FOREST_POINTS.coastRange
+    const rows = Array.from(
+      { length: 5 },
+      (_, i) => `gq-${i},${latitude},${longitude},PSME,manual,2021,2024-03-15,40,${i < 2 ? 30 : 50}`,
+    )
+    const sent = await rest(server.url, 'POST', '/v1/surveys/uploads?skip_invalid=true', {
+      key: owner.key,
+      raw: `plot_id,latitude,longitude,species_code,planting_method,planted_on,surveyed_on,planted,alive,crew\n${rows.map((row) => `${row},a`).join('\n')}`,
+      contentType: 'text/csv',
+    })
+    expect(sent.status, sent.text).toBe(201)
+    const uploadId = sent.body.upload_id
+    const first = (await graphql(server.url, UPLOAD, { key: owner.key, variables: { uploadId, limit: 2 } }))
+      .body as Body
+    expect(first.errors).toBeUndefined()
+    expect(first.data.surveyUpload).toMatchObject({
+      uploadId,
+      status: 'committed',
+      format: 'csv',
+      skipInvalid: true,
+      rows: 5,
+      validRows: 2,
+      refusedRows: 3,
+      stored: 2,
+      ignoredColumns: ['crew'],
+      failure: null,
+    })
+    expect(first.data.surveyUpload.refused.map((r: { row: number }) => r.row)).toEqual([3, 4])
+    const rest2 = (
+      await graphql(server.url, UPLOAD, {
+        key: owner.key,
+        variables: { uploadId, cursor: first.data.surveyUpload.nextCursor },
+      })
+    ).body as Body
+    expect(rest2.data.surveyUpload.refused).toEqual([
+      {
+        row: 5,
+        plotId: 'gq-4',
+        field: 'alive',
+        code: 'invalid_request',
+        reason: 'must be at most planted (40)',
+      },
+    ])
+    expect(rest2.data.surveyUpload.nextCursor).toBeNull()
+    const hidden = await graphql(server.url, UPLOAD, { key: other.key, variables: { uploadId } })
+    expect(firstError(hidden).extensions?.code).toBe('not_found')
+  })
+})

@@ -53,4 +53,30 @@ describe('surveys on the embedded store', () => {
       deleted: 6,
     })
   })
+
+  it('stores an upload atomically, and lists its refused rows', async () => {
+    const { key } = await createKey(db.sql, { tier: 'mycel' })
+    const header =
+      'plot_id,latitude,longitude,species_code,planting_method,planted_on,surveyed_on,planted,alive'
+    const rows = forestGrid(3).map(
+      (point, i) =>
+        `u-${i},${point.latitude},${point.longitude},PSME,manual,2021,2024-05-01,50,${i === 2 ? 51 : 40}`,
+    )
+    const refused = await rest(server.url, 'POST', '/v1/surveys/uploads', {
+      key,
+      raw: [header, ...rows].join('\n'),
+      contentType: 'text/csv',
+    })
+    expect(refused.status, refused.text).toBe(422)
+    expect((await rest(server.url, 'GET', '/v1/surveys', { key })).body.plots).toEqual([])
+    const stored = await rest(server.url, 'POST', '/v1/surveys/uploads?skip_invalid=true', {
+      key,
+      raw: [header, ...rows].join('\n'),
+      contentType: 'text/csv',
+    })
+    expect(stored.status, stored.text).toBe(201)
+    expect(stored.body).toMatchObject({ stored: 2, refused_rows: 1, refused: [{ row: 3, field: 'alive' }] })
+    const again = await rest(server.url, 'GET', `/v1/surveys/uploads/${stored.body.upload_id}`, { key })
+    expect(again.body.refused).toEqual(stored.body.refused)
+  })
 })

@@ -48,6 +48,7 @@ const SERVED = [
   'GET /v1/species',
   'GET /v1/surveys',
   'GET /v1/surveys/report',
+  'GET /v1/surveys/uploads/{upload_id}',
   'GET /v1/surveys/{plot_id}',
   'GET /v1/usage',
   'POST /keys',
@@ -59,6 +60,7 @@ const SERVED = [
   'POST /v1/predict/compare',
   'POST /v1/predict/rank',
   'POST /v1/surveys',
+  'POST /v1/surveys/uploads',
 ]
 
 /** Every GraphQL write: the caller's own field surveys. A new one must be added here, after asking who may call it. */
@@ -142,6 +144,7 @@ describe('API5: what the HTTP server routes', () => {
       'stockingPlan',
       'surveyPlot',
       'surveyReport',
+      'surveyUpload',
       'surveys',
       'survivalMap',
       'viewer',

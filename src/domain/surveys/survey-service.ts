@@ -1,8 +1,9 @@
-import type { AuditActor, PlantingMethod } from '../../types.ts'
+import type { AuditActor } from '../../types.ts'
 import { ApiError, apiError, invalidField } from '../errors.ts'
 import { hashClientAddress } from '../key-service.ts'
 import type { SurveyFilter, SurveyStore } from '../ports.ts'
 import type { PredictionService } from '../prediction-service.ts'
+import { fieldOfRefusal, predictSurveyPlots } from './plot-predictions.ts'
 import {
   type CheckedSurveyPlot,
   checkSurveyPlot,
@@ -11,7 +12,6 @@ import {
   type SurveyPlotInput,
 } from './survey-plot.ts'
 import { type SurveyReport, surveyStatistics } from './survey-statistics.ts'
-import { survivalAtAge } from './survival-at-age.ts'
 
 /** Plots on one page of the list: 1 to 1,000, 100 unless asked. */
 export const SURVEY_PAGE_MAX = 1000
@@ -24,19 +24,6 @@ export interface SurveyWriter {
   keyId: string
   /** Kept in the audit log only as its keyed hash; undefined when the connection was gone. */
   clientAddress: string | undefined
-}
-
-/** The field a prediction's refusal of a plot is about. */
-const FIELD_OF_CODE: Readonly<Record<string, string>> = {
-  invalid_species: 'species_code',
-  invalid_method: 'planting_method',
-  outside_coverage: 'latitude',
-  no_nearby_data: 'latitude',
-}
-
-/** A probability the store can keep: the model never reaches 0 or 1, but rounding could. */
-function openUnit(p: number): number {
-  return Math.min(1 - 1e-12, Math.max(1e-12, p))
 }
 
 /** The cursor of a list page: the last plot's (plot_id, surveyed_on), base64url JSON. */
@@ -59,6 +46,13 @@ function readCursor(cursor: string): readonly [string, string] {
   throw invalidField('cursor', 'is not a cursor this list handed out')
 }
 
+/** The audit log's actor for a survey change: the key, and the client address as its keyed hash. */
+export function writerActor(addressHashKey: string, writer: Omit<SurveyWriter, 'tierName'>): AuditActor {
+  const { keyId, clientAddress } = writer
+  const addressHash = clientAddress === undefined ? null : hashClientAddress(addressHashKey, clientAddress)
+  return { kind: 'holder', keyId, addressHash }
+}
+
 /**
  * Field surveys: an account's plots, each matched to its data site as a prediction is and kept with
  * the model's survival at its age, so the report compares without predicting again.
@@ -71,13 +65,6 @@ export class SurveyService {
     private readonly addressHashKey: string,
     private readonly now: () => Date = () => new Date(),
   ) {}
-
-  private actor(writer: Omit<SurveyWriter, 'tierName'>): AuditActor {
-    const { keyId, clientAddress } = writer
-    const addressHash =
-      clientAddress === undefined ? null : hashClientAddress(this.addressHashKey, clientAddress)
-    return { kind: 'holder', keyId, addressHash }
-  }
 
   /**
    * All or nothing: the first plot that breaks a rule, or that the prediction refuses, is reported
@@ -92,7 +79,7 @@ export class SurveyService {
     const outcome = await this.store.save(writer.accountId, kept, limit, {
       accountId: writer.accountId,
       kind: 'survey.stored',
-      actor: this.actor(writer),
+      actor: writerActor(this.addressHashKey, writer),
       details: { surveys: kept.length },
     })
     if (!outcome.saved)
@@ -101,56 +88,17 @@ export class SurveyService {
   }
 
   private async predicted(checked: readonly CheckedSurveyPlot[]): Promise<SurveyPlot[]> {
-    const results = await this.predictions.scoreRows(
-      checked.map((plot) => ({
-        latitude: plot.latitude,
-        longitude: plot.longitude,
-        speciesCode: plot.speciesCode,
-        plantingMethod: plot.plantingMethod,
-        horizons: [1, 3, 5],
-        climate: null,
-      })),
-    )
-    const updatedAt = this.now()
-    const plots: SurveyPlot[] = []
-    for (const result of results) {
-      const plot = checked[result.index] as CheckedSurveyPlot
-      if (!result.ok) {
-        const { error } = result
-        const field = FIELD_OF_CODE[error.code] ?? 'latitude'
-        throw new ApiError(
-          error.code,
-          error.message,
-          { ...error.details, index: result.index, field },
-          error.headers,
-        )
-      }
-      const { prediction } = result
-      const at = (h: 1 | 3 | 5) =>
-        prediction.predictions.find((p) => p.horizonYears === h)?.survivalProbability ?? Number.NaN
-      plots.push({
-        plotId: plot.plotId,
-        surveyedOn: plot.surveyedOn,
-        plantedOn: plot.plantedOn,
-        latitude: plot.latitude,
-        longitude: plot.longitude,
-        speciesCode: prediction.species.code,
-        plantingMethod: prediction.plantingMethod as PlantingMethod,
-        planted: plot.planted,
-        alive: plot.alive,
-        plotAreaM2: plot.plotAreaM2 ?? null,
-        protocol: plot.protocol ?? null,
-        siteId: prediction.site.attributes.id,
-        matchedLatitude: prediction.site.matchedLatitude,
-        matchedLongitude: prediction.site.matchedLongitude,
-        matchDistanceKm: prediction.site.matchDistanceKm,
-        ageYears: plot.ageYears,
-        predicted: openUnit(survivalAtAge({ 1: at(1), 3: at(3), 5: at(5) }, plot.ageYears)),
-        modelVersion: prediction.model.version,
-        updatedAt,
-      })
-    }
-    return plots
+    const outcomes = await predictSurveyPlots(this.predictions, checked, this.now())
+    return outcomes.map((outcome) => {
+      if (outcome.ok) return outcome.plot
+      const { error, index } = outcome
+      throw new ApiError(
+        error.code,
+        error.message,
+        { ...error.details, index, field: fieldOfRefusal(error) },
+        error.headers,
+      )
+    })
   }
 
   async page(
@@ -188,7 +136,7 @@ export class SurveyService {
     const removed = await this.store.remove(writer.accountId, plotId, {
       accountId: writer.accountId,
       kind: 'survey.deleted',
-      actor: this.actor(writer),
+      actor: writerActor(this.addressHashKey, writer),
       details: { plot_id: plotId, all: plotId === null },
     })
     if (plotId !== null && removed === 0) throw apiError('not_found', { plot: plotId })

@@ -14,6 +14,7 @@ import type { KeyService } from '../../domain/key-service.ts'
 import type { PredictionService } from '../../domain/prediction-service.ts'
 import type { StockingPlanService } from '../../domain/stocking/stocking-service.ts'
 import type { SurveyService } from '../../domain/surveys/survey-service.ts'
+import type { SurveyUploadService } from '../../domain/surveys/survey-upload-service.ts'
 import type { SurvivalMapService } from '../../domain/survival-map.ts'
 import type { RequestContext } from '../../observability/request-context.ts'
 import type { GraphQLContext } from '../schema/context.ts'
@@ -91,6 +92,7 @@ function gateway(directory = new FakeKeyDirectory()) {
       health: {} as HealthMonitor,
       keys: {} as KeyService,
       surveys: {} as SurveyService,
+      surveyUploads: {} as SurveyUploadService,
     }),
     plugins: [useErrorShaping(logger), useAccessControl(accessControlOver(directory, () => NOW))],
   })

@@ -9,6 +9,7 @@ import type { KeyService } from '../../domain/key-service.ts'
 import type { PredictionService } from '../../domain/prediction-service.ts'
 import type { StockingPlanService } from '../../domain/stocking/stocking-service.ts'
 import type { SurveyService } from '../../domain/surveys/survey-service.ts'
+import type { SurveyUploadService } from '../../domain/surveys/survey-upload-service.ts'
 import type { SurvivalMapService } from '../../domain/survival-map.ts'
 import type { RequestContext } from '../../observability/request-context.ts'
 import type { GraphQLContext } from '../schema/context.ts'
@@ -56,6 +57,7 @@ function gateway(thrown: () => unknown) {
       health: {} as HealthMonitor,
       keys: {} as KeyService,
       surveys: {} as SurveyService,
+      surveyUploads: {} as SurveyUploadService,
     }),
     plugins: [useErrorShaping(logger)],
   })

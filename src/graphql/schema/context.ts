@@ -6,6 +6,7 @@ import type { KeyService } from '../../domain/key-service.ts'
 import type { PredictionService } from '../../domain/prediction-service.ts'
 import type { StockingPlanService } from '../../domain/stocking/stocking-service.ts'
 import type { SurveyService } from '../../domain/surveys/survey-service.ts'
+import type { SurveyUploadService } from '../../domain/surveys/survey-upload-service.ts'
 import type { SurvivalMapService } from '../../domain/survival-map.ts'
 import type { RequestContext } from '../../observability/request-context.ts'
 
@@ -27,4 +28,6 @@ export interface GraphQLContext {
   keys: KeyService
   /** The account's field surveys (surveys, surveyPlot, surveyReport and the survey mutations). */
   surveys: SurveyService
+  /** The account's bulk survey uploads (surveyUpload: what an upload stored and refused). */
+  surveyUploads: SurveyUploadService
 }

@@ -9,6 +9,7 @@ import './ranking.ts'
 import './survival-map.ts'
 import './stocking-plan.ts'
 import './surveys.ts'
+import './survey-uploads.ts'
 import './service.ts'
 import './viewer.ts'
 

@@ -87,7 +87,7 @@ function assertOncePerOperation(info: GraphQLResolveInfo): void {
 }
 
 /** The admitted caller: access control admits every operation that asks for a survey field. */
-function callerOf(ctx: GraphQLContext, info: GraphQLResolveInfo): Caller {
+export function callerOf(ctx: GraphQLContext, info: GraphQLResolveInfo): Caller {
   if (!ctx.caller) throw apiError('invalid_api_key')
   assertOncePerOperation(info)
   return ctx.caller
