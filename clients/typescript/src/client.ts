@@ -4,32 +4,46 @@
  * SurvivalApiError for every failure, retries 429 and 503 as `Retry-After` says (within bounds), and
  * adds the jobs helpers: a streamed upload, a poll until the job is final, and a resumable results
  * download; GeoJSON jobs (a FeatureCollection of points and stands, defaults as query parameters, results
- * as GeoJSON) have their own upload and download helpers.
+ * as GeoJSON) have their own upload and download helpers. The streamed body (./upload-body.ts) is shared
+ * by the job uploads and the survey uploads (./surveys.ts).
  */
-import { constants, createReadStream } from 'node:fs'
-import { access } from 'node:fs/promises'
 import { Readable } from 'node:stream'
 import createClient, { type Client } from 'openapi-fetch'
 import { isAbort, retryAfterMs, SurvivalApiError } from './errors.ts'
 import type { components, paths } from './schema.ts'
 import { surveyMethods } from './surveys.ts'
+import {
+  isUploadInput,
+  type StreamedInit,
+  streamed,
+  type UploadInput,
+  withUploadBody,
+} from './upload-body.ts'
 
 export { SurvivalApiError } from './errors.ts'
-export type {
-  SurveyGroup,
-  SurveyPageResponse,
-  SurveyPlot,
-  SurveyPlotDeletedResponse,
-  SurveyPlotInput,
-  SurveyPlotResponse,
-  SurveyQuery,
-  SurveyReliabilityBin,
-  SurveyReport,
-  SurveyReportQuery,
-  SurveyScores,
-  SurveysDeletedResponse,
-  SurveysStoredResponse,
+export {
+  SURVEY_UPLOAD_CONTENT_TYPES,
+  type SurveyGroup,
+  type SurveyPageResponse,
+  type SurveyPlot,
+  type SurveyPlotDeletedResponse,
+  type SurveyPlotInput,
+  type SurveyPlotResponse,
+  type SurveyQuery,
+  type SurveyRefusedRow,
+  type SurveyReliabilityBin,
+  type SurveyReport,
+  type SurveyReportQuery,
+  type SurveyScores,
+  type SurveysDeletedResponse,
+  type SurveysStoredResponse,
+  type SurveyUpload,
+  type SurveyUploadContentType,
+  type SurveyUploadOptions,
+  type SurveyUploadPageQuery,
+  type SurveyUploadRefusedDetails,
 } from './surveys.ts'
+export type { UploadInput } from './upload-body.ts'
 
 type Schemas = components['schemas']
 
@@ -114,7 +128,7 @@ export interface CallOptions {
   requestId?: string
 }
 
-interface UploadBase extends CallOptions {
+export interface UploadBase extends CallOptions {
   /** Bytes sent so far, as the body streams out. */
   onProgress?: (bytesSent: number) => void
 }
@@ -131,9 +145,6 @@ export type GeoJsonUploadOptions = UploadBase & {
   /** Query parameters: the value of each property a feature lacks (its own value wins). */
   defaults?: GeoJsonJobDefaults
 }
-
-/** What a job upload reads: a file (path), a Node Readable or a web ReadableStream. */
-export type UploadInput = string | Readable | ReadableStream<Uint8Array>
 
 export interface WaitOptions {
   signal?: AbortSignal
@@ -235,44 +246,32 @@ export function createSurvivalClient(options: SurvivalClientOptions) {
     }
   }
 
-  /** Sends a job upload: `open` gives the body (again for a retry when `retry`). */
-  async function sendJob(
-    open: () => ReadableStream<Uint8Array>,
-    retry: boolean,
-    options: UploadOptions,
-  ): Promise<JobAccepted> {
-    const headers = { ...init(options).headers, 'Content-Type': JOB_MEDIA_TYPES[options.format] }
-    const query = options.format === 'geojson' ? options.defaults : undefined
-    const { data } = await call(
-      () =>
-        api.POST('/v1/jobs', {
-          ...(query ? { params: { query } } : {}),
-          body: counted(open(), options.onProgress) as never,
-          bodySerializer: (stream: unknown) => stream,
-          headers,
-          signal: options.signal,
-          duplex: 'half',
-        }),
-      options.signal,
-      retry,
+  /**
+   * Sends a streamed upload (./upload-body.ts): `post` makes the request with the body it is given.
+   * Sent again on 429/503 (as `call` does) only when the input can be reopened — a path or a Blob, the
+   * whole body from its first byte; a stream is sent once, whatever the answer.
+   */
+  function upload<T>(
+    input: UploadInput,
+    options: UploadBase,
+    post: (body: StreamedInit & { signal: AbortSignal | undefined }) => Promise<Outcome<T>>,
+  ): Promise<{ data: T; response: Response }> {
+    return withUploadBody(input, ({ open, reopenable }) =>
+      call(
+        () => post({ ...streamed(open(), options.onProgress), signal: options.signal }),
+        options.signal,
+        reopenable,
+      ),
     )
-    return data
   }
 
   async function uploadJob(input: UploadInput, options: UploadOptions): Promise<JobAccepted> {
-    if (typeof input === 'string') await access(input, constants.R_OK) // a missing file is its own error
-    let opened: Readable | null = null
-    const open = (): ReadableStream<Uint8Array> => {
-      if (typeof input !== 'string' && !(input instanceof Readable)) return input
-      opened?.destroy()
-      opened = typeof input === 'string' ? createReadStream(input) : input
-      return Readable.toWeb(opened) as ReadableStream<Uint8Array>
-    }
-    try {
-      return await sendJob(open, typeof input === 'string', options)
-    } finally {
-      ;(opened as Readable | null)?.destroy()
-    }
+    const headers = { ...init(options).headers, 'Content-Type': JOB_MEDIA_TYPES[options.format] }
+    const query = options.format === 'geojson' ? options.defaults : undefined
+    const { data } = await upload(input, options, (body) =>
+      api.POST('/v1/jobs', { ...(query ? { params: { query } } : {}), ...body, headers }),
+    )
+    return data
   }
 
   async function streamResults(id: string, options: ResultsOptions = {}): Promise<ResultsStream> {
@@ -361,38 +360,32 @@ export function createSurvivalClient(options: SurvivalClientOptions) {
     audit: (query: AuditQuery = {}, options?: CallOptions) =>
       body(() => api.GET('/v1/audit', { params: { query }, ...init(options) }), options),
 
-    /** Field surveys (./surveys.ts): storeSurveys, surveys, allSurveys, surveyPlot, deleteSurveyPlot… */
-    ...surveyMethods({ api, body, init }),
+    /**
+     * Field surveys (./surveys.ts): storeSurveys, surveys, allSurveys, surveyPlot, deleteSurveyPlot…, and
+     * the streamed uploads: uploadSurveys, surveyUpload, surveyUploadRefusals.
+     */
+    ...surveyMethods({ api, body, init, upload }),
 
     /**
-     * Starts a job from a file (path), a Node Readable or a web ReadableStream, streamed as the request
-     * body (never read whole). A path is reopened for a retry; a stream is sent once. A GeoJSON upload's
-     * `defaults` go as query parameters.
+     * Starts a job from a file (path), a Node Readable, a web ReadableStream, an AsyncIterable of bytes
+     * or a Blob, streamed as the request body (never read whole). A path or a Blob is sent again for a
+     * retry; a stream is sent once. A GeoJSON upload's `defaults` go as query parameters.
      */
     uploadJob,
 
     /**
      * Starts a GeoJSON job: a `.geojson` file (path; reopened for a retry), a stream of one (sent once),
-     * or a FeatureCollection object (serialised once). `defaults` go as query parameters: the value of
-     * each property a feature lacks (`planting_method`, `trees_per_acre`…); a feature's own value wins.
-     * Points are predicted, polygons planned; each stand costs one request.
+     * or a FeatureCollection object (serialised once, sent again for a retry). `defaults` go as query
+     * parameters: the value of each property a feature lacks (`planting_method`, `trees_per_acre`…); a
+     * feature's own value wins. Points are predicted, polygons planned; each stand costs one request.
      */
     uploadGeoJsonJob(
       input: UploadInput | JobFeatureCollection,
       options: GeoJsonUploadOptions = {},
     ): Promise<JobAccepted> {
-      const upload = { ...options, format: 'geojson' as const }
-      if (typeof input === 'string' || input instanceof Readable || input instanceof ReadableStream)
-        return uploadJob(input, upload)
-      const bytes = new TextEncoder().encode(JSON.stringify(input))
-      const open = () =>
-        new ReadableStream<Uint8Array>({
-          start(controller) {
-            controller.enqueue(bytes)
-            controller.close()
-          },
-        })
-      return sendJob(open, true, upload)
+      const geojson = { ...options, format: 'geojson' as const }
+      if (isUploadInput(input)) return uploadJob(input, geojson)
+      return uploadJob(new Blob([JSON.stringify(input)], { type: JOB_MEDIA_TYPES.geojson }), geojson)
     },
 
     getJob: (id: string, options?: CallOptions) =>
@@ -456,21 +449,6 @@ function totalOf(response: Response): number | null {
   if (range) return Number(range[1])
   const length = response.headers.get('content-length')
   return response.status === 200 && length !== null ? Number(length) : null
-}
-
-/** Passes `stream` through, reporting the bytes that went by. */
-function counted(stream: ReadableStream<Uint8Array>, onProgress?: (bytes: number) => void) {
-  if (!onProgress) return stream
-  let bytes = 0
-  return stream.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        bytes += chunk.byteLength
-        onProgress(bytes)
-        controller.enqueue(chunk)
-      },
-    }),
-  )
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

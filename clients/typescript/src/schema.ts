@@ -493,6 +493,80 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/surveys/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Store many field surveys from a CSV, NDJSON or GeoJSON file
+         * @description Stores up to 1,000,000 surveys from one streamed body, read a row at a time and never held
+         *     whole. Each row is checked exactly as a plot of `POST /v1/surveys` is (its fields, then the
+         *     rules between them, then the prediction's species, method, coverage and nearest data point),
+         *     and kept with the model's survival at its age.
+         *
+         *     - `Content-Type: text/csv` (UTF-8, RFC 4180): a header naming `plot_id`, `latitude`,
+         *       `longitude`, `species_code`, `planting_method`, `planted_on`, `surveyed_on`, `planted`
+         *       and `alive` in any order (case-insensitive), optionally `plot_area_m2` and `protocol`; an
+         *       empty optional cell is no value. Other columns are ignored and named in
+         *       `ignored_columns`. Rows are numbered from 1, the first row after the header.
+         *     - `Content-Type: application/x-ndjson`: one plot per line, a JSON object as in
+         *       `POST /v1/surveys`. Rows are numbered by line; blank lines are skipped.
+         *     - `Content-Type: application/geo+json`: an RFC 7946 `FeatureCollection` of `Point`
+         *       features, the position the plot's, its other fields the feature's `properties`
+         *       (without `latitude` or `longitude`). Rows are numbered by feature, from 1.
+         *     - `Content-Encoding: gzip` is accepted. At most 512 MiB of (unzipped) body.
+         *
+         *     **Atomic.** Valid rows are stored together when the body has been read, and only then:
+         *     either every valid row is stored or none is. Without `skip_invalid`, one refused row stores
+         *     nothing: `422 survey_upload_refused`, with the first refused rows in `details.refused`. With
+         *     `skip_invalid=true` the valid rows are stored and the refused ones reported. Either way the
+         *     upload is kept for 30 days: `GET /v1/surveys/uploads/{id}` lists every refused row. A body
+         *     that cannot be read as a whole (a CSV header without a required column, CSV or JSON that
+         *     does not parse, no rows) is `400 invalid_request`; more than 1,000,000 rows `413`; an
+         *     account that would pass its tier's limit `409 survey_limit_reached`: nothing is stored. A
+         *     connection dropped mid-upload, or a server stopped mid-upload, stores nothing either.
+         *
+         *     A survey sent twice in one upload is kept as last sent. The call counts one request, and a
+         *     stored upload is one audit event (`survey.stored`, `details.upload_id`, `details.surveys`).
+         */
+        post: operations["uploadSurveys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/surveys/uploads/{upload_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The upload's id, `upl_` and 24 hex digits. */
+                upload_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * An upload, and its refused rows a page at a time
+         * @description An upload of the key's account: what it read, refused and stored, why it stored nothing
+         *     (`failure`), and a page of its refused rows in row order, `limit` (1–1,000, default 100)
+         *     after `cursor`. Uploads are kept 30 days after they end. Another account's upload, or an
+         *     unknown id, is `404 not_found`. This call counts one request like any keyed call.
+         */
+        get: operations["getSurveyUpload"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/surveys/{plot_id}": {
         parameters: {
             query?: never;
@@ -1933,7 +2007,7 @@ export interface components {
             /**
              * @description What happened: `key.issued` (a spore key from `POST /keys`), `key.created` (an operator's
              *     new key), `key.rotated`, `key.activated`, `key.deactivated`, `key.revoked`,
-             *     `survey.stored` (`POST /v1/surveys`), `survey.deleted` (`DELETE /v1/surveys/{plot_id}`, or
+             *     `survey.stored` (`POST /v1/surveys`, or `POST /v1/surveys/uploads` when it stored any), `survey.deleted` (`DELETE /v1/surveys/{plot_id}`, or
              *     `DELETE /v1/surveys?confirm=all` when it deleted any). More kinds may come.
              */
             kind: string;
@@ -1975,6 +2049,8 @@ export interface components {
                 expires_at?: components["schemas"]["NullableTimestamp"];
                 /** @description `survey.stored`, `survey.deleted`: how many surveys were stored, or deleted. */
                 surveys?: number;
+                /** @description `survey.stored` by `POST /v1/surveys/uploads`: the upload. */
+                upload_id?: string;
                 /** @description `survey.deleted`: the plot deleted; null when every plot of the account was. */
                 plot_id?: components["schemas"]["SurveyPlotId"] | null;
                 /** @description `survey.deleted`: true when every plot of the account was deleted (`DELETE /v1/surveys?confirm=all`). */
@@ -2127,6 +2203,75 @@ export interface components {
         SurveysDeletedResponse: {
             /** @description Survey records deleted. */
             deleted: number;
+        };
+        SurveyRefusedRow: {
+            /** @description The row's number (CSV from the first row after the header, NDJSON by line, GeoJSON by feature), from 1. */
+            row: number;
+            /** @description The row's `plot_id`, when it has a readable one. */
+            plot_id: string | null;
+            /**
+             * @description The field refused, as named in the plot (`alive`, `surveyed_on`, `latitude` for coverage), `(row)` for a row that cannot be read, `geometry` or `properties` for a feature.
+             * @example alive
+             */
+            field: string;
+            /**
+             * @description The code `POST /v1/surveys` answers the same plot with.
+             * @enum {string}
+             */
+            code: "invalid_request" | "invalid_json" | "invalid_species" | "invalid_method" | "outside_coverage" | "no_nearby_data";
+            /** @example must be at most planted (38) */
+            reason: string;
+        };
+        SurveyUpload: {
+            /** @example upl_5b0c9e2f7a1d3c4b6e8f0a2d */
+            upload_id: string;
+            /**
+             * @description `receiving`: the body is still streaming in; `committed`: the valid rows are stored; `refused`: nothing stored, rows refused without `skip_invalid` or over the account's limit; `failed`: nothing stored, the body could not be read, the client went away or the server stopped.
+             * @enum {string}
+             */
+            status: "receiving" | "committed" | "refused" | "failed";
+            /** @enum {string} */
+            format: "csv" | "ndjson" | "geojson";
+            skip_invalid: boolean;
+            /** @description Data rows read. */
+            rows: number;
+            valid_rows: number;
+            refused_rows: number;
+            /** @description Surveys written; a `(plot_id, surveyed_on)` sent twice counts once. */
+            stored: number;
+            /** @description CSV columns the upload ignored (not survey fields). */
+            ignored_columns: string[];
+            /** @description Why nothing was stored; null once committed. */
+            failure: null | {
+                /**
+                 * @example survey_upload_refused
+                 * @example survey_limit_reached
+                 * @example invalid_request
+                 * @example client_closed
+                 * @example interrupted
+                 */
+                code: string;
+                message: string;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            finished_at: string | null;
+            /** @description A page of the refused rows, in row order; the first 100 in the answer to `POST /v1/surveys/uploads`. */
+            refused: components["schemas"]["SurveyRefusedRow"][];
+            /** @description The cursor of the next page of refused rows; null on the last. */
+            next_cursor: string | null;
+        };
+        SurveyUploadRefusedError: {
+            /** @constant */
+            code: "survey_upload_refused";
+            message: string;
+            details: {
+                upload_id: string;
+                rows: number;
+                refused_rows: number;
+                refused: components["schemas"]["SurveyRefusedRow"][];
+            };
         };
         SurveyPlotResponse: {
             plot_id: components["schemas"]["SurveyPlotId"];
@@ -2294,6 +2439,10 @@ export interface components {
             code: "survey_limit_reached";
             /** @description Names the tier, its limit and how many surveys the account would have held. */
             message: string;
+            /** @description `POST /v1/surveys/uploads` only: the upload, kept with status `refused`. */
+            details?: {
+                upload_id: string;
+            };
         };
     };
     responses: {
@@ -3075,6 +3224,124 @@ export interface components {
                  */
                 "application/json": {
                     error: components["schemas"]["SurveyLimitReachedError"];
+                };
+            };
+        };
+        /**
+         * @description `invalid_request`: the upload cannot be read as a whole: a CSV header lacking a required
+         *     column, repeating one or with an empty name (`field` `header`), CSV or JSON that does not
+         *     parse, a GeoJSON body that is not a `FeatureCollection` or holds a feature over 2 MiB, a body
+         *     with no rows (`field` `body`), a query parameter other than `skip_invalid`
+         *     (`field` `query.<name>`), or a `Content-Encoding` other than gzip. Nothing is stored. Rows
+         *     that break a rule are refused alone (`422 survey_upload_refused`, or reported with
+         *     `skip_invalid=true`).
+         */
+        SurveyUploadBadRequest: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "invalid_request",
+                 *         "message": "header lacks the column alive (it needs plot_id, latitude, longitude, species_code, planting_method, planted_on, surveyed_on, planted, alive)",
+                 *         "details": {
+                 *           "field": "header",
+                 *           "reason": "lacks the column alive (it needs plot_id, latitude, longitude, species_code, planting_method, planted_on, surveyed_on, planted, alive)"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["InvalidRequestErrorResponse"];
+            };
+        };
+        /** @description `invalid_request`: `limit` is not a whole number from 1 to 1,000, `cursor` is not one this upload handed out, or another query parameter. */
+        SurveyUploadQueryBadRequest: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["InvalidRequestErrorResponse"];
+            };
+        };
+        /**
+         * @description `survey_upload_refused`: rows of an upload without `skip_invalid=true` were refused, so
+         *     nothing was stored. `details.refused` holds the first 100 refused rows;
+         *     `GET /v1/surveys/uploads/{details.upload_id}` lists them all.
+         */
+        SurveyUploadRefused: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "survey_upload_refused",
+                 *         "message": "1 of the upload's 2 rows were refused, so nothing was stored. details.refused lists the first; GET /v1/surveys/uploads/upl_5b0c9e2f7a1d3c4b6e8f0a2d lists them all. Fix them, or send again with ?skip_invalid=true to store the valid rows",
+                 *         "details": {
+                 *           "upload_id": "upl_5b0c9e2f7a1d3c4b6e8f0a2d",
+                 *           "rows": 2,
+                 *           "refused_rows": 1,
+                 *           "refused": [
+                 *             {
+                 *               "row": 2,
+                 *               "plot_id": "U4-02",
+                 *               "field": "alive",
+                 *               "code": "invalid_request",
+                 *               "reason": "must be at most planted (38)"
+                 *             }
+                 *           ]
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    error: components["schemas"]["SurveyUploadRefusedError"];
+                };
+            };
+        };
+        /** @description `not_found`: the key's account has no upload of this id (another account's upload looks the same), or it ended more than 30 days ago. */
+        SurveyUploadNotFound: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["NotFoundError"];
                 };
             };
         };
@@ -4212,6 +4479,134 @@ export interface operations {
             400: components["responses"]["QueryBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    uploadSurveys: {
+        parameters: {
+            query?: {
+                /** @description `true`: store the valid rows and report the refused ones. Default `false`: a refused row stores nothing. */
+                skip_invalid?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example plot_id,latitude,longitude,species_code,planting_method,planted_on,surveyed_on,planted,alive,protocol,crew
+                 *     U4-01,44.6,-123.6,PSME,manual,2021,2024-03-15,40,31,or_fpa_stocking,north
+                 *     U4-02,44.61,-123.61,THPL,manual,2021-03-10,2024-03-15,38,30,or_fpa_stocking,north
+                 */
+                "text/csv": string;
+                /** @example {"plot_id": "U4-01", "latitude": 44.6, "longitude": -123.6, "species_code": "PSME", "planting_method": "manual", "planted_on": "2021", "surveyed_on": "2024-03-15", "planted": 40, "alive": 31} */
+                "application/x-ndjson": string;
+                /**
+                 * @example {
+                 *       "type": "FeatureCollection",
+                 *       "features": [
+                 *         {
+                 *           "type": "Feature",
+                 *           "geometry": {
+                 *             "type": "Point",
+                 *             "coordinates": [
+                 *               -123.6,
+                 *               44.6
+                 *             ]
+                 *           },
+                 *           "properties": {
+                 *             "plot_id": "U4-01",
+                 *             "species_code": "PSME",
+                 *             "planting_method": "manual",
+                 *             "planted_on": "2021",
+                 *             "surveyed_on": "2024-03-15",
+                 *             "planted": 40,
+                 *             "alive": 31
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/geo+json": {
+                    /** @constant */
+                    type: "FeatureCollection";
+                    features: Record<string, never>[];
+                };
+            };
+        };
+        responses: {
+            /** @description The valid rows are stored; `Location` is the upload. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    /** @description The upload, `/v1/surveys/uploads/{id}`. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SurveyUpload"];
+                };
+            };
+            400: components["responses"]["SurveyUploadBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["SurveyLimitReached"];
+            413: components["responses"]["JobTooLarge"];
+            415: components["responses"]["JobUnsupportedMediaType"];
+            422: components["responses"]["SurveyUploadRefused"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSurveyUpload: {
+        parameters: {
+            query?: {
+                /** @description Refused rows on the page, 1 to 1,000 (default 100). */
+                limit?: number;
+                /** @description The `next_cursor` of the page before. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The upload's id, `upl_` and 24 hex digits. */
+                upload_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload and a page of its refused rows. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SurveyUpload"];
+                };
+            };
+            400: components["responses"]["SurveyUploadQueryBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["SurveyUploadNotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -12,6 +12,9 @@
  * or `.ndjson` by the features' centres. Ctrl-C leaves `<out>.score-state.json`; rerunning the same
  * command resumes.
  *
+ * `score surveys upload plots.csv [--skip-invalid]` is another mode: it stores survey plots
+ * (./scoring/survey-upload-command.ts).
+ *
  * Environment: SURVIVAL_API_KEY (required), SURVIVAL_API_URL (default http://localhost:8080).
  * Exit codes: 0 every row scored; 1 some rows failed (summary by error code on stderr); 2 usage
  * error; 3 the API refused or failed (the state is kept: rerun to resume); 130 interrupted.
@@ -35,6 +38,7 @@ import {
 } from './scoring/rows.ts'
 import type { RunContext, RunOutcome } from './scoring/run.ts'
 import { clearState, inputIdentity, loadState, type ScoreState, statePath } from './scoring/state.ts'
+import { surveysMain } from './scoring/survey-upload-command.ts'
 
 const EXIT = { ok: 0, rowsFailed: 1, usage: 2, api: 3, interrupted: 130 } as const
 /** Batch path: at most this many batch requests' worth of rows (and at most --batch-threshold rows). */
@@ -149,7 +153,10 @@ function program(): Command {
       'after',
       '\nCtrl-C keeps <out>.score-state.json; rerun the same command to resume (a job is re-attached\n' +
         'and its download continued; batch scoring carries on after the last complete row).\n' +
-        'Exit codes: 0 all rows scored, 1 some rows failed, 2 usage error, 3 API error (resumable), 130 interrupted.',
+        'Exit codes: 0 all rows scored, 1 some rows failed, 2 usage error, 3 API error (resumable), 130 interrupted.\n' +
+        '\nField surveys: score surveys upload <file> [--skip-invalid] [--refused-out <csv>] stores the plots of a\n' +
+        '.csv, .ndjson/.jsonl or .geojson/.json file (optionally .gz) with POST /v1/surveys/uploads, showing\n' +
+        'its progress; see score surveys upload --help. (A file named "surveys" to score: ./surveys.)',
     )
     .exitOverride()
 }
@@ -172,6 +179,7 @@ function summary(outcome: RunOutcome, out: string, noun: 'row' | 'feature' = 'ro
 }
 
 export async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'surveys') return surveysMain(argv.slice(1))
   let input: string
   let options: Options
   try {

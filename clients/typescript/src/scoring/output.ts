@@ -26,7 +26,8 @@ export const RESULT_COLUMNS = [
 type BatchItem = BatchResponse['results'][number]
 const HORIZONS = [1, 3, 5]
 
-function csvCell(value: unknown): string {
+/** One CSV cell (RFC 4180): quoted when it holds a comma, a quote or a line break; empty for null. */
+export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return ''
   const text = Array.isArray(value)
     ? value.join('|')

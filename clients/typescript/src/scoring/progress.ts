@@ -11,9 +11,18 @@ export type Unit = 'rows' | 'features' | 'bytes'
 /** ` rows` / ` features` after a count; nothing after bytes, which carry their own unit. */
 const noun = (unit: Unit) => (unit === 'bytes' ? '' : ` ${unit}`)
 
+/**
+ * More to say after the rate, from the count and its rate (null until known): e.g. a byte count's
+ * `~3,100 rows/s`. Null or empty: nothing.
+ */
+export type Also = (value: number, perSecond: number | null) => string | null
+
 export interface Progress {
-  /** A new phase: `label` (may be empty), what is counted, the total when known, the starting value. */
-  start(label: string, unit: Unit, total: number | null, value?: number): void
+  /**
+   * A new phase: `label` (may be empty), what is counted, the total when known, the starting value, and
+   * what else to show (`also`).
+   */
+  start(label: string, unit: Unit, total: number | null, value?: number, also?: Also): void
   update(value: number, total?: number | null): void
   stop(): void
 }
@@ -29,7 +38,8 @@ export interface ProgressOptions {
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 })
 const decimal = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 })
 
-function amount(value: number, unit: Unit): string {
+/** `12,000` (rows, features), or bytes in B, KiB, MiB or GiB. */
+export function amount(value: number, unit: Unit): string {
   if (unit !== 'bytes') return integer.format(value)
   if (value < 1024) return `${integer.format(value)} B`
   if (value < 1024 ** 2) return `${decimal.format(value / 1024)} KiB`
@@ -88,10 +98,13 @@ function lineProgress(stream: NodeJS.WriteStream, everyMs: number): Progress {
   let timer: NodeJS.Timeout | null = null
   let printedValue: number | null = null
   let printedAt = 0
+  let also: Also | undefined
   const print = (force: boolean) => {
     if (!force && value === printedValue && Date.now() - printedAt < HEARTBEAT_MS) return
     const { perSecond, eta } = pace(startedAt, startValue, value, total)
-    stream.write(`${label ? `${label}: ` : ''}${progressLine(unit, value, total, perSecond, eta)}\n`)
+    const more = also?.(value, perSecond)
+    const line = `${progressLine(unit, value, total, perSecond, eta)}${more ? `, ${more}` : ''}`
+    stream.write(`${label ? `${label}: ` : ''}${line}\n`)
     printedValue = value
     printedAt = Date.now()
   }
@@ -102,7 +115,7 @@ function lineProgress(stream: NodeJS.WriteStream, everyMs: number): Progress {
     if (value !== printedValue) print(true)
   }
   return {
-    start(nextLabel, nextUnit, nextTotal, from = 0) {
+    start(nextLabel, nextUnit, nextTotal, from = 0, nextAlso) {
       stop()
       ;[label, unit, total, value, startValue, startedAt] = [
         nextLabel,
@@ -112,6 +125,7 @@ function lineProgress(stream: NodeJS.WriteStream, everyMs: number): Progress {
         from,
         Date.now(),
       ]
+      also = nextAlso
       printedValue = null
       timer = setInterval(() => print(false), everyMs)
       timer.unref()
@@ -131,11 +145,14 @@ function barProgress(stream: NodeJS.WriteStream): Progress {
   let value = 0
   let startValue = 0
   let startedAt = 0
+  let also: Also | undefined
   const payload = () => {
     const { perSecond, eta } = pace(startedAt, startValue, value, total)
+    const more = also?.(value, perSecond)
     return {
       counted: total === null ? amount(value, unit) : `${amount(value, unit)}/${amount(total, unit)}`,
       rate: perSecond === null ? '…' : `${amount(perSecond, unit)}${noun(unit)}/s`,
+      also: more ? ` | ${more}` : '',
       left: eta === null ? '…' : duration(eta),
     }
   }
@@ -146,13 +163,14 @@ function barProgress(stream: NodeJS.WriteStream): Progress {
     bar = null
   }
   return {
-    start(label, nextUnit, nextTotal, from = 0) {
+    start(label, nextUnit, nextTotal, from = 0, nextAlso) {
       stop()
       ;[unit, total, value, startValue, startedAt] = [nextUnit, nextTotal, from, from, Date.now()]
+      also = nextAlso
       bar = new cliProgress.SingleBar(
         {
           stream,
-          format: `${label ? `${label} ` : ''}{bar} {percentage}% | {counted}${noun(unit)} | {rate} | ETA {left}`,
+          format: `${label ? `${label} ` : ''}{bar} {percentage}% | {counted}${noun(unit)} | {rate}{also} | ETA {left}`,
           hideCursor: true,
           clearOnComplete: false,
           etaBuffer: 50,
