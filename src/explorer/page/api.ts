@@ -1,4 +1,5 @@
 import type { TypedDocumentString } from './generated/operations.ts'
+import type { SurveyUpload, SurveyUploadOutcome, SurveyUploadRefusal } from './survey-data.ts'
 
 /** What the page shows of the day's quota, read from the X-RateLimit-* headers of the last answer. */
 export interface Quota {
@@ -35,6 +36,15 @@ export interface JobStatus {
 interface GraphQLErrorBody {
   message: string
   extensions?: Record<string, unknown> & { code?: string; status?: number }
+}
+
+/** The details of a 422 survey_upload_refused, as the page reads them. */
+function isRefusal(details: unknown): details is SurveyUploadRefusal {
+  return (
+    typeof details === 'object' &&
+    details !== null &&
+    Array.isArray((details as { refused?: unknown }).refused)
+  )
 }
 
 function numberHeader(headers: Headers, name: string): number | null {
@@ -140,9 +150,41 @@ export class ExplorerApi {
     }
   }
 
-  /** A GET of the REST API with the key; an answer other than 2xx rejects with the API's error. */
-  private async rest(path: string, accept: string): Promise<Response> {
-    const response = await fetch(path, { headers: { accept, 'x-api-key': this.key() } })
+  /**
+   * POST /v1/surveys/uploads: a survey CSV sent as it is. Stored (201), or refused (422
+   * survey_upload_refused: nothing stored, the first refused rows in its details); any other answer
+   * rejects with the API's error.
+   */
+  async uploadSurveys(file: Blob, skipInvalid: boolean): Promise<SurveyUploadOutcome> {
+    try {
+      const path = `/v1/surveys/uploads${skipInvalid ? '?skip_invalid=true' : ''}`
+      const response = await this.rest(path, 'application/json', {
+        method: 'POST',
+        headers: { 'content-type': 'text/csv' },
+        body: file,
+      })
+      return { kind: 'stored', upload: (await response.json()) as SurveyUpload }
+    } catch (error) {
+      const details = error instanceof ExplorerApiError ? error.extensions.details : undefined
+      if (error instanceof ExplorerApiError && error.code === 'survey_upload_refused' && isRefusal(details))
+        return { kind: 'refused', refusal: details }
+      throw error
+    }
+  }
+
+  /**
+   * A request of the REST API with the key (a GET unless `init` says otherwise); an answer other than
+   * 2xx rejects with the API's error.
+   */
+  private async rest(
+    path: string,
+    accept: string,
+    init: { method?: string; headers?: Record<string, string>; body?: BodyInit } = {},
+  ): Promise<Response> {
+    const response = await fetch(path, {
+      ...init,
+      headers: { ...init.headers, accept, 'x-api-key': this.key() },
+    })
     this.noteQuota(response)
     if (response.ok) return response
     const body = (await response.json().catch(() => ({}))) as {

@@ -235,26 +235,30 @@ export function survivalLegend() {
 }
 
 /**
- * The colours of a change of survival (future − today): diverging around 0, red where survival falls,
- * blue where it rises; the domain is symmetric, to the largest change rounded up to 5 percentage
- * points, so the two sides read alike.
+ * The colours of a difference of survival, on a diverging scale centred on 0: red below it, blue above
+ * it. The survival map's change from today (future − today) and the observations' observed − predicted
+ * both use it. The domain is symmetric, to the largest difference rounded up to 5 percentage points,
+ * so the two sides read alike.
  */
-export function changeColours(changes: readonly number[]) {
-  const largest = Math.max(0, ...changes.map(Math.abs))
+export function divergingColours(differences: readonly number[]) {
+  const largest = Math.max(0, ...differences.map(Math.abs))
   const reach = Math.max(0.05, Math.ceil(largest * 20 - 1e-9) / 20)
   return { type: 'diverging', scheme: 'RdBu', domain: [-reach, reach], pivot: 0 } as const
 }
 
-export function changeColour(colours: ReturnType<typeof changeColours>): (value: number) => string {
+export type DivergingColours = ReturnType<typeof divergingColours>
+
+export function divergingColour(colours: DivergingColours): (value: number) => string {
   const scale = Plot.scale({ color: colours })
   return (value) => String(scale.apply(value))
 }
 
-export function changeLegend(colours: ReturnType<typeof changeColours>) {
+/** The ramp of a diverging scale, its ticks in percentage points ("−10", "0", "+10"). */
+export function divergingLegend(colours: DivergingColours) {
   return Plot.legend({
     color: {
       ...colours,
-      tickFormat: (change: number) => (change === 0 ? '0' : points(change, 0).replace(' pp', '')),
+      tickFormat: (difference: number) => (difference === 0 ? '0' : points(difference, 0).replace(' pp', '')),
     },
     ...LEGEND_RAMP,
   })

@@ -6,6 +6,7 @@ import { apiMessage, type PanelHost } from './host.ts'
 import { KeyPanel } from './key-panel.ts'
 import { ExplorerMap } from './map.ts'
 import { MapPanel } from './map-panel.ts'
+import { ObservationsPanel } from './observations-panel.ts'
 import { PlanPanel } from './plan-panel.ts'
 import { RankingPanel } from './ranking-panel.ts'
 import { looksLikeResults, SNIFF_BYTES } from './results-data.ts'
@@ -36,6 +37,7 @@ class Explorer implements ControlsHost {
   private readonly key: KeyPanel
   private readonly map: ExplorerMap
   private readonly plan: PlanPanel
+  private readonly observations: ObservationsPanel
   private readonly results: ResultsPanel
   private readonly compare: ComparePanel
   private readonly ranking: RankingPanel
@@ -49,6 +51,7 @@ class Explorer implements ControlsHost {
       demoKey: data.demoKey,
       keyChanged: () => {
         this.mapPanel.forgetCoverage()
+        this.observations.forget()
         this.start()
       },
     })
@@ -65,6 +68,11 @@ class Explorer implements ControlsHost {
     this.plan = new PlanPanel(
       { ...host, species: data.species, open: () => this.openPanel('plan') },
       element('tab-compare').parentElement as HTMLElement,
+      element('panel-ranking'),
+    )
+    this.observations = new ObservationsPanel(
+      { ...host, species: data.species },
+      this.plan.tab,
       element('panel-ranking'),
     )
     this.results = new ResultsPanel(host, element('point-form'))
@@ -85,11 +93,13 @@ class Explorer implements ControlsHost {
         this.compare.render()
         this.ranking.render()
         this.plan.render()
+        this.observations.render()
       })
     }).observe(element('side'))
     this.reflect()
     // Opened from a link: the plan waits for the point (start() picks it) instead of asking twice.
     this.plan.setShown(this.state.panel === 'plan', false)
+    this.observations.setShown(this.state.panel === 'observations', false)
     this.compare.render()
     this.ranking.render()
     this.start()
@@ -105,6 +115,7 @@ class Explorer implements ControlsHost {
     void this.mapPanel.loadCoverage()
     if (this.state.point) this.pick(this.state.point)
     if (this.state.mapCellKm !== null) void this.mapPanel.loadSurvivalMap()
+    if (this.state.panel === 'observations') void this.observations.load()
   }
 
   /**
@@ -198,6 +209,7 @@ class Explorer implements ControlsHost {
     this.update({ panel })
     if (panel === 'ranking' && this.state.point) void this.ranking.load()
     this.plan.setShown(panel === 'plan')
+    this.observations.setShown(panel === 'observations')
   }
 
   /** A file dropped on the map: a job's results go to the results layer, anything else is a stand to plan. */

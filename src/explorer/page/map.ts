@@ -1,9 +1,16 @@
 import L from 'leaflet'
 import { stateOutlines } from './basemap.ts'
-import { changeColour, changeColours, changeLegend, survivalColour, survivalLegend } from './charts.ts'
+import {
+  divergingColour,
+  divergingColours,
+  divergingLegend,
+  survivalColour,
+  survivalLegend,
+} from './charts.ts'
 import { percent, points } from './format.ts'
 import { ResultsLayer } from './map-results.ts'
 import { StandLayer } from './map-stand.ts'
+import { SurveyLayer } from './map-surveys.ts'
 import type { MapMode, Point } from './state.ts'
 
 /** Oregon and Washington, with a margin. */
@@ -38,17 +45,18 @@ export interface MatchedSite {
 /**
  * The map: state outlines, the API's coverage, the chosen point and the site that answered it,
  * the survival-map layer with its legend, plain messages (outside coverage, no data nearby), and the
- * layers of the Plan tab's stand and of a job's results.
+ * layers of the Plan tab's stand, of a job's results and of the account's survey plots.
  */
 export class ExplorerMap {
   readonly stand: StandLayer
   readonly results: ResultsLayer
+  readonly surveys: SurveyLayer
   private readonly map: L.Map
   private readonly marks = L.layerGroup()
   private coverage: L.GeoJSON | undefined
   private cells: L.GeoJSON | undefined
   private readonly colour = survivalColour()
-  /** The results layer's legend above the survival map's, in the map's lower corner. */
+  /** The results layer's and the survey plots' legends above the survival map's, in the map's lower corner. */
   private readonly legends: HTMLElement
 
   constructor(
@@ -74,8 +82,9 @@ export class ExplorerMap {
     this.legends = document.createElement('div')
     this.legends.className = 'map-legends'
     this.results = new ResultsLayer(this.map, element, this.legends)
+    this.surveys = new SurveyLayer(this.map)
     legend.before(this.legends)
-    this.legends.append(this.results.legend, legend)
+    this.legends.append(this.results.legend, this.surveys.legend, legend)
     L.geoJSON(stateOutlines(), {
       pane: 'base',
       interactive: false,
@@ -190,8 +199,8 @@ export class ExplorerMap {
   showCells(cells: readonly SurvivalCell[], view: CellView): void {
     this.cells?.remove()
     const change = view.mode === 'change'
-    const colours = changeColours(cells.map((cell) => cell.changeFromToday ?? 0))
-    const changeFill = changeColour(colours)
+    const colours = divergingColours(cells.map((cell) => cell.changeFromToday ?? 0))
+    const changeFill = divergingColour(colours)
     const fill = (cell: SurvivalCell) =>
       change ? changeFill(cell.changeFromToday ?? 0) : this.colour(cell.meanSurvival)
     this.cells = L.geoJSON(
@@ -223,7 +232,7 @@ export class ExplorerMap {
     const title = document.createElement('p')
     title.className = 'legend-title'
     title.textContent = view.label
-    const parts: Node[] = [title, change ? changeLegend(colours) : survivalLegend()]
+    const parts: Node[] = [title, change ? divergingLegend(colours) : survivalLegend()]
     if (view.note) {
       const note = document.createElement('p')
       note.className = 'legend-note'
@@ -247,6 +256,11 @@ export class ExplorerMap {
 
   get container(): HTMLElement {
     return this.element
+  }
+
+  /** How tall the legends in the map's lower corner stand: a layer fitted to the map keeps clear of them. */
+  get legendsHeight(): number {
+    return this.legends.offsetHeight
   }
 
   /**

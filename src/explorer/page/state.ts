@@ -14,7 +14,8 @@ export const GRAPHQL_METHOD: Record<Method, PlantingMethod> = {
 }
 export const HORIZONS = [1, 3, 5] as const
 export type Horizon = (typeof HORIZONS)[number]
-export const PANELS = ['compare', 'ranking', 'plan'] as const
+/** The tabs, in the order they stand (the arrow keys go round them in it). */
+export const PANELS = ['compare', 'ranking', 'observations', 'plan'] as const
 export type Panel = (typeof PANELS)[number]
 export const CELL_SIZES_KM = [10, 25, 50] as const
 export type CellKm = (typeof CELL_SIZES_KM)[number]

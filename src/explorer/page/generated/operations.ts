@@ -76,6 +76,15 @@ export type StockingPlanInput = {
   treesPerHectare?: number | null | undefined;
 };
 
+/** Age bands of a report’s groups (ageYears at the survey) */
+export type SurveyAgeBand =
+  /** 2 to 4 years (REST 2_to_4) */
+  | 'FROM_2_TO_4'
+  /** Over 4 years (REST over_4) */
+  | 'OVER_4'
+  /** Under 2 years (REST under_2) */
+  | 'UNDER_2';
+
 export type ExplorerModelFragment = { series: string, version: string, codename: string };
 
 export type ExplorerSiteFragment = { latitude: number, longitude: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, siteId: number, region: string, forestRegion: string, zone: string, elevationM: number, slopeDeg: number, aspectDeg: number, annualPrecipMm: number, summerWaterDeficitMm: number, growingSeasonFrostDays: number, heatLoadIndex: number, soilDepthCm: number, rockFractionPct: number, vegetationCoverPct: number, browsePressureIndex: number };
@@ -134,6 +143,21 @@ export type ExplorerStockingPlanQueryVariables = Exact<{
 
 
 export type ExplorerStockingPlanQuery = { stockingPlan: { plantingMethod: PlantingMethod, plantedTreesPerAcre: number, plantedTreesPerHectare: number, confidence: number, meetsProbability: number, meetsAtConfidence: boolean, requiredTreesPerAcre: number | null, requiredTreesPerHectare: number | null, overplantingFactor: number | null, climatePeriod: string | null, climateScenario: string | null, notes: Array<string>, rule: { id: string, name: string, citation: string, minimumTreesPerAcre: number, targetTreesPerAcre: number, customTarget: boolean, horizonYears: number, siteClass: string | null, hardwoodShareCap: number | null, verify: boolean, status: string }, horizons: Array<{ horizonYears: number, survivalProbability: number, expectedTreesPerAcre: number, lower: number, upper: number, bySpecies: Array<{ share: number, plantedTreesPerAcre: number, survivalProbability: number, expectedTreesPerAcre: number, countsInFull: boolean, species: { code: string, commonName: string } }> }>, site: { latitude: number, longitude: number, siteId: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, zone: string, state: string | null, siteClass: string } | null, stand: { areaHa: number, centroidLatitude: number, centroidLongitude: number, sitesInside: number, nearestSiteUsed: boolean, nearestSiteDistanceKm: number | null, state: string | null, siteClass: string, sites: Array<{ siteId: number, latitude: number, longitude: number }> } | null } | null, model: { series: string, version: string, codename: string } };
+
+export type ExplorerSurveyGroupFragment = { speciesCode: string | null, plantingMethod: PlantingMethod | null, ageBand: SurveyAgeBand | null, plots: number, treesPlanted: number, treesAlive: number, observedSurvival: number, meanPredictedSurvival: number, difference: number, differs: boolean, observedInterval: { low: number, high: number }, differenceInterval: { low: number, high: number } };
+
+export type ExplorerSurveyPlotsQueryVariables = Exact<{
+  cursor?: string | null | undefined;
+  limit: number;
+}>;
+
+
+export type ExplorerSurveyPlotsQuery = { surveys: { nextCursor: string | null, plots: Array<{ plotId: string, surveyedOn: string, latitude: number, longitude: number, speciesCode: string, plantingMethod: PlantingMethod, planted: number, alive: number, ageYears: number, observedSurvival: number, predictedSurvival: number }> }, model: { series: string, version: string, codename: string } };
+
+export type ExplorerSurveyReportQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ExplorerSurveyReportQuery = { surveyReport: { intervalLevel: number, notes: Array<string>, overall: { speciesCode: string | null, plantingMethod: PlantingMethod | null, ageBand: SurveyAgeBand | null, plots: number, treesPlanted: number, treesAlive: number, observedSurvival: number, meanPredictedSurvival: number, difference: number, differs: boolean, observedInterval: { low: number, high: number }, differenceInterval: { low: number, high: number } } | null, groups: Array<{ speciesCode: string | null, plantingMethod: PlantingMethod | null, ageBand: SurveyAgeBand | null, plots: number, treesPlanted: number, treesAlive: number, observedSurvival: number, meanPredictedSurvival: number, difference: number, differs: boolean, observedInterval: { low: number, high: number }, differenceInterval: { low: number, high: number } }>, reliability: Array<{ from: number, to: number, plots: number, trees: number, meanPredictedSurvival: number | null, observedSurvival: number | null }>, scores: { brier: number, logLoss: number, calibrationInTheLarge: { estimate: number, interval: { low: number, high: number } }, calibrationSlope: { estimate: number, intercept: number, interval: { low: number, high: number } } | null } | null }, model: { series: string, version: string, codename: string } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -275,6 +299,28 @@ export const ExplorerClimateFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"ExplorerClimate"}) as unknown as TypedDocumentString<ExplorerClimateFragment, unknown>;
+export const ExplorerSurveyGroupFragmentDoc = new TypedDocumentString(`
+    fragment ExplorerSurveyGroup on SurveyGroup {
+  speciesCode
+  plantingMethod
+  ageBand
+  plots
+  treesPlanted
+  treesAlive
+  observedSurvival
+  observedInterval {
+    low
+    high
+  }
+  meanPredictedSurvival
+  difference
+  differenceInterval {
+    low
+    high
+  }
+  differs
+}
+    `, {"fragmentName":"ExplorerSurveyGroup"}) as unknown as TypedDocumentString<ExplorerSurveyGroupFragment, unknown>;
 export const ExplorerCoverageDocument = new TypedDocumentString(`
     query ExplorerCoverage {
   coverage {
@@ -628,3 +674,98 @@ export const ExplorerStockingPlanDocument = new TypedDocumentString(`
   version
   codename
 }`) as unknown as TypedDocumentString<ExplorerStockingPlanQuery, ExplorerStockingPlanQueryVariables>;
+export const ExplorerSurveyPlotsDocument = new TypedDocumentString(`
+    query ExplorerSurveyPlots($cursor: String, $limit: Int!) {
+  surveys(cursor: $cursor, limit: $limit) {
+    nextCursor
+    plots {
+      plotId
+      surveyedOn
+      latitude
+      longitude
+      speciesCode
+      plantingMethod
+      planted
+      alive
+      ageYears
+      observedSurvival
+      predictedSurvival
+    }
+  }
+  model {
+    ...ExplorerModel
+  }
+}
+    fragment ExplorerModel on Model {
+  series
+  version
+  codename
+}`) as unknown as TypedDocumentString<ExplorerSurveyPlotsQuery, ExplorerSurveyPlotsQueryVariables>;
+export const ExplorerSurveyReportDocument = new TypedDocumentString(`
+    query ExplorerSurveyReport {
+  surveyReport {
+    intervalLevel
+    notes
+    overall {
+      ...ExplorerSurveyGroup
+    }
+    groups {
+      ...ExplorerSurveyGroup
+    }
+    reliability {
+      from
+      to
+      plots
+      trees
+      meanPredictedSurvival
+      observedSurvival
+    }
+    scores {
+      brier
+      logLoss
+      calibrationInTheLarge {
+        estimate
+        interval {
+          low
+          high
+        }
+      }
+      calibrationSlope {
+        estimate
+        intercept
+        interval {
+          low
+          high
+        }
+      }
+    }
+  }
+  model {
+    ...ExplorerModel
+  }
+}
+    fragment ExplorerModel on Model {
+  series
+  version
+  codename
+}
+fragment ExplorerSurveyGroup on SurveyGroup {
+  speciesCode
+  plantingMethod
+  ageBand
+  plots
+  treesPlanted
+  treesAlive
+  observedSurvival
+  observedInterval {
+    low
+    high
+  }
+  meanPredictedSurvival
+  difference
+  differenceInterval {
+    low
+    high
+  }
+  differs
+}`) as unknown as TypedDocumentString<ExplorerSurveyReportQuery, ExplorerSurveyReportQueryVariables>;
