@@ -18,6 +18,7 @@ function groupJson(group: SurveyGroup) {
     difference_interval: interval(group.differenceInterval),
     differs: group.differs,
     dispersion: group.dispersion,
+    plot_correlation: group.plotCorrelation,
   }
 }
 

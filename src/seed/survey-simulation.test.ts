@@ -184,3 +184,45 @@ describe('the survey report finds the offsets it was given', () => {
     expect(cell('TSHE', 'drone_seeded')?.differenceInterval[0]).toBeGreaterThan(0)
   })
 })
+
+describe('plots of very different sizes (10 to 500 trees)', () => {
+  // Clumping grows with plot size, 1 + (n − 1)ρ: one φ for every plot would let the large plots, which
+  // carry most trees, look as steady as the small ones (that ran at 15 % false alarms and 84 % coverage).
+  const design: SurveyDesign = {
+    ...DESIGN,
+    sites: [...sitesFor('PSME', 'manual'), ...sitesFor('TSHE', 'manual')],
+    planted: { min: 10, max: 500 },
+  }
+  const SURVEYS = 400
+  const random = createRandom(0x5_10_500)
+  const reports = Array.from({ length: SURVEYS }, () =>
+    surveyStatistics(simulateSurvey(random, design, { clumping: 0.03 })),
+  )
+  const share = (count: number, of: number) => count / of
+
+  it('flags about 10 % of cells with no offset', () => {
+    const cells = reports.flatMap((report) => report.groups.filter((g) => g.scope === 'species_method'))
+    const rate = share(cells.filter((g) => g.differs).length, cells.length)
+    expect(rate).toBeGreaterThanOrEqual(0.07)
+    expect(rate).toBeLessThanOrEqual(0.135)
+  })
+
+  it('estimates the clumping it was given: ρ̂ near 0.03 on average', () => {
+    const overall = reports.map((report) => report.groups[0]?.plotCorrelation as number)
+    expect(moments(overall).mean).toBeGreaterThan(0.025)
+    expect(moments(overall).mean).toBeLessThan(0.035)
+  })
+
+  it('covers the true shift (0) and slope (1) in about 90 % of surveys', () => {
+    const shifts = reports.filter(
+      ({ calibrationInTheLarge: { interval } }) => interval[0] <= 0 && interval[1] >= 0,
+    )
+    expect(share(shifts.length, SURVEYS)).toBeGreaterThanOrEqual(0.86)
+    expect(share(shifts.length, SURVEYS)).toBeLessThanOrEqual(0.94)
+    const slopes = reports.flatMap((report) => (report.calibrationSlope ? [report.calibrationSlope] : []))
+    expect(slopes.length).toBe(SURVEYS)
+    const covered = slopes.filter(({ slopeInterval }) => slopeInterval[0] <= 1 && slopeInterval[1] >= 1)
+    expect(share(covered.length, SURVEYS)).toBeGreaterThanOrEqual(0.86)
+    expect(share(covered.length, SURVEYS)).toBeLessThanOrEqual(0.94)
+  })
+})

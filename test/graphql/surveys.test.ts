@@ -46,7 +46,7 @@ const LIST = `query List($filter: SurveyFilterInput, $limit: Int, $cursor: Strin
 const PLOT = `query Plot($plotId: String!) { surveyPlot(plotId: $plotId) { ${SURVEY_FIELDS} } }`
 
 const GROUP = `speciesCode plantingMethod ageBand plots treesPlanted treesAlive observedSurvival
-  observedInterval { low high } meanPredictedSurvival difference differenceInterval { low high } differs dispersion`
+  observedInterval { low high } meanPredictedSurvival difference differenceInterval { low high } differs dispersion plotCorrelation`
 
 const REPORT = `query Report($filter: SurveyFilterInput) { surveyReport(filter: $filter) {
   intervalLevel overall { ${GROUP} } groups { ${GROUP} }
@@ -118,6 +118,7 @@ function asRestReport(report: Body): Body {
       difference_interval: interval(g.differenceInterval),
       differs: g.differs,
       dispersion: g.dispersion,
+      plot_correlation: g.plotCorrelation,
     }
   const scores = report.scores
   return {

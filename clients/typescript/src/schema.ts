@@ -2305,7 +2305,7 @@ export interface components {
             trees_alive: number;
             /** @description `trees_alive` ÷ `trees_planted`. */
             observed_survival: components["schemas"]["Probability"];
-            /** @description The interval of observed survival (quasi-binomial, symmetric on the logit scale). */
+            /** @description The interval of observed survival (beta-binomial moments, symmetric on the logit scale). */
             observed_interval: components["schemas"]["SurveyInterval"];
             /** @description The surveys' `predicted_survival`, weighted by trees planted. */
             mean_predicted_survival: components["schemas"]["Probability"];
@@ -2317,6 +2317,8 @@ export interface components {
             differs: boolean;
             /** @description Pearson's dispersion φ of the group (1 for a single plot). */
             dispersion: number;
+            /** @description The intra-plot correlation ρ̂ = (φ − 1) / (mean plot size − 1) that φ implies: how much the trees of one plot live or die together. A plot of n trees then varies 1 + (n − 1)ρ̂ times as much as binomial counts, and the intervals use that per plot (0 when every plot is one tree). */
+            plot_correlation: number;
         };
         /** @description Over every survey of the report, weighted by trees. */
         SurveyScores: {

@@ -6,6 +6,8 @@ import {
   type PlotObservation,
   pearsonDispersion,
   pearsonTerm,
+  plotCorrelation,
+  plotInflation,
 } from './quasi-binomial.ts'
 
 export interface CalibrationSlope {
@@ -13,6 +15,7 @@ export interface CalibrationSlope {
   slopeInterval: Interval
   intercept: number
   dispersion: number
+  plotCorrelation: number
 }
 
 const IRLS_MAX_STEPS = 50
@@ -116,17 +119,52 @@ export function fitCalibrationSlope(plots: PlotColumns): SlopeFit {
     converged = Math.max(Math.abs(stepIntercept), Math.abs(stepSlope)) < IRLS_TOLERANCE
   }
   if (!converged || !Number.isFinite(intercept) || !Number.isFinite(slope)) return NOT_ESTIMABLE
-  let chiSquare = 0
-  for (let i = 0; i < plots.length; i++) {
-    const share = sigmoid(intercept + slope * (plots.logits[i] as number))
-    chiSquare += pearsonTerm(plots.planted[i] as number, plots.alive[i] as number, share)
-  }
-  const dispersion = pearsonDispersion(chiSquare, plots.length, 2)
-  // Information at the last step is that of the converged estimate to within IRLS_TOLERANCE.
-  const half = intervalQuantile(plots.length - 2) * Math.sqrt((dispersion * step.w) / step.determinant)
+  const { dispersion, correlation } = scatterAround(plots, intercept, slope)
+  const variance = slopeVariance(plots, intercept, slope, correlation)
+  const half = intervalQuantile(plots.length - 2) * Math.sqrt(variance)
   // Weights that underflow stall the steps short of infinity: a converged fit without a finite interval.
   if (!(Number.isFinite(half) && half > 0)) return NOT_ESTIMABLE
-  return { fit: { slope, slopeInterval: [slope - half, slope + half], intercept, dispersion }, note: null }
+  return {
+    fit: {
+      slope,
+      slopeInterval: [slope - half, slope + half],
+      intercept,
+      dispersion,
+      plotCorrelation: correlation,
+    },
+    note: null,
+  }
+}
+
+/** Pearson's φ around the fitted line (two parameters), and the intra-plot correlation it implies. */
+function scatterAround(plots: PlotColumns, intercept: number, slope: number) {
+  let chiSquare = 0
+  let trees = 0
+  for (let i = 0; i < plots.length; i++) {
+    const planted = plots.planted[i] as number
+    const share = sigmoid(intercept + slope * (plots.logits[i] as number))
+    chiSquare += pearsonTerm(planted, plots.alive[i] as number, share)
+    trees += planted
+  }
+  const dispersion = pearsonDispersion(chiSquare, plots.length, 2)
+  return { dispersion, correlation: plotCorrelation(dispersion, plots.length, trees) }
+}
+
+/**
+ * Var(β̂) by the sandwich A⁻¹ B A⁻¹: A = Σ wᵢ (1, xᵢ)ᵀ(1, xᵢ) with wᵢ = nᵢ qᵢ (1 − qᵢ), and B the same
+ * with wᵢ (1 + (nᵢ − 1)ρ̂), plot i's variance. Its β entry is Σ wᵢ (1 + (nᵢ − 1)ρ̂)(W xᵢ − Wₓ)² / det²
+ * (W = Σ w, Wₓ = Σ w x); with equal plot sizes, φ W / det, the quasi-likelihood φ (XᵀWX)⁻¹.
+ */
+function slopeVariance(plots: PlotColumns, intercept: number, slope: number, correlation: number): number {
+  const { w, wx, determinant } = moments(plots, intercept, slope)
+  let meat = 0
+  for (let i = 0; i < plots.length; i++) {
+    const x = plots.logits[i] as number
+    const trees = plots.planted[i] as number
+    const share = sigmoid(intercept + slope * x)
+    meat += trees * share * (1 - share) * plotInflation(trees, correlation) * (w * x - wx) ** 2
+  }
+  return meat / determinant ** 2
 }
 
 /** The calibration slope of plots in the order given. */

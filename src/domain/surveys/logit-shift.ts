@@ -1,6 +1,6 @@
 import { sigmoid } from '../../stats/logistic.ts'
 import type { PlotColumns } from './plot-columns.ts'
-import { pearsonDispersion, pearsonTerm } from './quasi-binomial.ts'
+import { pearsonDispersion, pearsonTerm, plotCorrelation } from './quasi-binomial.ts'
 
 /*
  * A group's calibration shift: the model shifted on the logit scale, qᵢ = expit(logit pᵢ + δ), with δ
@@ -70,6 +70,10 @@ export interface ShiftFit {
   information: number
   /** Pearson's φ around the shifted model, one parameter fitted. */
   dispersion: number
+  /** The intra-plot correlation ρ̂ that φ implies (./quasi-binomial.ts). */
+  correlation: number
+  /** Var(A) around the shifted model: Σ nᵢ qᵢ (1 − qᵢ)(1 + (nᵢ − 1)ρ̂). */
+  aliveVariance: number
 }
 
 /** The group's shift from the model, and how its plots scatter around the shifted model. */
@@ -77,12 +81,24 @@ export function fitShift(plots: PlotColumns, totals: PlotTotals = plotTotals(plo
   const { planted, alive, bounded, varianceShare } = totals
   const shift = solveShift(plots, bounded ? planted * varianceShare : alive)
   let information = 0
+  // Σ nᵢ qᵢ (1 − qᵢ)(nᵢ − 1): what ρ̂ multiplies in Var(A).
+  let clumpable = 0
   let chiSquare = 0
   for (let i = 0; i < plots.length; i++) {
     const share = sigmoid((plots.logits[i] as number) + shift)
     const trees = plots.planted[i] as number
-    information += trees * share * (1 - share)
+    const variance = trees * share * (1 - share)
+    information += variance
+    clumpable += variance * (trees - 1)
     chiSquare += pearsonTerm(trees, plots.alive[i] as number, share)
   }
-  return { shift, information, dispersion: pearsonDispersion(chiSquare, plots.length, 1) }
+  const dispersion = pearsonDispersion(chiSquare, plots.length, 1)
+  const correlation = plotCorrelation(dispersion, plots.length, planted)
+  return {
+    shift,
+    information,
+    dispersion,
+    correlation,
+    aliveVariance: information + correlation * clumpable,
+  }
 }

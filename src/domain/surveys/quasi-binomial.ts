@@ -3,8 +3,9 @@ import { studentTQuantile } from '../../stats/student-t.ts'
 import type { PlantingMethod } from '../../types.ts'
 
 /*
- * The quasi-binomial pieces every statistic of the survey report shares (./survey-statistics.ts
- * explains the method): what a plot brings, Pearson's dispersion, and the interval's multiplier.
+ * The overdispersion pieces every statistic of the survey report shares (./survey-statistics.ts
+ * explains the method): what a plot brings, Pearson's dispersion, the intra-plot correlation it
+ * implies, and the interval's multiplier.
  */
 
 /** What the report needs of one plot (a stored SurveyPlot has all of it). */
@@ -46,4 +47,20 @@ export function pearsonDispersion(chiSquare: number, plots: number, parameters: 
   const degreesOfFreedom = plots - parameters
   if (degreesOfFreedom < 1) return 1
   return Math.max(1, chiSquare / degreesOfFreedom)
+}
+
+/**
+ * The beta-binomial intra-plot correlation ρ̂ that Pearson's φ implies: a plot of n trees has variance
+ * n q (1 − q)(1 + (n − 1)ρ), so E[χ²] / (k − m) ≈ 1 + (n̄ − 1)ρ and ρ̂ = (φ − 1) / (n̄ − 1), n̄ the mean
+ * plot size. 0 when every plot is a single tree (Bernoulli counts cannot clump).
+ * Not capped at 1: more scatter than the beta-binomial allows is kept in the intervals, not dropped.
+ */
+export function plotCorrelation(dispersion: number, plots: number, trees: number): number {
+  const extraTrees = trees - plots
+  return extraTrees > 0 ? ((dispersion - 1) * plots) / extraTrees : 0
+}
+
+/** A plot's variance inflation over the binomial, 1 + (n − 1)ρ̂. */
+export function plotInflation(planted: number, correlation: number): number {
+  return 1 + (planted - 1) * correlation
 }

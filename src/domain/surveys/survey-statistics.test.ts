@@ -13,6 +13,7 @@ import {
   calibrationInTheLarge,
   calibrationSlope as fitCalibrationSlope,
   groupStatistics,
+  intervalQuantile,
   type PlotObservation,
   type SpeciesMethodColumns,
   surveyStatistics,
@@ -41,26 +42,38 @@ describe('survey statistics worked by hand', () => {
   // Plot 1: 8 of 10 alive; plot 2: 12 of 20; both predicted 0.6.
   const two = [plot(10, 8, 0.6), plot(20, 12, 0.6)]
 
-  it('two plots: observed 2/3, Pearson φ = 1.2, the interval from t with 1 df', () => {
+  it('two plots: observed 2/3, Pearson φ = 1.2, ρ̂ = 1/70, the interval from t with 1 df', () => {
     // p̂ = 20/30; with one prediction the shifted model is p̂ on both plots. Pearson:
     // (8 − 6.667)²/(10·2/9) = 1.7778/2.2222 = 0.8; (12 − 13.333)²/(20·2/9) = 0.4; φ = max(1, 1.2/1) = 1.2.
-    // SE = √(1.2/(30·2/9)) = √0.18 = 0.424264; half = 6.313752·0.424264 = 2.678698.
-    // logit(2/3) = ln 2 = 0.693147 → expit(−1.985551) = 0.120728, expit(3.371845) = 0.966813.
+    // ρ̂ = (φ − 1)·k/Σ(n − 1) = 0.2·2/28 = 1/70; Var(A) = (20/9)(1 + 9/70) + (40/9)(1 + 19/70) = 5140/630
+    // = 8.158730 (φ Σ n q(1 − q) would be 8.0: the larger plot clumps more). SE = √8.158730/(30·2/9)
+    // = 0.428452; half = 6.313752·0.428452 = 2.705142.
+    // logit(2/3) = ln 2 = 0.693147 → expit(−2.011995) = 0.117949, expit(3.398289) = 0.967651.
     const group = groupStatistics(two)
     expect(group.plots).toBe(2)
     expect(group.planted).toBe(30)
     expect(group.alive).toBe(20)
     expect(group.observed).toBeCloseTo(2 / 3, 12)
     expect(group.dispersion).toBeCloseTo(1.2, 10)
-    expect(group.observedInterval[0]).toBeCloseTo(0.120728, 5)
-    expect(group.observedInterval[1]).toBeCloseTo(0.966813, 5)
-    expect(logit(group.observedInterval[1]) - Math.LN2).toBeCloseTo(T95_1 * Math.sqrt(0.18), 5)
+    expect(group.plotCorrelation).toBeCloseTo(1 / 70, 12)
+    expect(group.observedInterval[0]).toBeCloseTo(0.117949, 5)
+    expect(group.observedInterval[1]).toBeCloseTo(0.967651, 5)
+    expect(logit(group.observedInterval[1]) - Math.LN2).toBeCloseTo(T95_1 * 0.428452, 5)
     // Difference 2/3 − 0.6 = 1/15, its interval the observed one less 0.6.
     expect(group.meanPredicted).toBeCloseTo(0.6, 12)
     expect(group.difference).toBeCloseTo(1 / 15, 12)
-    expect(group.differenceInterval[0]).toBeCloseTo(0.120728 - 0.6, 5)
-    expect(group.differenceInterval[1]).toBeCloseTo(0.966813 - 0.6, 5)
+    expect(group.differenceInterval[0]).toBeCloseTo(0.117949 - 0.6, 5)
+    expect(group.differenceInterval[1]).toBeCloseTo(0.967651 - 0.6, 5)
     expect(group.differs).toBe(false)
+  })
+
+  it('two plots: calibration in the large shares the clumped Var(A), through dδ/dA = 1/Σ n q(1 − q)', () => {
+    // δ = logit(2/3) − logit(0.6) = ln 2 − ln 1.5; Σ n q(1 − q) = 60/9; half = 6.313752·√(5140/630)/(60/9)
+    // = 6.313752·0.428452 = 2.705142 (the logit half-width above: one prediction, one scale).
+    const shift = calibrationInTheLarge(two)
+    expect(shift.estimate).toBeCloseTo(Math.LN2 - Math.log(1.5), 10)
+    expect(shift.interval[1] - shift.estimate).toBeCloseTo(2.705142, 5)
+    expect(shift.estimate - shift.interval[0]).toBeCloseTo(2.705142, 5)
   })
 
   it('plots with different predictions scatter around the model, not around one share', () => {
@@ -336,6 +349,35 @@ describe('survey statistics, properties', () => {
           expect(add(bands)).toEqual(counts(cell))
         }
         expect(reliability.reduce((sum, bin) => sum + bin.trees, 0)).toBe(overall?.planted)
+      }),
+    )
+  })
+
+  it('with plots of one size, are the textbook quasi-binomial intervals (φ for every plot)', () => {
+    const oneSize = fc
+      .tuple(fc.integer({ min: 2, max: 300 }), fc.array(plotArbitrary, { minLength: 2, maxLength: 30 }))
+      .map(([size, plots]) =>
+        plots.map((p) => ({ ...p, planted: size, alive: Math.round((p.alive / p.planted) * size) })),
+      )
+    const relative = (actual: number, expected: number) =>
+      expect(Math.abs(actual / expected - 1)).toBeLessThan(1e-9)
+    fc.assert(
+      fc.property(oneSize, (plots) => {
+        // With equal n, 1 + (n − 1)ρ̂ = φ on every plot, so Var(A) = φ Σ n q(1 − q).
+        const t = intervalQuantile(plots.length - 1)
+        const shift = calibrationInTheLarge(plots)
+        const information = plots.reduce((sum, p) => {
+          const q = sigmoid(logit(p.predicted) + shift.estimate)
+          return sum + p.planted * q * (1 - q)
+        }, 0)
+        relative(shift.interval[1] - shift.estimate, t * Math.sqrt(shift.dispersion / information))
+        const group = groupStatistics(plots)
+        // Ends within 10⁻⁶ of 1 keep too few digits to take their logit back.
+        if (group.alive === group.planted || group.observedInterval[1] > 1 - 1e-6) return
+        const share = group.alive === 0 ? 0.5 / (group.planted + 1) : group.observed
+        const logitHalf =
+          (t * Math.sqrt(group.dispersion * information)) / (group.planted * share * (1 - share))
+        relative(logit(group.observedInterval[1]) - logit(share), logitHalf)
       }),
     )
   })

@@ -20,10 +20,15 @@ export { AGE_BANDS, ageBand, calibrationSlope, INTERVAL_LEVEL, intervalQuantile 
  * Observed survival on surveyed plots against the model's prediction at each plot's age.
  *
  * Trees on one plot share its soil, weather and crew, so counts vary more between plots than binomial
- * counts would: every interval is quasi-binomial (variance φ times the binomial one), with Pearson's φ:
- *   φ = max(1, Σᵢ (aᵢ − nᵢ qᵢ)² / (nᵢ qᵢ (1 − qᵢ)) / (k − m))
+ * counts would, and the more so the larger the plot: the counts are taken as beta-binomial, a plot of n
+ * trees varying 1 + (n − 1)ρ times as much as binomial counts, ρ the intra-plot correlation. ρ is
+ * estimated by moments from Pearson's φ:
+ *   φ = max(1, Σᵢ (aᵢ − nᵢ qᵢ)² / (nᵢ qᵢ (1 − qᵢ)) / (k − m)),   ρ̂ = (φ − 1) · k / Σᵢ (nᵢ − 1)
  * over the k plots, qᵢ a plot's fitted share and m the parameters fitted; φ = 1 when k − m < 1. It is
- * never below 1: less scatter than binomial is taken as chance, not as a tighter truth.
+ * never below 1: less scatter than binomial is taken as chance, not as a tighter truth. With plots of one
+ * size every plot's inflation is φ, the quasi-binomial model; with sizes from 10 to 500 trees one φ for
+ * all would let the large plots (most of the trees) look as steady as the small ones, and the intervals
+ * covered 84 % instead of 90 % in simulation.
  *
  * Each group (and the whole survey) is fitted as the model shifted on the logit scale: qᵢ = expit(logit pᵢ
  * + δ), δ solving Σ nᵢ qᵢ = A = Σ aᵢ (Newton from 0), m = 1. The scatter is measured around qᵢ and not
@@ -31,12 +36,13 @@ export { AGE_BANDS, ageBand, calibrationSlope, INTERVAL_LEVEL, intervalQuantile 
  * those known differences would count as overdispersion (in simulation a 10 % false-alarm rate became
  * 2 %). When every prediction in the group is the same, qᵢ = p̂ and this is the plain Pearson φ.
  *
- * Observed survival of a group: p̂ = A / N with N = Σ nᵢ; Var(p̂) = φ Σ nᵢ qᵢ (1 − qᵢ) / N², and the
- * 90 % interval, on the logit scale by the delta method, is
- *   expit(logit p̃ ± t · √(φ Σ nᵢ qᵢ (1 − qᵢ)) / (N p̃ (1 − p̃)))
- * — with equal predictions, expit(logit p̃ ± t · √(φ / (N p̃ (1 − p̃)))). p̃ = p̂, except p̃ = (A + ½)/(N + 1)
- * when A is 0 or N: the logit of 0 or 1 is infinite, so the corrected share sets the centre and width
- * (and δ is fitted to N p̃ instead of A), and the interval then ends at 0 or at 1 on that side.
+ * Observed survival of a group: p̂ = A / N with N = Σ nᵢ; Var(A) = Σ nᵢ qᵢ (1 − qᵢ)(1 + (nᵢ − 1)ρ̂),
+ * Var(p̂) = Var(A) / N², and the 90 % interval, on the logit scale by the delta method, is
+ *   expit(logit p̃ ± t · √Var(A) / (N p̃ (1 − p̃)))
+ * — with plots of one size and one prediction, expit(logit p̃ ± t · √(φ / (N p̃ (1 − p̃)))). p̃ = p̂,
+ * except p̃ = (A + ½)/(N + 1) when A is 0 or N: the logit of 0 or 1 is infinite, so the corrected share
+ * sets the centre and width (and δ is fitted to N p̃ instead of A), and the interval then ends at 0 or at
+ * 1 on that side.
  * t is the 95th percentile of Student's t with k − 1 degrees of freedom: φ is estimated from k − 1 of
  * them, so (estimate − truth) / standard error is about t, not normal; with 8 plots the normal's 1.645
  * instead of t₇'s 1.895 would cover well under 90 %. One plot (k = 1) gives no estimate of φ: it is taken
@@ -44,11 +50,12 @@ export { AGE_BANDS, ageBand, calibrationSlope, INTERVAL_LEVEL, intervalQuantile 
  * The difference, observed − mean predicted (tree-weighted), treats the prediction as known: its
  * interval is the observed one shifted by the mean prediction, and it `differs` when that excludes 0.
  *
- * Calibration in the large is that δ over every plot, with the interval δ ± t · √(φ / Σ nᵢ qᵢ (1 − qᵢ)),
+ * Calibration in the large is that δ over every plot, with the interval δ ± t · √Var(A) / Σ nᵢ qᵢ (1 − qᵢ),
  * t with k − 1 degrees of freedom.
  * Calibration slope: β of logit(qᵢ) = α + β logit(pᵢ), binomial maximum likelihood by IRLS from
- * (α, β) = (0, 1); covariance φ (XᵀWX)⁻¹ with φ from the fitted qᵢ and m = 2, t with k − 2 degrees of
- * freedom. A perfectly calibrated model has δ = 0, α = 0, β = 1.
+ * (α, β) = (0, 1); covariance by the sandwich (XᵀWX)⁻¹ XᵀWDX (XᵀWX)⁻¹, D the plots' 1 + (nᵢ − 1)ρ̂ with
+ * φ from the fitted qᵢ and m = 2 (φ (XᵀWX)⁻¹ with plots of one size), t with k − 2 degrees of freedom.
+ * A perfectly calibrated model has δ = 0, α = 0, β = 1.
  *
  * The report first puts the plots in one fixed order (./canonical-plots.ts), so every floating-point sum
  * runs the same way and the same plots give the same numbers in any order and in either form (one object
@@ -67,6 +74,8 @@ export interface GroupStatistics {
   differenceInterval: Interval
   differs: boolean
   dispersion: number
+  /** The intra-plot correlation ρ̂ behind the intervals: trees of one plot living or dying together. */
+  plotCorrelation: number
 }
 
 export interface SurveyGroup extends GroupStatistics {
@@ -108,12 +117,12 @@ const RELIABILITY_BINS = 10
 function statisticsOf(
   plots: PlotColumns,
   totals: PlotTotals,
-  { information, dispersion }: ShiftFit,
+  { aliveVariance, dispersion, correlation }: ShiftFit,
 ): GroupStatistics {
   const { planted, alive, predictedTrees, varianceShare } = totals
   const center = logit(varianceShare)
-  // Var(p̂) = φ Σ n q (1 − q) / N², and d logit p / dp = 1 / (p (1 − p)).
-  const standardError = Math.sqrt(dispersion * information) / (planted * varianceShare * (1 - varianceShare))
+  // Var(p̂) = Var(A) / N², and d logit p / dp = 1 / (p (1 − p)).
+  const standardError = Math.sqrt(aliveVariance) / (planted * varianceShare * (1 - varianceShare))
   const half = intervalQuantile(plots.length - 1) * standardError
   const observedInterval: Interval = [
     alive === 0 ? 0 : sigmoid(center - half),
@@ -136,6 +145,7 @@ function statisticsOf(
     differenceInterval,
     differs: differenceInterval[0] > 0 || differenceInterval[1] < 0,
     dispersion,
+    plotCorrelation: correlation,
   }
 }
 
@@ -150,8 +160,12 @@ export function groupStatistics(plots: readonly PlotObservation[]): GroupStatist
   return fittedGroup(columnsOf(plots)).statistics
 }
 
-function shiftOf(plots: PlotColumns, { shift, information, dispersion }: ShiftFit): CalibrationShift {
-  const half = intervalQuantile(plots.length - 1) * Math.sqrt(dispersion / information)
+function shiftOf(
+  plots: PlotColumns,
+  { shift, information, dispersion, aliveVariance }: ShiftFit,
+): CalibrationShift {
+  // dδ/dA = 1 / Σ nᵢ qᵢ (1 − qᵢ).
+  const half = (intervalQuantile(plots.length - 1) * Math.sqrt(aliveVariance)) / information
   return { estimate: shift, interval: [shift - half, shift + half], dispersion }
 }
 

@@ -57,7 +57,7 @@ const SurveyGroupRef = builder.objectRef<SurveyGroup>('SurveyGroup').implement({
     observedSurvival: t.float({ description: 'treesAlive ÷ treesPlanted', resolve: (g) => g.observed }),
     observedInterval: t.field({
       type: SurveyIntervalRef,
-      description: 'Its interval (quasi-binomial, docs/surveys.md)',
+      description: 'Its interval (beta-binomial moments, docs/surveys.md)',
       resolve: (g) => g.observedInterval,
     }),
     meanPredictedSurvival: t.float({
@@ -72,6 +72,10 @@ const SurveyGroupRef = builder.objectRef<SurveyGroup>('SurveyGroup').implement({
     }),
     differs: t.exposeBoolean('differs', { description: 'true when differenceInterval excludes 0' }),
     dispersion: t.exposeFloat('dispersion', { description: 'The dispersion φ (at least 1)' }),
+    plotCorrelation: t.exposeFloat('plotCorrelation', {
+      description:
+        'The intra-plot correlation ρ̂ = (φ − 1) / (mean plot size − 1): a plot of n trees varies 1 + (n − 1)ρ̂ times as much as binomial counts, and the intervals use that per plot',
+    }),
   }),
 })
 
