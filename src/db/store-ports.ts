@@ -11,6 +11,7 @@ import type {
   SiteTable,
   SurveyStore,
   SurveyUploadStore,
+  SurveyUploadTicketStore,
   UsageLedger,
 } from '../domain/ports.ts'
 import { LruCache } from '../lru-cache.ts'
@@ -53,6 +54,11 @@ import { createNearestSiteLoader, type FindNearestSites } from './nearest-site-l
 import type { ReadPool } from './read-replicas.ts'
 import { cachedNearestSites, SiteCache } from './site-cache.ts'
 import { allSites, findNearestSiteIds, findNearestSites, findSitesInBox, siteRevision } from './sites.ts'
+import {
+  issueSurveyUploadTicket,
+  redeemSurveyUploadTicket,
+  sweepSurveyUploadTickets,
+} from './survey-upload-tickets.ts'
 import {
   addSurveyUploadBatch,
   COMMIT_STATEMENT_TIMEOUT_MS,
@@ -250,6 +256,20 @@ export function surveyUploadStore(sql: Sql, config: Deadline, metrics: Metrics):
     find: (accountId, uploadId) => call(findSurveyUpload(sql, accountId, uploadId)),
     refusals: (uploadId, afterRow, limit) => call(surveyUploadRefusals(sql, uploadId, afterRow, limit)),
     sweep: (stalledBefore, expiredBefore) => call(sweepSurveyUploads(sql, stalledBefore, expiredBefore)),
+  }
+}
+
+/** Survey upload tickets (GraphQL's way to a streamed upload). */
+export function surveyUploadTicketStore(
+  sql: Sql,
+  config: Deadline,
+  metrics: Metrics,
+): SurveyUploadTicketStore {
+  const call = bounded(config, metrics)
+  return {
+    issue: (ticket) => call(issueSurveyUploadTicket(sql, ticket)),
+    redeem: (tokenHash, at) => call(redeemSurveyUploadTicket(sql, tokenHash, at)),
+    sweep: (expiredBefore) => call(sweepSurveyUploadTickets(sql, expiredBefore)),
   }
 }
 

@@ -88,14 +88,18 @@ const ERRORS = {
   },
   not_found: {
     status: 404,
-    message: (p: { path: string } | { job: string } | { plot: string } | { upload: string }) =>
-      'job' in p
-        ? `No job ${p.job} belongs to this key's account`
-        : 'plot' in p
-          ? `No survey plot ${JSON.stringify(p.plot)} belongs to this key's account`
-          : 'upload' in p
-            ? `No survey upload ${JSON.stringify(p.upload)} belongs to this key's account`
-            : `No endpoint at ${p.path}`,
+    message: (
+      p: { path: string } | { job: string } | { plot: string } | { upload: string } | { ticket: true },
+    ) =>
+      'ticket' in p
+        ? 'No such survey upload ticket: it was never issued, was used already, or expired; ask for another'
+        : 'job' in p
+          ? `No job ${p.job} belongs to this key's account`
+          : 'plot' in p
+            ? `No survey plot ${JSON.stringify(p.plot)} belongs to this key's account`
+            : 'upload' in p
+              ? `No survey upload ${JSON.stringify(p.upload)} belongs to this key's account`
+              : `No endpoint at ${p.path}`,
   },
   jobs_not_in_tier: {
     status: 403,

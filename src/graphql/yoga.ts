@@ -8,6 +8,7 @@ import type { PredictionService } from '../domain/prediction-service.ts'
 import type { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import type { SurveyService } from '../domain/surveys/survey-service.ts'
 import type { SurveyUploadService } from '../domain/surveys/survey-upload-service.ts'
+import type { SurveyUploadTickets } from '../domain/surveys/survey-upload-tickets.ts'
 import type { SurvivalMapService } from '../domain/survival-map.ts'
 import { MAX_BODY_BYTES } from '../http-body/body.ts'
 import type { Logger } from '../logging/logger.ts'
@@ -36,6 +37,8 @@ export interface GatewayDeps {
   surveys: SurveyService
   /** Bulk survey uploads, read back by surveyUpload. */
   surveyUploads: SurveyUploadService
+  /** Tickets to stream an upload (surveyUploadTicket). */
+  surveyUploadTickets: SurveyUploadTickets
   logger: Logger
   graphiql: boolean
   /** Prefilled X-API-Key in GraphiQL (embedded demo mode only). */
@@ -114,6 +117,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         keys: deps.keys,
         surveys: deps.surveys,
         surveyUploads: deps.surveyUploads,
+        surveyUploadTickets: deps.surveyUploadTickets,
       }
     },
     plugins: [

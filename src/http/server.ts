@@ -35,16 +35,14 @@ export interface ServerDeps {
   maxInFlight: number
   /** The proxies whose word on the client's address is taken (TRUST_PROXY); default none. */
   proxyTrust?: ProxyTrust
-  /** How long a body other than a job upload may take to arrive (30 s; shorter in tests). */
+  /** How long a body other than a streamed upload may take to arrive (30 s; shorter in tests). */
   bodyTimeoutMs?: number
+  /** Whether a request's body is a streamed upload, left to the server's longer requestTimeout. */
+  streamsBody: (method: string | undefined, pathname: string) => boolean
 }
 
-/**
- * Answers 408 and closes when a request's body is still arriving after `ms`: a body that came with its
- * headers (most do) sets no timer at all. Streamed uploads are left to the server's longer requestTimeout.
- */
-function boundBody(req: IncomingMessage, res: ServerResponse, pathname: string, ms: number): void {
-  if (req.complete || (req.method === 'POST' && STREAMED_UPLOADS.has(pathname))) return
+/** Answers 408 and closes when a request's body is still arriving after `ms`. */
+function boundBody(req: IncomingMessage, res: ServerResponse, ms: number): void {
   const timer = setTimeout(() => {
     if (req.complete || res.writableEnded) return
     if (!res.headersSent) {
@@ -60,10 +58,9 @@ function boundBody(req: IncomingMessage, res: ServerResponse, pathname: string, 
 }
 
 /**
- * A streamed upload (POST /v1/jobs, POST /v1/surveys/uploads, up to 512 MiB) may take this long to
- * arrive whole: Node's own requestTimeout. Every other request's body must arrive within BODY_TIMEOUT_MS.
+ * A streamed upload (a route with `streamedBody`, up to 512 MiB) may take this long to arrive whole:
+ * Node's own requestTimeout. Every other request's body must arrive within BODY_TIMEOUT_MS.
  */
-const STREAMED_UPLOADS = new Set(['/v1/jobs', '/v1/surveys/uploads'])
 const UPLOAD_TIMEOUT_MS = 15 * 60_000
 const BODY_TIMEOUT_MS = 30_000
 
@@ -122,7 +119,9 @@ export function createHttpServer(deps: ServerDeps): Server {
       clientAddress(req.socket.remoteAddress, req.headers, proxyTrust),
     )
     observe(deps, req, res, request)
-    boundBody(req, res, url.pathname, deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS)
+    // Most bodies come with their headers: the route is looked up only for one still arriving.
+    if (!req.complete && !deps.streamsBody(req.method, url.pathname))
+      boundBody(req, res, deps.bodyTimeoutMs ?? BODY_TIMEOUT_MS)
     inFlight += 1
     res.once('close', () => {
       inFlight -= 1

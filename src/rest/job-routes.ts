@@ -155,6 +155,7 @@ export const JOB_ROUTES: readonly KeyedRoute[] = [
     method: 'POST',
     path: '/v1/jobs',
     authenticated: true,
+    streamedBody: true,
     async handle(req, url, deps, admission) {
       let charged = admission
       const job = await deps.jobs.create(owner(admission), jobUpload(req, url.searchParams), async (cost) => {

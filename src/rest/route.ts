@@ -11,6 +11,7 @@ import type { PredictionService } from '../domain/prediction-service.ts'
 import type { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import type { SurveyService } from '../domain/surveys/survey-service.ts'
 import type { SurveyUploadService } from '../domain/surveys/survey-upload-service.ts'
+import type { SurveyUploadTickets } from '../domain/surveys/survey-upload-tickets.ts'
 import type { RequestContext } from '../observability/request-context.ts'
 
 /*
@@ -30,6 +31,7 @@ export interface RestDeps {
   keys: KeyService
   surveys: SurveyService
   surveyUploads: SurveyUploadService
+  surveyUploadTickets: SurveyUploadTickets
   /** Free spore keys by email; null while they are off (DATABASE_URL and no SMTP_URL). */
   keyRequests: SporeKeyRequests | null
 }
@@ -54,6 +56,8 @@ export interface KeyedRoute {
   authenticated: true
   /** false: reads what was already paid for (a job's status, results), so the call is not counted. */
   counted?: false
+  /** The body is a file streamed in (up to 512 MiB): the 30 s body deadline does not apply. */
+  streamedBody?: true
   alongside?: false
   handle(
     req: IncomingMessage,
@@ -87,8 +91,9 @@ interface ReadingRoute {
 interface PublicRoute {
   method: 'GET' | 'POST'
   path: string
-  /** Health, the OpenAPI document and the self-service key door: no key, never counted. */
+  /** Health, the OpenAPI document, the self-service key door and upload tickets: no key, never counted. */
   authenticated: false
+  streamedBody?: true
   handle(
     req: IncomingMessage,
     url: URL,

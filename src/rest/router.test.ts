@@ -19,12 +19,18 @@ import { AuditService } from '../domain/audit-service.ts'
 import { Catalogue } from '../domain/catalogue.ts'
 import { StoreUnavailableError } from '../domain/errors.ts'
 import { HealthMonitor } from '../domain/health.ts'
-import type { NearestSiteLookup, SurveyStore, SurveyUploadStore } from '../domain/ports.ts'
+import type {
+  NearestSiteLookup,
+  SurveyStore,
+  SurveyUploadStore,
+  SurveyUploadTicketStore,
+} from '../domain/ports.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
 import { SPECIES } from '../domain/species.ts'
 import { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import { SurveyService } from '../domain/surveys/survey-service.ts'
 import { SurveyUploadService } from '../domain/surveys/survey-upload-service.ts'
+import { SurveyUploadTickets } from '../domain/surveys/survey-upload-tickets.ts'
 import { loadSurvivalModel } from '../model/index.ts'
 import { surveyFileFormats } from '../survey-files/survey-upload-rows.ts'
 import { createRestHandler } from './router.ts'
@@ -100,6 +106,12 @@ const noSurveyUploadStore: SurveyUploadStore = {
   sweep: async () => ({ stalled: 0, expired: 0 }),
 }
 
+const noSurveyUploadTicketStore: SurveyUploadTicketStore = {
+  issue: () => Promise.reject(new Error('no survey upload tickets are kept in the router tests')),
+  redeem: async () => null,
+  sweep: async () => 0,
+}
+
 function setup({
   lookup = new FakeSiteLookup(),
   directory = new FakeKeyDirectory(),
@@ -134,6 +146,7 @@ function setup({
         'router-test-address-hash-key-0000000',
         () => NOW,
       ),
+      surveyUploadTickets: new SurveyUploadTickets(noSurveyUploadTicketStore, () => NOW),
       // No test here posts to /keys (test/rest/key-requests.test.ts does, over PostgreSQL and SMTP).
       keyRequests: null,
       audit: new AuditService(new MemoryAuditLog(() => NOW)),
@@ -432,7 +445,7 @@ describe('failures', () => {
     expect(logs).toEqual([
       {
         level: 'error',
-        fields: { requestId: 'req-42', err: bug, path: '/v1/predict' },
+        fields: { requestId: 'req-42', err: bug, route: '/v1/predict' },
         message: 'unexpected error',
       },
     ])

@@ -40,6 +40,16 @@ function match(path: string): { path: string; routes: Route[]; params: Record<st
   return undefined
 }
 
+/** Whether the route at this method and path takes a streamed file (the HTTP server lifts the body deadline). */
+export function streamsBody(method: string | undefined, pathname: string): boolean {
+  const matched = match(pathname.replace(/\/+$/, '') || '/')
+  return (
+    matched?.routes.some(
+      (route) => route.method === method && 'streamedBody' in route && route.streamedBody === true,
+    ) ?? false
+  )
+}
+
 function allowedMethods(routes: readonly Route[]): string {
   return [...new Set(routes.flatMap((r) => (r.method === 'GET' ? ['GET', 'HEAD'] : [r.method])))].join(', ')
 }
@@ -137,12 +147,12 @@ export function createRestHandler(deps: RestDeps, logger: Logger) {
       if (error instanceof ClientClosedError) return
       if (res.headersSent) {
         // A streamed answer broke off: the client sees a cut body (its length said more was coming).
-        logger.error({ requestId: request.requestId, err: error, path: url.pathname }, 'stream failed')
+        logger.error({ requestId: request.requestId, err: error, route: request.route }, 'stream failed')
         return void res.destroy()
       }
       const { error: reported, expected } = toApiError(error)
       if (!expected)
-        logger.error({ requestId: request.requestId, err: error, path: url.pathname }, 'unexpected error')
+        logger.error({ requestId: request.requestId, err: error, route: request.route }, 'unexpected error')
       request.errorCode = reported.code
       sendError(res, reported, headers)
     }

@@ -1,12 +1,16 @@
+import { keyExpiryHeaders } from '../access/auth/access-control.ts'
+import { rateLimitHeaders } from '../access/quota/quota-guard.ts'
+import { invalidField } from '../domain/errors.ts'
 import { parseInput } from '../domain/input-rules.ts'
 import {
   REFUSALS_PAGE_DEFAULT,
   refusalJson,
   type SurveyUploadView,
 } from '../domain/surveys/survey-upload-service.ts'
+import { SURVEY_UPLOAD_TICKET_PATH } from '../domain/surveys/survey-upload-tickets.ts'
 import { jobUpload } from './job-upload.ts'
 import { SurveyUploadPageQuery, SurveyUploadQuery } from './request-schemas.ts'
-import type { KeyedRoute } from './route.ts'
+import type { KeyedRoute, Route } from './route.ts'
 import { surveyWriter } from './survey-routes.ts'
 
 export function surveyUploadJson({ upload, refused, nextCursor }: SurveyUploadView) {
@@ -28,12 +32,19 @@ export function surveyUploadJson({ upload, refused, nextCursor }: SurveyUploadVi
   }
 }
 
+const created = (view: SurveyUploadView, headers: Record<string, string> = {}) => ({
+  status: 201,
+  body: surveyUploadJson(view),
+  headers: { ...headers, location: `/v1/surveys/uploads/${view.upload.id}` },
+})
+
 /** Bulk survey uploads: the REST translation of SurveyUploadService, nothing more. */
-export const SURVEY_UPLOAD_ROUTES: readonly KeyedRoute[] = [
+export const SURVEY_UPLOAD_ROUTES: readonly Route[] = [
   {
     method: 'POST',
     path: '/v1/surveys/uploads',
     authenticated: true,
+    streamedBody: true,
     async handle(req, url, deps, admission, _params, request) {
       const query = parseInput(SurveyUploadQuery, Object.fromEntries(url.searchParams), 'query string')
       const view = await deps.surveyUploads.upload(
@@ -41,11 +52,30 @@ export const SURVEY_UPLOAD_ROUTES: readonly KeyedRoute[] = [
         jobUpload(req),
         query.skip_invalid ?? false,
       )
-      return {
-        status: 201,
-        body: surveyUploadJson(view),
-        headers: { location: `/v1/surveys/uploads/${view.upload.id}` },
-      }
+      return created(view)
+    },
+  } satisfies KeyedRoute,
+  {
+    // GraphQL's surveyUploadTicket handed out this path: the ticket stands for the key, once.
+    method: 'POST',
+    path: `${SURVEY_UPLOAD_TICKET_PATH}/{ticket}`,
+    authenticated: false,
+    streamedBody: true,
+    async handle(req, url, deps, params, request) {
+      if (url.search !== '')
+        throw invalidField('query string', 'takes no parameters: the ticket holds the upload’s options')
+      const ticket = await deps.surveyUploadTickets.redeem(params.ticket ?? '')
+      const admission = await deps.access.identifyKeyHash(ticket.keyHash, request)
+      const view = await deps.surveyUploads.upload(
+        surveyWriter(admission, request),
+        jobUpload(req),
+        ticket.skipInvalid,
+      )
+      return created(view, {
+        'cache-control': 'no-store',
+        ...rateLimitHeaders(admission.quota),
+        ...keyExpiryHeaders(admission.caller, admission.at),
+      })
     },
   },
   {
@@ -62,5 +92,5 @@ export const SURVEY_UPLOAD_ROUTES: readonly KeyedRoute[] = [
       )
       return { status: 200, body: surveyUploadJson(view) }
     },
-  },
+  } satisfies KeyedRoute,
 ]

@@ -48,7 +48,7 @@ import type { Logger } from '../logging/logger.ts'
 import { loadSurvivalModel } from '../model/index.ts'
 import { Metrics } from '../observability/metrics.ts'
 import { type RedisConnection, redisTarget } from '../redis/connection.ts'
-import { createRestHandler } from '../rest/router.ts'
+import { createRestHandler, streamsBody } from '../rest/router.ts'
 import type { SurvivalModel } from '../types.ts'
 import { createJobRuntime, type JobConfig } from './job-runtime.ts'
 import { wireKeyMail } from './key-mail.ts'
@@ -304,6 +304,7 @@ export function createApp(options: AppOptions): App {
     keys,
     surveys,
     surveyUploads: surveyUploads.uploads,
+    surveyUploadTickets: surveyUploads.tickets,
     logger,
     graphiql: config.GRAPHIQL,
     demoKey: options.demoKey,
@@ -320,6 +321,7 @@ export function createApp(options: AppOptions): App {
         keys,
         surveys,
         surveyUploads: surveyUploads.uploads,
+        surveyUploadTickets: surveyUploads.tickets,
         keyRequests: keyMail.requests,
         audit,
         jobs: jobRuntime.jobs,
@@ -334,6 +336,7 @@ export function createApp(options: AppOptions): App {
     maxInFlight: config.MAX_IN_FLIGHT ?? 512,
     proxyTrust: compileProxyTrust(config.TRUST_PROXY ?? false, config.TRUST_PROXY_HEADER),
     bodyTimeoutMs: options.bodyTimeoutMs,
+    streamsBody,
     keyPages: keyMail.requests
       ? {
           serves: (pathname) => pathname === ROLL_PAGE_PATH,

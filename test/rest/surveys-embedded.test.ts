@@ -3,6 +3,7 @@ import { type Database, openDatabase } from '../../src/db/connect.ts'
 import { createKey } from '../../src/db/keys.ts'
 import { migrate } from '../../src/db/migrate.ts'
 import { seedAll } from '../../src/seed/seed-all.ts'
+import { graphql } from '../support/graphql-helpers.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { forestGrid } from '../support/sites.ts'
 import { rest } from './client.ts'
@@ -78,5 +79,21 @@ describe('surveys on the embedded store', () => {
     expect(stored.body).toMatchObject({ stored: 2, refused_rows: 1, refused: [{ row: 3, field: 'alive' }] })
     const again = await rest(server.url, 'GET', `/v1/surveys/uploads/${stored.body.upload_id}`, { key })
     expect(again.body.refused).toEqual(stored.body.refused)
+  })
+
+  it('takes an upload through a GraphQL ticket, once', async () => {
+    const { key } = await createKey(db.sql, { tier: 'mycel' })
+    const ticket = await graphql(server.url, 'mutation { surveyUploadTicket { path } }', { key })
+    const path = ticket.body.data.surveyUploadTicket.path as string
+    const [point] = forestGrid(1)
+    const body = [
+      'plot_id,latitude,longitude,species_code,planting_method,planted_on,surveyed_on,planted,alive',
+      `t-0,${point?.latitude},${point?.longitude},PSME,manual,2021,2024-05-01,50,40`,
+    ].join('\n')
+    const stored = await rest(server.url, 'POST', path, { raw: body, contentType: 'text/csv' })
+    expect(stored.status, stored.text).toBe(201)
+    expect(stored.body).toMatchObject({ stored: 1 })
+    const again = await rest(server.url, 'POST', path, { raw: body, contentType: 'text/csv' })
+    expect(again.status).toBe(404)
   })
 })

@@ -61,10 +61,19 @@ const SERVED = [
   'POST /v1/predict/rank',
   'POST /v1/surveys',
   'POST /v1/surveys/uploads',
+  'POST /v1/surveys/uploads/tickets/{ticket}',
 ]
 
-/** Every GraphQL write: the caller's own field surveys. A new one must be added here, after asking who may call it. */
-const MUTATIONS = { deleteAllSurveys: ['confirm'], deleteSurveyPlot: ['plotId'], storeSurveys: ['plots'] }
+/**
+ * Every GraphQL write: the caller's own field surveys, and a ticket to upload more of them. A new one
+ * must be added here, after asking who may call it.
+ */
+const MUTATIONS = {
+  deleteAllSurveys: ['confirm'],
+  deleteSurveyPlot: ['plotId'],
+  storeSurveys: ['plots'],
+  surveyUploadTicket: ['skipInvalid'],
+}
 
 /** Names that would let a request choose whose data a write touches, or with what rights. */
 const ACCOUNT_WORDS = /account|key|tier|owner|caller/i
@@ -417,6 +426,7 @@ describe('API5: operator actions over HTTP find nothing', () => {
       ['storeSurveys', store, { plots: [plotInput] }],
       ['deleteSurveyPlot', 'mutation { deleteSurveyPlot(plotId: "mine") }', {}],
       ['deleteAllSurveys', 'mutation { deleteAllSurveys(confirm: true) }', {}],
+      ['surveyUploadTicket', 'mutation { surveyUploadTicket { path } }', {}],
     ]
     expect(writes.map(([name]) => name).sort()).toEqual(Object.keys(MUTATIONS))
     for (const [name, document, variables] of writes) {
@@ -425,6 +435,7 @@ describe('API5: operator actions over HTTP find nothing', () => {
       expect(result.body.errors?.[0]?.extensions?.code, name).toBe('invalid_api_key')
     }
     expect(await plots()).toEqual(['hypha:also-mine', 'hypha:mine'])
+    expect(await db.sql`SELECT 1 FROM survey_upload_tickets`).toHaveLength(0)
 
     // Another account's key reaches none of them: the plot is not found, and "all" is its own none.
     const intruder = await issueKey(db, 'mycel')

@@ -5,6 +5,7 @@ import { MAX_GRAPHQL_BODY_BYTES } from '../../src/graphql/yoga.ts'
 import { MAX_BODY_BYTES } from '../../src/rest/json-body.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { issueKey } from '../support/fixtures.ts'
+import { graphql } from '../support/graphql-helpers.ts'
 import { eventually } from '../support/waiting.ts'
 import { createMigratedDatabase, type RunningApp, raw, startApp } from './support.ts'
 
@@ -201,6 +202,14 @@ describe('API4: load shedding and time limits', () => {
       expect(answer).not.toMatch(/408/)
     },
   )
+
+  it('and so may one sent to a survey upload ticket’s path', async () => {
+    const ticket = await graphql(running.url, 'mutation { surveyUploadTicket { path } }', { key })
+    const path = ticket.body.data.surveyUploadTicket.path as string
+    const answer = await trickle(path, 'text/csv', 50, BODY_TIMEOUT_MS * 3)
+    // Nothing at all: the ticket was taken and the upload was still reading when the client left.
+    expect(answer).toBe('')
+  })
 })
 
 describe('API4: health needs no key and is never shed, so it costs one database probe at a time', () => {

@@ -541,6 +541,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/surveys/uploads/tickets/{ticket}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ticket GraphQL's `surveyUploadTicket` handed out, `sut_` and 43 base64url characters. */
+                ticket: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stream a survey file with a ticket instead of a key
+         * @description For clients that speak GraphQL, whose requests are JSON and cannot carry a file: the
+         *     `surveyUploadTicket` mutation (one request against the quota) answers this path, and
+         *     the file is POSTed here exactly as to `POST /v1/surveys/uploads`, with the same media types,
+         *     limits, atomicity and answers, and no `X-API-Key`. The ticket stands for the key that asked
+         *     for it and carries its `skipInvalid`; this call is not counted again.
+         *
+         *     A ticket is a credential: it works once, for 15 minutes, and only while its key works (a key
+         *     revoked, deactivated or past its grace period since is refused as the key would be). An unknown,
+         *     used or expired ticket is `404 not_found`; the call takes no query parameters (`400`). A ticket
+         *     is used when its file starts to arrive: an upload that then fails needs a new ticket.
+         */
+        post: operations["uploadSurveysWithTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/surveys/uploads/{upload_id}": {
         parameters: {
             query?: never;
@@ -4567,6 +4599,70 @@ export interface operations {
             415: components["responses"]["JobUnsupportedMediaType"];
             422: components["responses"]["SurveyUploadRefused"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    uploadSurveysWithTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ticket GraphQL's `surveyUploadTicket` handed out, `sut_` and 43 base64url characters. */
+                ticket: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+                "application/x-ndjson": string;
+                "application/geo+json": {
+                    /** @constant */
+                    type: "FeatureCollection";
+                    features: Record<string, never>[];
+                };
+            };
+        };
+        responses: {
+            /** @description The valid rows are stored; `Location` is the upload (read it with the key). */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    /** @description The upload, `/v1/surveys/uploads/{id}`. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SurveyUpload"];
+                };
+            };
+            400: components["responses"]["SurveyUploadBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `not_found`: no such ticket: never issued, used already, or expired. Ask for another. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["NotFoundError"];
+                    };
+                };
+            };
+            409: components["responses"]["SurveyLimitReached"];
+            413: components["responses"]["JobTooLarge"];
+            415: components["responses"]["JobUnsupportedMediaType"];
+            422: components["responses"]["SurveyUploadRefused"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

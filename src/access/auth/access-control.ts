@@ -32,6 +32,15 @@ export interface Admission {
 }
 
 /** Authentication, then one request counted against the tier's daily quota: every keyed request passes here once. */
+/** The request log learns the caller's key id and tier. */
+function noted(caller: Caller, request: RequestContext | undefined): Caller {
+  if (request) {
+    request.keyId = caller.keyId
+    request.tier = caller.tier.name
+  }
+  return caller
+}
+
 export class AccessControl {
   /** Accounts refused today in this process, by the UTC day of the refusal. */
   private readonly refusedToday = new Map<string, string>()
@@ -77,9 +86,20 @@ export class AccessControl {
    * nothing is counted, and the quota is reported as it stands.
    */
   async identify(apiKey: string | null | undefined, request?: RequestContext): Promise<Admission> {
-    const caller = await this.identifyCaller(apiKey, request)
+    return this.uncounted(await this.identifyCaller(apiKey, request))
+  }
+
+  private async uncounted(caller: Caller): Promise<Admission> {
     const quota = await this.quota.peek(caller)
     return { caller, quota, at: quota.countedAt }
+  }
+
+  /**
+   * The key of this hash (what a survey upload ticket acts for), authenticated as a key is and not
+   * counted: the ticket's request was.
+   */
+  async identifyKeyHash(keyHash: string, request?: RequestContext): Promise<Admission> {
+    return this.uncounted(noted(await this.authenticator.authenticateHash(keyHash), request))
   }
 
   /**
@@ -96,12 +116,7 @@ export class AccessControl {
   }
 
   private async identifyCaller(apiKey: string | null | undefined, request?: RequestContext) {
-    const caller = await this.authenticator.authenticate(apiKey)
-    if (request) {
-      request.keyId = caller.keyId
-      request.tier = caller.tier.name
-    }
-    return caller
+    return noted(await this.authenticator.authenticate(apiKey), request)
   }
 
   private async counted(caller: Caller, count: number, alreadyCounted = 0): Promise<Admission> {

@@ -47,7 +47,12 @@ export class Authenticator {
 
   async authenticate(presented: string | null | undefined): Promise<Caller> {
     if (!presented || !isWellFormedApiKey(presented)) throw apiError('invalid_api_key')
-    const { record } = await this.lookup(hashApiKey(presented))
+    return this.authenticateHash(hashApiKey(presented))
+  }
+
+  /** The key of this hash, held to the same rules (a survey upload ticket acts for its key this way). */
+  async authenticateHash(keyHash: string): Promise<Caller> {
+    const { record } = await this.lookup(keyHash)
     if (!record || record.status === 'revoked') throw apiError('invalid_api_key')
     const expiresAt = record.expiresAt
     if (expiresAt && expiresAt.getTime() <= this.now()) {

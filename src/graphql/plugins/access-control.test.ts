@@ -15,6 +15,7 @@ import type { PredictionService } from '../../domain/prediction-service.ts'
 import type { StockingPlanService } from '../../domain/stocking/stocking-service.ts'
 import type { SurveyService } from '../../domain/surveys/survey-service.ts'
 import type { SurveyUploadService } from '../../domain/surveys/survey-upload-service.ts'
+import type { SurveyUploadTickets } from '../../domain/surveys/survey-upload-tickets.ts'
 import type { SurvivalMapService } from '../../domain/survival-map.ts'
 import type { RequestContext } from '../../observability/request-context.ts'
 import type { GraphQLContext } from '../schema/context.ts'
@@ -93,6 +94,7 @@ function gateway(directory = new FakeKeyDirectory()) {
       keys: {} as KeyService,
       surveys: {} as SurveyService,
       surveyUploads: {} as SurveyUploadService,
+      surveyUploadTickets: {} as SurveyUploadTickets,
     }),
     plugins: [useErrorShaping(logger), useAccessControl(accessControlOver(directory, () => NOW))],
   })

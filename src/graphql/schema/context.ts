@@ -7,6 +7,7 @@ import type { PredictionService } from '../../domain/prediction-service.ts'
 import type { StockingPlanService } from '../../domain/stocking/stocking-service.ts'
 import type { SurveyService } from '../../domain/surveys/survey-service.ts'
 import type { SurveyUploadService } from '../../domain/surveys/survey-upload-service.ts'
+import type { SurveyUploadTickets } from '../../domain/surveys/survey-upload-tickets.ts'
 import type { SurvivalMapService } from '../../domain/survival-map.ts'
 import type { RequestContext } from '../../observability/request-context.ts'
 
@@ -30,4 +31,6 @@ export interface GraphQLContext {
   surveys: SurveyService
   /** The account's bulk survey uploads (surveyUpload: what an upload stored and refused). */
   surveyUploads: SurveyUploadService
+  /** Tickets to stream a survey upload over REST (surveyUploadTicket). */
+  surveyUploadTickets: SurveyUploadTickets
 }

@@ -5,12 +5,16 @@ import {
   REFUSALS_PAGE_MAX,
   type SurveyUploadView,
 } from '../../domain/surveys/survey-upload-service.ts'
+import {
+  SURVEY_UPLOAD_TICKET_SETTINGS,
+  type SurveyUploadTicket,
+} from '../../domain/surveys/survey-upload-tickets.ts'
 import { builder } from './builder.ts'
-import { callerOf } from './surveys.ts'
+import { callerOf, writerOf } from './surveys.ts'
 
 /*
- * Bulk survey uploads, read back: what an upload of POST /v1/surveys/uploads read, refused and stored.
- * Uploads are sent over REST (a streamed file); GraphQL reads them as GET /v1/surveys/uploads/{id} does.
+ * Bulk survey uploads: a ticket to stream the file (it cannot travel inside a JSON request), and what an
+ * upload read, refused and stored, read back as GET /v1/surveys/uploads/{id} does.
  */
 
 const SurveyRefusedRowRef = builder.objectRef<SurveyRefusal>('SurveyRefusedRow').implement({
@@ -141,5 +145,41 @@ builder.queryFields((t) => ({
         args.cursor ?? null,
         args.limit ?? REFUSALS_PAGE_DEFAULT,
       ),
+  }),
+}))
+
+const SurveyUploadTicketRef = builder.objectRef<SurveyUploadTicket>('SurveyUploadTicket').implement({
+  description:
+    'A one-time right to stream one survey file: POST it to `path` as to POST /v1/surveys/uploads (Content-Type text/csv, application/x-ndjson or application/geo+json; gzip allowed), with no key',
+  fields: (t) => ({
+    path: t.exposeString('path', {
+      description:
+        'Where to POST the file, on this server: /v1/surveys/uploads/tickets/sut_…. It is a credential: keep it to yourself',
+    }),
+    expiresAt: t.field({
+      type: 'DateTime',
+      description: `When the ticket stops working, ${SURVEY_UPLOAD_TICKET_SETTINGS.lifetimeMs / 60_000} minutes after it was made; it works once`,
+      resolve: (ticket) => ticket.expiresAt,
+    }),
+    skipInvalid: t.exposeBoolean('skipInvalid', {
+      description: 'Whether the upload will store its valid rows when some are refused',
+    }),
+  }),
+})
+
+builder.mutationFields((t) => ({
+  surveyUploadTicket: t.field({
+    type: SurveyUploadTicketRef,
+    description: `A ticket to stream a survey file of up to 1,000,000 rows over HTTP: the file cannot travel in a GraphQL request, which is JSON. POST the file to the ticket’s path; the answer is POST /v1/surveys/uploads’s, and surveyUpload reads the upload later. The ticket works once, while your key works, for ${SURVEY_UPLOAD_TICKET_SETTINGS.lifetimeMs / 60_000} minutes. Counts as one request (the file’s POST is not counted again)`,
+    args: {
+      skipInvalid: t.arg.boolean({
+        required: false,
+        defaultValue: false,
+        description:
+          'Store the valid rows and report the rest (as ?skip_invalid=true); otherwise one refused row stores nothing',
+      }),
+    },
+    resolve: (_root, args, ctx, info) =>
+      ctx.surveyUploadTickets.issue(writerOf(ctx, info), args.skipInvalid ?? false),
   }),
 }))

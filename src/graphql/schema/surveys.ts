@@ -53,7 +53,7 @@ function checkedPlot(plot: SurveyPlotInput, index: number): SurveyPlotInput {
 }
 
 /** Root fields whose work grows with what they ask for: once each per operation, so aliases cannot multiply it. */
-const ONCE_PER_OPERATION = ['storeSurveys', 'surveys', 'surveyReport'] as const
+const ONCE_PER_OPERATION = ['storeSurveys', 'surveys', 'surveyReport', 'surveyUploadTicket'] as const
 
 function countRootFields(
   selectionSet: SelectionSetNode,
@@ -94,7 +94,7 @@ export function callerOf(ctx: GraphQLContext, info: GraphQLResolveInfo): Caller 
 }
 
 /** Who writes: the admitted key's account and tier, the key, and the client address the front door found. */
-function writerOf(ctx: GraphQLContext, info: GraphQLResolveInfo): SurveyWriter {
+export function writerOf(ctx: GraphQLContext, info: GraphQLResolveInfo): SurveyWriter {
   const caller = callerOf(ctx, info)
   return {
     accountId: caller.accountId,
