@@ -210,6 +210,17 @@ export function serviceUnavailable(cause: 'data_store' | 'capacity' = 'data_stor
  * Marks a failure of a store the service depends on (database, key store) as "unavailable, retry":
  * the store adapters throw it, so that no layer above needs to know the driver's error codes.
  */
+/**
+ * The client closed the connection before its body arrived: nobody is left to answer, nothing is wrong
+ * here. Thrown by the HTTP body readers; a service reading a streamed upload records it as the client's.
+ */
+export class ClientClosedError extends Error {
+  constructor(cause: unknown) {
+    super('client closed the connection while sending the body', { cause })
+    this.name = 'ClientClosedError'
+  }
+}
+
 export class StoreUnavailableError extends Error {
   constructor(cause: unknown) {
     super('data store unavailable', { cause })

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage } from 'node:http'
 import { connect } from 'node:net'
 import { describe, expect, it } from 'vitest'
-import { ApiError } from '../domain/errors.ts'
-import { ClientClosedError, readBodyBytes } from './body.ts'
+import { ApiError, ClientClosedError } from '../domain/errors.ts'
+import { readBodyBytes } from './body.ts'
 
 /** A server whose one request's body read ends (bytes or error) is handed back; the client is `send`. */
 async function readOne(send: (port: number) => void, limit = 1024): Promise<Buffer | Error> {

@@ -1,17 +1,9 @@
 import type { IncomingMessage } from 'node:http'
-import { type ApiError, apiError } from '../domain/errors.ts'
+import { type ApiError, apiError, ClientClosedError } from '../domain/errors.ts'
 import { lingeringClose } from './lingering-close.ts'
 
 /** Largest accepted request body, REST and GraphQL alike: a 500-site batch is ~100 KB. */
 export const MAX_BODY_BYTES = 1024 * 1024
-
-/** The client closed the connection before its body arrived: nobody is left to answer, nothing is wrong here. */
-export class ClientClosedError extends Error {
-  constructor(cause: unknown) {
-    super('client closed the connection while sending the body', { cause })
-    this.name = 'ClientClosedError'
-  }
-}
 
 /**
  * 413 for a body over `limit`. The unread rest of it stays on the connection, which cannot be reused:

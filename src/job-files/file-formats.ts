@@ -1,5 +1,6 @@
 import { invalidField } from '../domain/errors.ts'
-import type { InputRow, JobColumns, JobFileFormats, JobUpload } from '../domain/jobs/file-formats.ts'
+import type { InputRow, JobColumns, JobFileFormats } from '../domain/jobs/file-formats.ts'
+import type { StreamedUpload } from '../domain/streamed-upload.ts'
 import { featureDefaults } from './feature-defaults.ts'
 import { featureCsvHeader, GEOJSON_CLOSE, GEOJSON_OPENING, renderFeatureChunk } from './feature-output.ts'
 import { featureRow, GEOJSON_COLUMNS } from './job-features.ts'
@@ -7,7 +8,7 @@ import { csvHeader, renderChunk, resultsAt } from './job-output.ts'
 import { type CsvLayout, csvLayout, csvRow, NDJSON_COLUMNS, ndjsonRow } from './job-rows.ts'
 
 /** A GeoJSON upload's rows: its defaults read first, then each feature. */
-async function* featureRows(upload: Extract<JobUpload, { format: 'geojson' }>) {
+async function* featureRows(upload: Extract<StreamedUpload, { format: 'geojson' }>) {
   const defaults = featureDefaults(upload.defaults)
   yield { columns: GEOJSON_COLUMNS }
   let row = 0
@@ -20,7 +21,7 @@ async function* featureRows(upload: Extract<JobUpload, { format: 'geojson' }>) {
 }
 
 /** An NDJSON upload's rows: each line that is not blank. */
-async function* ndjsonRows(upload: Extract<JobUpload, { format: 'ndjson' }>) {
+async function* ndjsonRows(upload: Extract<StreamedUpload, { format: 'ndjson' }>) {
   yield { columns: NDJSON_COLUMNS }
   let row = 0
   for await (const line of upload.records) {
@@ -32,7 +33,7 @@ async function* ndjsonRows(upload: Extract<JobUpload, { format: 'ndjson' }>) {
 }
 
 /** A CSV upload's rows, read by its header. */
-async function* csvRows(upload: Extract<JobUpload, { format: 'csv' }>) {
+async function* csvRows(upload: Extract<StreamedUpload, { format: 'csv' }>) {
   let layout: CsvLayout | undefined
   let row = 0
   for await (const cells of upload.records) {

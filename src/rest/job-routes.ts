@@ -4,8 +4,8 @@ import { rateLimitHeaders } from '../access/quota/quota-guard.ts'
 import { apiError } from '../domain/errors.ts'
 import type { JobOwner, JobView, ResultsPlan } from '../domain/jobs/job-service.ts'
 import type { JobFormat } from '../types.ts'
-import { jobUpload } from './job-upload.ts'
 import type { KeyedRoute, RestDeps, RestResponse } from './route.ts'
+import { streamedUpload } from './streamed-upload.ts'
 
 const CONTENT_TYPES: Record<JobFormat, string> = {
   csv: 'text/csv; charset=utf-8',
@@ -158,10 +158,14 @@ export const JOB_ROUTES: readonly KeyedRoute[] = [
     streamedBody: true,
     async handle(req, url, deps, admission) {
       let charged = admission
-      const job = await deps.jobs.create(owner(admission), jobUpload(req, url.searchParams), async (cost) => {
-        // The upload's own call counted one request already.
-        if (cost > 1) charged = await deps.access.charge(admission, cost - 1)
-      })
+      const job = await deps.jobs.create(
+        owner(admission),
+        streamedUpload(req, url.searchParams),
+        async (cost) => {
+          // The upload's own call counted one request already.
+          if (cost > 1) charged = await deps.access.charge(admission, cost - 1)
+        },
+      )
       return {
         status: 202,
         body: { id: job.id, status: job.status, rows: job.rowsTotal, links: links(job.id) },

@@ -8,9 +8,9 @@ import {
   type SurveyUploadView,
 } from '../domain/surveys/survey-upload-service.ts'
 import { SURVEY_UPLOAD_TICKET_PATH } from '../domain/surveys/survey-upload-tickets.ts'
-import { jobUpload } from './job-upload.ts'
 import { SurveyUploadPageQuery, SurveyUploadQuery } from './request-schemas.ts'
 import type { KeyedRoute, Route } from './route.ts'
+import { streamedUpload } from './streamed-upload.ts'
 import { surveyWriter } from './survey-routes.ts'
 
 export function surveyUploadJson({ upload, refused, nextCursor }: SurveyUploadView) {
@@ -49,7 +49,7 @@ export const SURVEY_UPLOAD_ROUTES: readonly Route[] = [
       const query = parseInput(SurveyUploadQuery, Object.fromEntries(url.searchParams), 'query string')
       const view = await deps.surveyUploads.upload(
         surveyWriter(admission, request),
-        jobUpload(req),
+        streamedUpload(req),
         query.skip_invalid ?? false,
       )
       return created(view)
@@ -68,7 +68,7 @@ export const SURVEY_UPLOAD_ROUTES: readonly Route[] = [
       const admission = await deps.access.identifyKeyHash(ticket.keyHash, request)
       const view = await deps.surveyUploads.upload(
         surveyWriter(admission, request),
-        jobUpload(req),
+        streamedUpload(req),
         ticket.skipInvalid,
       )
       return created(view, {

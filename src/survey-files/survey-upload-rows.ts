@@ -1,6 +1,6 @@
 import { ApiError } from '../domain/errors.ts'
-import type { JobUpload } from '../domain/jobs/file-formats.ts'
 import type { SurveyRefusal } from '../domain/ports.ts'
+import type { StreamedUpload } from '../domain/streamed-upload.ts'
 import { readSurveyPlot } from '../domain/surveys/survey-plot-reader.ts'
 import type { SurveyFileFormats, SurveyUploadItem } from '../domain/surveys/survey-upload-service.ts'
 import { numberCell, readCsvHeader } from '../job-files/csv-cells.ts'
@@ -144,7 +144,7 @@ async function* geojsonItems(features: AsyncIterable<unknown>): AsyncGenerator<S
 
 /** The survey upload formats: the domain's SurveyFileFormats port. */
 export const surveyFileFormats: SurveyFileFormats = {
-  read(upload: JobUpload) {
+  read(upload: StreamedUpload) {
     if (upload.format === 'csv') return csvItems(upload.records)
     if (upload.format === 'ndjson') return ndjsonItems(upload.records)
     return geojsonItems(upload.records)

@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MAX_BODY_BYTES } from '../../src/http-body/body.ts'
 import { LINGER } from '../../src/http-body/lingering-close.ts'
-import { MAX_UPLOAD_BYTES } from '../../src/rest/job-upload.ts'
+import { MAX_UPLOAD_BYTES } from '../../src/rest/streamed-upload.ts'
 import { type SeededServer, startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
 
 /**

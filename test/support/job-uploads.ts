@@ -1,5 +1,5 @@
-import type { JobUpload } from '../../src/domain/jobs/file-formats.ts'
 import type { JobOwner } from '../../src/domain/jobs/job-service.ts'
+import type { StreamedUpload } from '../../src/domain/streamed-upload.ts'
 import type { TierName } from '../../src/types.ts'
 import { TIERS } from './fakes.ts'
 import { forestGrid } from './sites.ts'
@@ -18,7 +18,7 @@ export async function* stream<T>(items: readonly T[]): AsyncGenerator<T> {
 export const HEADER = ['plot', 'latitude', 'longitude', 'species_code', 'planting_method']
 
 /** A CSV upload of `count` forest rows (plots p1…, their names with a multi-byte character), then `extra`. */
-export function csvUpload(count: number, extra: string[][] = []): JobUpload {
+export function csvUpload(count: number, extra: string[][] = []): StreamedUpload {
   const rows = forestGrid(count).map((point, index) => [
     `p${index + 1} · Ñ`,
     String(point.latitude),
@@ -29,6 +29,6 @@ export function csvUpload(count: number, extra: string[][] = []): JobUpload {
   return { format: 'csv', records: stream([HEADER, ...rows, ...extra]) }
 }
 
-export function ndjsonUpload(lines: string[]): JobUpload {
+export function ndjsonUpload(lines: string[]): StreamedUpload {
   return { format: 'ndjson', records: stream(lines) }
 }

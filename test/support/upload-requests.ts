@@ -2,10 +2,10 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
 import { Readable } from 'node:stream'
 import { expect } from 'vitest'
 import { ApiError } from '../../src/domain/errors.ts'
-import type { JobUpload } from '../../src/domain/jobs/file-formats.ts'
-import { jobUpload } from '../../src/rest/job-upload.ts'
+import type { StreamedUpload } from '../../src/domain/streamed-upload.ts'
+import { streamedUpload } from '../../src/rest/streamed-upload.ts'
 
-// The jobUpload tests' requests: bodies that arrive in given pieces, and what reading them yields or throws.
+// The streamedUpload tests' requests: bodies that arrive in given pieces, and what reading them yields or throws.
 
 /**
  * A request whose body arrives in exactly these pieces. Like an IncomingMessage on Node 20, it is
@@ -28,13 +28,13 @@ export function splitAt(bytes: Buffer, offsets: readonly number[]): Buffer[] {
   return [0, ...cuts].map((from, index) => bytes.subarray(from, cuts[index] ?? bytes.length))
 }
 
-export async function records(upload: JobUpload): Promise<unknown[]> {
+export async function records(upload: StreamedUpload): Promise<unknown[]> {
   const out: unknown[] = []
   for await (const record of upload.records) out.push(record)
   return out
 }
 
-/** The ApiError reading a request's records fails with (or jobUpload itself throws). */
+/** The ApiError reading a request's records fails with (or streamedUpload itself throws). */
 export async function uploadError(
   pieces: readonly (Buffer | string)[],
   headers: IncomingHttpHeaders,
@@ -42,7 +42,7 @@ export async function uploadError(
 ): Promise<ApiError> {
   let thrown: unknown
   try {
-    await records(jobUpload(request(pieces, headers, stillSending)))
+    await records(streamedUpload(request(pieces, headers, stillSending)))
   } catch (error) {
     thrown = error
   }

@@ -37,6 +37,7 @@ import {
   readColumns,
 } from './scoring/rows.ts'
 import type { RunContext, RunOutcome } from './scoring/run.ts'
+import { apiFromEnvironment, interruptible, say } from './scoring/session.ts'
 import { clearState, inputIdentity, loadState, type ScoreState, statePath } from './scoring/state.ts'
 import { surveysMain } from './scoring/survey-upload-command.ts'
 
@@ -161,8 +162,6 @@ function program(): Command {
     .exitOverride()
 }
 
-const say = (line: string) => process.stderr.write(`${line}\n`)
-
 /** The summary line(s); `noun` is what was scored: rows, or a GeoJSON input's features. */
 function summary(outcome: RunOutcome, out: string, noun: 'row' | 'feature' = 'row'): number {
   if (outcome.failed === 0) {
@@ -190,11 +189,9 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage
     throw error
   }
-  const apiKey = process.env.SURVIVAL_API_KEY
-  if (!apiKey) {
-    say('score: set SURVIVAL_API_KEY to your API key')
-    return EXIT.usage
-  }
+  const api = apiFromEnvironment()
+  if (!api) return EXIT.usage
+  const { apiKey, baseUrl } = api
   if (!existsSync(input)) {
     say(`score: ${input} does not exist`)
     return EXIT.usage
@@ -203,7 +200,6 @@ export async function main(argv: string[]): Promise<number> {
     say(`score: the folder of ${options.out} does not exist`)
     return EXIT.usage
   }
-  const baseUrl = (process.env.SURVIVAL_API_URL || 'http://localhost:8080').replace(/\/+$/, '')
   const inputFormat = inputFormatOf(input)
   const outFormat = outputFormatOf(options.out)
   const geojson = inputFormat === 'geojson'
@@ -229,16 +225,7 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.usage
   }
 
-  const controller = new AbortController()
-  let interrupts = 0
-  const onSignal = () => {
-    interrupts += 1
-    if (interrupts > 1) process.exit(EXIT.interrupted)
-    say('\nStopping… (Ctrl-C again to quit at once)')
-    controller.abort()
-  }
-  process.on('SIGINT', onSignal)
-  process.on('SIGTERM', onSignal)
+  const { signal, release } = interruptible(EXIT.interrupted)
 
   // A row's own climate wins; whether these name a known future is the server's question (invalid_climate).
   // A GeoJSON input sends them as defaults instead.
@@ -271,7 +258,7 @@ export async function main(argv: string[]): Promise<number> {
     outFormat,
     state,
     progress: createProgress({ everyMs: options.progressEvery * 1000 }),
-    signal: controller.signal,
+    signal,
     note: say,
   })
   /** The end of a run that was not refused: interrupted (state kept), or the summary. */
@@ -306,7 +293,7 @@ export async function main(argv: string[]): Promise<number> {
       say(
         `Rows that name no climate: ${[climate.period && `period ${climate.period}`, climate.scenario && `scenario ${climate.scenario}`].filter(Boolean).join(', ')}`,
       )
-    const usage = await client.usage({ signal: controller.signal })
+    const usage = await client.usage({ signal: signal })
     const batchSize = usage.limits.batch_size
     const threshold = Math.min(options.batchThreshold, BATCH_REQUESTS_MAX * batchSize)
     // Counted only as far as the choice needs: a job reports its own total.
@@ -347,7 +334,7 @@ export async function main(argv: string[]): Promise<number> {
     if (!outcome) throw new Error('no scoring path ran')
     return finish(outcome, 'row')
   } catch (error) {
-    if (controller.signal.aborted) {
+    if (signal.aborted) {
       say('Interrupted before anything was saved; rerun to start again.')
       return EXIT.interrupted
     }
@@ -371,8 +358,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     throw error
   } finally {
-    process.off('SIGINT', onSignal)
-    process.off('SIGTERM', onSignal)
+    release()
   }
 }
 

@@ -2,15 +2,7 @@ import type { JobFormat, JobRecord, JobResultChunk } from '../../types.ts'
 import type { ApiError } from '../errors.ts'
 import type { BatchItemResult, PredictionRequest } from '../prediction-types.ts'
 import type { StockingPlan, StockingPlanRequest } from '../stocking/stocking-types.ts'
-
-/**
- * An upload, already split into records by its format: CSV rows of cells (the header first), NDJSON
- * lines, or the features of a GeoJSON FeatureCollection with the query string's defaults.
- */
-export type JobUpload =
-  | { format: 'csv'; records: AsyncIterable<string[]> }
-  | { format: 'ndjson'; records: AsyncIterable<string> }
-  | { format: 'geojson'; records: AsyncIterable<unknown>; defaults: Readonly<Record<string, string>> }
+import type { StreamedUpload } from '../streamed-upload.ts'
 
 /** A row as stored with its job: its number (1 = first data row), its cells, and what to score or why not. */
 export interface InputRow {
@@ -50,7 +42,7 @@ export interface JobFileFormats {
    * The upload's columns, then its rows, each checked alone (a row that breaks a rule carries its
    * error). Throws invalid_request when the upload as a whole cannot be read: a bad header, no rows.
    */
-  read(upload: JobUpload): AsyncIterable<JobColumns | InputRow>
+  read(upload: StreamedUpload): AsyncIterable<JobColumns | InputRow>
   /** What a download in `format` sends before the first chunk's results and after the last. */
   resultsFrame(job: JobShape, format: JobFormat): { header: string; trailer: string }
   /**

@@ -13,7 +13,7 @@ import { forestGrid } from '../../../test/support/sites.ts'
 import { model } from '../../../test/support/survival-model.ts'
 import { ApiError } from '../errors.ts'
 import { PredictionService } from '../prediction-service.ts'
-import type { JobUpload } from './file-formats.ts'
+import type { StreamedUpload } from '../streamed-upload.ts'
 import { DEFAULT_JOB_SETTINGS } from './job-settings.ts'
 
 function expectNothingKept(store: FakeJobStore, queue: RecordingChunkQueue) {
@@ -121,7 +121,7 @@ describe('JobService.create', () => {
 
   it('refuses an unreadable header, keeping nothing', async () => {
     const { jobs, store, queue, charge } = setup()
-    const upload: JobUpload = {
+    const upload: StreamedUpload = {
       format: 'csv',
       records: stream([
         ['latitude', 'longitude'],

@@ -5,7 +5,8 @@ import type { ChunkQueue, JobStore } from '../ports.ts'
 import type { PredictionService } from '../prediction-service.ts'
 import type { BatchItemResult } from '../prediction-types.ts'
 import type { StockingPlanService } from '../stocking/stocking-service.ts'
-import type { FeatureOutcome, InputRow, JobFileFormats, JobUpload } from './file-formats.ts'
+import type { StreamedUpload } from '../streamed-upload.ts'
+import type { FeatureOutcome, InputRow, JobFileFormats } from './file-formats.ts'
 import { DEFAULT_JOB_SETTINGS, type JobSettings } from './job-settings.ts'
 
 /** The tiers that may run jobs: portfolio work is mycel's and hypha's. */
@@ -104,7 +105,7 @@ export class JobService {
    * stops it before it is accepted (a bad header, too many rows, the quota, the client gone) leaves
    * nothing behind.
    */
-  async create(owner: JobOwner, upload: JobUpload, charge: (requests: number) => Promise<void>) {
+  async create(owner: JobOwner, upload: StreamedUpload, charge: (requests: number) => Promise<void>) {
     if (!JOB_TIERS.includes(owner.tier.name)) throw apiError('jobs_not_in_tier', { tier: owner.tier.name })
     const id = newJobId()
     let created = false

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto'
-import { ApiError, apiError, invalidField } from '../errors.ts'
-import type { JobUpload } from '../jobs/file-formats.ts'
+import { ApiError, apiError, ClientClosedError, invalidField } from '../errors.ts'
 import type { SurveyRefusal, SurveyUploadRecord, SurveyUploadStore } from '../ports.ts'
 import type { PredictionService } from '../prediction-service.ts'
+import type { StreamedUpload } from '../streamed-upload.ts'
 import { fieldOfRefusal, predictSurveyPlots } from './plot-predictions.ts'
 import {
   type CheckedSurveyPlot,
@@ -25,7 +25,7 @@ export type SurveyUploadItem =
 /** The survey upload files (src/survey-files): an upload, already split into records, as its items. */
 export interface SurveyFileFormats {
   /** Throws invalid_request when the upload as a whole cannot be read (a CSV header without a column). */
-  read(upload: JobUpload): AsyncIterable<SurveyUploadItem>
+  read(upload: StreamedUpload): AsyncIterable<SurveyUploadItem>
 }
 
 /** An upload and a page of its refused rows, in row order; `nextCursor` pages on (null on the last page). */
@@ -86,7 +86,11 @@ export class SurveyUploadService {
     private readonly settings = SURVEY_UPLOAD_SETTINGS,
   ) {}
 
-  async upload(writer: SurveyWriter, upload: JobUpload, skipInvalid: boolean): Promise<SurveyUploadView> {
+  async upload(
+    writer: SurveyWriter,
+    upload: StreamedUpload,
+    skipInvalid: boolean,
+  ): Promise<SurveyUploadView> {
     const id = newSurveyUploadId()
     let created = false
     let ignoredColumns: string[] = []
@@ -232,8 +236,7 @@ export class SurveyUploadService {
     const failure =
       error instanceof ApiError
         ? { code: error.code, message: error.message }
-        : // The HTTP layer's ClientClosedError, known by name: the domain does not import that layer.
-          (error as Error).name === 'ClientClosedError'
+        : error instanceof ClientClosedError
           ? { code: 'client_closed', message: 'The client closed the connection before the upload ended' }
           : { code: 'internal_error', message: 'The upload failed on the server; nothing was stored' }
     await this.store.finishEmpty(id, 'failed', failure).catch(() => {})

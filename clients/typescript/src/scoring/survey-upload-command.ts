@@ -22,6 +22,7 @@ import {
 } from '../client.ts'
 import { amount, createProgress } from './progress.ts'
 import { refusedTable, writeRefusedCsv } from './refused-rows.ts'
+import { apiFromEnvironment, interruptible, say } from './session.ts'
 import { bytesPerRowOf, SURVEY_FILE_EXTENSIONS, type SurveyFile, surveyFileOf } from './survey-file.ts'
 
 const EXIT = { committed: 0, refused: 1, usage: 2, api: 3, interrupted: 130 } as const
@@ -34,7 +35,6 @@ interface Options {
   progressEvery: number
 }
 
-const say = (line: string) => process.stderr.write(`${line}\n`)
 const print = (line: string) => process.stdout.write(`${line}\n`)
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 })
 const count = (value: number) => integer.format(value)
@@ -109,11 +109,8 @@ async function uploadMain(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.committed : EXIT.usage
     throw error
   }
-  const apiKey = process.env.SURVIVAL_API_KEY
-  if (!apiKey) {
-    say('score: set SURVIVAL_API_KEY to your API key')
-    return EXIT.usage
-  }
+  const api = apiFromEnvironment()
+  if (!api) return EXIT.usage
   const kind = surveyFileOf(file)
   if (!kind) {
     say(`score: ${file}: a survey file is ${SURVEY_FILE_EXTENSIONS}`)
@@ -127,23 +124,12 @@ async function uploadMain(argv: string[]): Promise<number> {
     say(`score: the folder of ${options.refusedOut} does not exist`)
     return EXIT.usage
   }
-  const baseUrl = (process.env.SURVIVAL_API_URL || 'http://localhost:8080').replace(/\/+$/, '')
-  const client = createSurvivalClient({ baseUrl, apiKey })
-
-  const controller = new AbortController()
-  let interrupts = 0
-  const onSignal = () => {
-    interrupts += 1
-    if (interrupts > 1) process.exit(EXIT.interrupted)
-    say('\nStopping… (Ctrl-C again to quit at once)')
-    controller.abort()
-  }
-  process.on('SIGINT', onSignal)
-  process.on('SIGTERM', onSignal)
+  const client = createSurvivalClient(api)
+  const { signal, release } = interruptible(EXIT.interrupted)
   try {
-    return await upload(client, file, kind, options, controller.signal)
+    return await upload(client, file, kind, options, signal)
   } catch (error) {
-    if (controller.signal.aborted) {
+    if (signal.aborted) {
       say('Interrupted: the upload was cut short, so nothing was stored.')
       return EXIT.interrupted
     }
@@ -153,8 +139,7 @@ async function uploadMain(argv: string[]): Promise<number> {
     }
     throw error
   } finally {
-    process.off('SIGINT', onSignal)
-    process.off('SIGTERM', onSignal)
+    release()
   }
 }
 

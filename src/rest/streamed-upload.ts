@@ -4,9 +4,9 @@ import { StringDecoder } from 'node:string_decoder'
 import { createGunzip } from 'node:zlib'
 import { Tokenizer, TokenParser, TokenType } from '@streamparser/json'
 import { CsvError, parse } from 'csv-parse'
-import { ApiError, apiError, invalidField } from '../domain/errors.ts'
-import type { JobUpload } from '../domain/jobs/file-formats.ts'
-import { bodyTooLarge, ClientClosedError } from '../http-body/body.ts'
+import { ApiError, apiError, ClientClosedError, invalidField } from '../domain/errors.ts'
+import type { StreamedUpload } from '../domain/streamed-upload.ts'
+import { bodyTooLarge } from '../http-body/body.ts'
 import { lingeringClose } from '../http-body/lingering-close.ts'
 
 /** A job upload is streamed: at most this many bytes (after gzip) are read, never held whole. */
@@ -234,10 +234,10 @@ function notACollection() {
 }
 
 /** Splits a job upload into records by its Content-Type: CSV rows of cells, NDJSON lines or GeoJSON features. */
-export function jobUpload(
+export function streamedUpload(
   req: IncomingMessage,
   defaults: URLSearchParams = new URLSearchParams(),
-): JobUpload {
+): StreamedUpload {
   const type = mediaType(req)
   const format = MEDIA_TYPES[type]
   if (format === 'csv') return { format, records: csvRecords(req) }

@@ -5,12 +5,12 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { records, request, splitAt, uploadError } from '../../test/support/upload-requests.ts'
 import { ApiError } from '../domain/errors.ts'
-import { jobUpload } from './job-upload.ts'
+import { streamedUpload } from './streamed-upload.ts'
 
 const GEOJSON = { 'content-type': 'application/geo+json' }
 
 async function featuresOf(pieces: readonly (Buffer | string)[], headers: IncomingHttpHeaders = GEOJSON) {
-  const upload = jobUpload(request(pieces, headers))
+  const upload = streamedUpload(request(pieces, headers))
   expect(upload.format).toBe('geojson')
   return records(upload)
 }
@@ -87,17 +87,20 @@ function pulledRequest(pieces: () => Generator<Buffer>, headers: IncomingHttpHea
 
 async function pulledError(req: IncomingMessage): Promise<unknown> {
   try {
-    await records(jobUpload(req))
+    await records(streamedUpload(req))
   } catch (error) {
     return error
   }
   return undefined
 }
 
-describe('jobUpload: GeoJSON', () => {
+describe('streamedUpload: GeoJSON', () => {
   it('yields the elements of features, and nothing of the foreign members around them', async () => {
     expect(SAMPLE_FEATURES).toHaveLength(8)
-    const upload = jobUpload(request([SAMPLE_GEOJSON], GEOJSON), new URLSearchParams('species_code=PSME'))
+    const upload = streamedUpload(
+      request([SAMPLE_GEOJSON], GEOJSON),
+      new URLSearchParams('species_code=PSME'),
+    )
     expect(upload.format).toBe('geojson')
     expect(upload.format === 'geojson' && upload.defaults).toEqual({ species_code: 'PSME' })
     expect(await records(upload)).toEqual(SAMPLE_FEATURES)
@@ -112,7 +115,7 @@ describe('jobUpload: GeoJSON', () => {
     const second = JSON.stringify(POLYGON_FEATURE)
     const body = new Readable({ read() {} })
     const req = Object.assign(body, { headers: GEOJSON }) as unknown as IncomingMessage
-    const features = jobUpload(req).records[Symbol.asyncIterator]()
+    const features = streamedUpload(req).records[Symbol.asyncIterator]()
     body.push(Buffer.from(`${OPEN}${first},${second.slice(0, 25)}`))
     expect((await features.next()).value).toEqual(POINT_FEATURE)
     const next = features.next()
@@ -269,7 +272,7 @@ describe('jobUpload: GeoJSON', () => {
     }
   })
 
-  // BUG: src/rest/job-upload.ts:188-195 (geojsonFeatures): at the end of the body only the tokenizer
+  // BUG: src/rest/streamed-upload.ts:188-195 (geojsonFeatures): at the end of the body only the tokenizer
   // is ended, never the TokenParser, and nothing checks that the root object was closed. A body cut
   // short after the features array (`{"type":"FeatureCollection","features":[…]` without its `}`, or
   // with a foreign member half sent) is taken as a whole collection: rootType and featuresIsArray are
@@ -326,7 +329,7 @@ describe('jobUpload: GeoJSON', () => {
     expect(error.message).toBe('body holds a feature longer than 2097152 bytes')
   })
 
-  // BUG: src/rest/job-upload.ts:165-175 (geojsonFeatures, tokenizer.onToken): a feature's size is
+  // BUG: src/rest/streamed-upload.ts:165-175 (geojsonFeatures, tokenizer.onToken): a feature's size is
   // judged by the offset at which each token *starts*, and the feature's own closing brace is never
   // judged (featureStart is reset at line 171 before the check at line 174). So a feature whose bulk is
   // its last token — a long string or number as its last member, e.g. a `description` or a WKT copy
@@ -350,7 +353,7 @@ describe('jobUpload: GeoJSON', () => {
     }
   })
 
-  // BUG: src/rest/job-upload.ts:165-177 (geojsonFeatures): the size check runs per token, and the
+  // BUG: src/rest/streamed-upload.ts:165-177 (geojsonFeatures): the size check runs per token, and the
   // tokenizer hands on a string only once it has ended, holding all of it until then (as one number).
   // A feature with one long string is read and held whole however long it is — up to MAX_UPLOAD_BYTES
   // (512 MiB) — before any check; while it arrives, nothing is refused. Here all 12 MiB of the string
@@ -370,7 +373,7 @@ describe('jobUpload: GeoJSON', () => {
   })
 
   it('stops reading when the reader stops early', async () => {
-    const upload = jobUpload(request([SAMPLE_GEOJSON], GEOJSON))
+    const upload = streamedUpload(request([SAMPLE_GEOJSON], GEOJSON))
     for await (const feature of upload.records) {
       expect(feature).toEqual(POINT_FEATURE)
       break

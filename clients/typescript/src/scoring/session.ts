@@ -1,0 +1,41 @@
+/*
+ * What every `npm run score` mode starts with: where the API is and the key to it, from the
+ * environment, and Ctrl-C handled as "stop cleanly, then quit at once".
+ */
+
+/** A line on stderr, where the scorer talks (stdout is for results). */
+export const say = (line: string) => process.stderr.write(`${line}\n`)
+
+/** SURVIVAL_API_KEY and SURVIVAL_API_URL (default http://localhost:8080); null, said why, without a key. */
+export function apiFromEnvironment(): { apiKey: string; baseUrl: string } | null {
+  const apiKey = process.env.SURVIVAL_API_KEY
+  if (!apiKey) {
+    say('score: set SURVIVAL_API_KEY to your API key')
+    return null
+  }
+  return { apiKey, baseUrl: (process.env.SURVIVAL_API_URL || 'http://localhost:8080').replace(/\/+$/, '') }
+}
+
+/**
+ * The first Ctrl-C (or SIGTERM) aborts `signal`, so the run can stop cleanly; a second quits at once
+ * with `exitCode`. `release` removes the handlers.
+ */
+export function interruptible(exitCode: number): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController()
+  let interrupts = 0
+  const onSignal = () => {
+    interrupts += 1
+    if (interrupts > 1) process.exit(exitCode)
+    say('\nStopping… (Ctrl-C again to quit at once)')
+    controller.abort()
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  return {
+    signal: controller.signal,
+    release: () => {
+      process.off('SIGINT', onSignal)
+      process.off('SIGTERM', onSignal)
+    },
+  }
+}
