@@ -133,6 +133,8 @@ export interface HorizonPrediction {
   readonly contributions: FactorContribution[]
   /** The first `count` of `contributions`, without building the rest. (Both may live on a prototype: copy by name, not by spread.) */
   topContributions(count: number): FactorContribution[]
+  /** The uncertainty terms of the model version that made it (its survival interval's). */
+  readonly uncertainty: UncertaintyTerms
 }
 
 export interface FactorDescription {

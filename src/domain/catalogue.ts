@@ -42,8 +42,16 @@ export interface CoverageInfo {
   geojson: CoverageCollection
 }
 
+const infoByModel = new WeakMap<ModelInfo, ModelInfo>()
+
+/** What answers say of the model version (one frozen object per version, made once). */
 export function modelInfo(model: ModelInfo): ModelInfo {
-  return { version: model.version, codename: model.codename, series: model.series }
+  let info = infoByModel.get(model)
+  if (!info) {
+    info = Object.freeze({ version: model.version, codename: model.codename, series: model.series })
+    infoByModel.set(model, info)
+  }
+  return info
 }
 
 /** The species catalogue, the planting methods, the coverage area and the model's description. */

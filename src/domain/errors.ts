@@ -69,6 +69,11 @@ const ERRORS = {
     message: (p: { reason: string }) =>
       `The climate asked for is not one the service knows: ${p.reason}. GET /v1/climate lists the periods and scenarios`,
   },
+  invalid_model_version: {
+    status: 422,
+    message: (p: { version: string }) =>
+      `No model version ${JSON.stringify(p.version).slice(0, 80)} is open to this key's account: GET /v1/models lists those it may use`,
+  },
   batch_too_large: {
     status: 422,
     message: (p: { submitted: number; tier: string; limit: number }) =>

@@ -59,6 +59,15 @@ export const climate = z.strictObject(
 /** A species code or planting method as sent; the catalogue decides whether it names one. */
 export const catalogueCode = z.string({ error: 'must be a string' }).max(100, 'is too long')
 
+/** A model version string as the API takes it: at most this long. */
+export const MODEL_VERSION_MAX_LENGTH = 64
+
+/** A model version to answer with (GET /v1/models); one the account cannot use is invalid_model_version. */
+export const modelVersion = z
+  .string({ error: 'must be a string' })
+  .min(1, 'must not be empty')
+  .max(MODEL_VERSION_MAX_LENGTH, `must be at most ${MODEL_VERSION_MAX_LENGTH} characters`)
+
 /** A batch: at least one site; the tier's batch size is checked against the caller later. */
 export function batchOf<T extends z.ZodType>(item: T) {
   return z.array(item, { error: 'must be an array of sites' }).min(1, 'must hold at least one site')

@@ -87,22 +87,26 @@ export class PredictionService {
     this.model = modelInfo(survivalModel)
   }
 
-  async predict(request: PredictionRequest): Promise<Prediction> {
+  /**
+   * Every method takes the model version to answer with (ModelRegistry.resolve: the one the request
+   * pinned, or the default); without one, the service's own.
+   */
+  async predict(request: PredictionRequest, model = this.survivalModel): Promise<Prediction> {
     const checked = checkRequest(request)
     assertInCoverage(request)
     const site = matchedSite(request, await this.nearestSite.one(request))
-    return this.prediction(site, checked, this.now())
+    return this.prediction(site, checked, this.now(), model)
   }
 
-  async compare(request: ComparisonRequest): Promise<Comparison> {
+  async compare(request: ComparisonRequest, model = this.survivalModel): Promise<Comparison> {
     const horizons = requestedHorizons(request.horizons)
     const species = resolveSpecies(request.speciesCode)
     const climate = CLIMATE_FUTURES.resolve(request.climate)
     assertInCoverage(request)
     const site = matchedSite(request, await this.nearestSite.one(request))
     const { attributes, projection } = underClimate(site, climate)
-    const manual = this.survivalModel.predict(attributes, species, 'manual', horizons)
-    const droneSeeded = this.survivalModel.predict(attributes, species, 'drone_seeded', horizons)
+    const manual = model.predict(attributes, species, 'manual', horizons)
+    const droneSeeded = model.predict(attributes, species, 'drone_seeded', horizons)
     return {
       ...(projection ? { climate: projection } : {}),
       site,
@@ -118,7 +122,7 @@ export class PredictionService {
           difference: m.survivalProbability - drone,
         }
       }),
-      model: this.model,
+      model: modelInfo(model),
       generatedAt: this.now(),
     }
   }
@@ -127,7 +131,7 @@ export class PredictionService {
    * Which species survives best at a point: the checks of `predict` (method, coverage, nearest site
    * within the radius), one nearest-site lookup, then every species of the catalogue evaluated there.
    */
-  async rank(request: RankingRequest): Promise<SpeciesRanking> {
+  async rank(request: RankingRequest, model = this.survivalModel): Promise<SpeciesRanking> {
     const plantingMethod = resolvePlantingMethod(request.plantingMethod)
     const climate = CLIMATE_FUTURES.resolve(request.climate)
     assertInCoverage(request)
@@ -138,8 +142,8 @@ export class PredictionService {
       site,
       plantingMethod,
       horizonYears: request.horizon,
-      ranking: rankSpecies(this.survivalModel, attributes, plantingMethod, request.horizon, SPECIES),
-      model: this.model,
+      ranking: rankSpecies(model, attributes, plantingMethod, request.horizon, SPECIES),
+      model: modelInfo(model),
       generatedAt: this.now(),
     }
   }
@@ -150,17 +154,24 @@ export class PredictionService {
    * results come lazily, in request order, so a caller that writes each one out as it comes never
    * holds a whole batch of predictions at once.
    */
-  async batch(requests: readonly PredictionRequest[], tier: Tier): Promise<Iterable<BatchItemResult>> {
+  async batch(
+    requests: readonly PredictionRequest[],
+    tier: Tier,
+    model = this.survivalModel,
+  ): Promise<Iterable<BatchItemResult>> {
     if (requests.length === 0) throw new RangeError('a batch holds at least one site (input rules)')
     assertBatchSize(requests.length, tier)
-    return this.scoreRows(requests)
+    return this.scoreRows(requests, model)
   }
 
   /**
    * A batch without the tier's size check: a job's chunk, whose cost was charged when the job was
    * accepted. Empty in, empty out.
    */
-  async scoreRows(requests: readonly PredictionRequest[]): Promise<Iterable<BatchItemResult>> {
+  async scoreRows(
+    requests: readonly PredictionRequest[],
+    model = this.survivalModel,
+  ): Promise<Iterable<BatchItemResult>> {
     const checked = requests.map((request): CheckedRequest | ApiError => {
       try {
         const item = checkRequest(request)
@@ -173,7 +184,7 @@ export class PredictionService {
     })
     const located = requests.filter((_, index) => !(checked[index] instanceof ApiError))
     const nearest = located.length > 0 ? await this.nearestSite.many(located) : []
-    return this.batchResults(requests, checked, nearest, this.now())
+    return this.batchResults(requests, checked, nearest, this.now(), model)
   }
 
   private *batchResults(
@@ -181,6 +192,7 @@ export class PredictionService {
     checked: readonly (CheckedRequest | ApiError)[],
     nearest: Awaited<ReturnType<NearestSiteLookup['many']>>,
     generatedAt: Date,
+    model: SurvivalModel,
   ): Generator<BatchItemResult> {
     let next = 0
     for (let index = 0; index < requests.length; index++) {
@@ -191,7 +203,7 @@ export class PredictionService {
       }
       try {
         const site = matchedSite(requests[index] as PredictionRequest, nearest[next++] ?? null)
-        yield { index, ok: true, prediction: this.prediction(site, item, generatedAt) }
+        yield { index, ok: true, prediction: this.prediction(site, item, generatedAt, model) }
       } catch (error) {
         if (!(error instanceof ApiError)) throw error
         yield { index, ok: false, error }
@@ -201,12 +213,12 @@ export class PredictionService {
 
   /**
    * The central interval of survival around one horizon's prediction at `level` (0.5–0.99), from the
-   * model's stated uncertainty terms; the prediction's probability is its median.
+   * uncertainty terms of the model version that made it; the prediction's probability is its median.
    */
   survivalInterval(prediction: HorizonPrediction, level: number): SurvivalInterval {
     if (!(level >= CONFIDENCE_MIN && level <= CONFIDENCE_MAX))
       throw invalidField('level', `must be from ${CONFIDENCE_MIN} to ${CONFIDENCE_MAX}`)
-    return survivalInterval(prediction.logOdds, this.survivalModel.uncertainty, level)
+    return survivalInterval(prediction.logOdds, prediction.uncertainty, level)
   }
 
   /** The climates a prediction can be made for (GET /v1/climate, GraphQL climateScenarios). */
@@ -222,7 +234,7 @@ export class PredictionService {
     if (!prediction.climate) return null
     const horizons = prediction.predictions.map((p) => p.horizonYears)
     const { site, species, plantingMethod } = prediction
-    const today = this.survivalModel.predict(site.attributes, species, plantingMethod, horizons)
+    const today = prediction.madeWith.predict(site.attributes, species, plantingMethod, horizons)
     return prediction.predictions.map((future, i) => {
       const before = today[i] as HorizonPrediction
       const todayByKey = new Map(before.contributions.map((c) => [c.key, c.contribution]))
@@ -250,15 +262,21 @@ export class PredictionService {
     })
   }
 
-  private prediction(site: MatchedSite, checked: CheckedRequest, generatedAt: Date): Prediction {
+  private prediction(
+    site: MatchedSite,
+    checked: CheckedRequest,
+    generatedAt: Date,
+    model: SurvivalModel,
+  ): Prediction {
     const { horizons, species, plantingMethod, climate } = checked
     if (!climate) {
       return {
         site,
         species,
         plantingMethod,
-        predictions: this.survivalModel.predict(site.attributes, species, plantingMethod, horizons),
-        model: this.model,
+        predictions: model.predict(site.attributes, species, plantingMethod, horizons),
+        model: modelInfo(model),
+        madeWith: model,
         generatedAt,
       }
     }
@@ -267,9 +285,10 @@ export class PredictionService {
       site,
       species,
       plantingMethod,
-      predictions: this.survivalModel.predict(attributes, species, plantingMethod, horizons),
+      predictions: model.predict(attributes, species, plantingMethod, horizons),
       climate: projection,
-      model: this.model,
+      model: modelInfo(model),
+      madeWith: model,
       generatedAt,
     }
   }

@@ -7,6 +7,7 @@ import type {
   PlantingMethod,
   Site,
   Species,
+  SurvivalModel,
 } from '../types.ts'
 import type { ClimateFuture, ClimateProjection, ClimateRequest } from './climate.ts'
 import type { ApiError } from './errors.ts'
@@ -42,6 +43,8 @@ export interface Prediction {
   /** Under a future climate: what it did to the site; absent for today's climate. */
   climate?: ClimateProjection
   model: ModelInfo
+  /** The model version that made it (for what is derived from it, e.g. the change from today). */
+  madeWith: SurvivalModel
   generatedAt: Date
 }
 

@@ -43,6 +43,7 @@ function fixedModel(probabilities: Record<string, number>): SurvivalModel {
           baselineLogOdds: p.baselineLogOdds,
           logOdds: p.logOdds,
           contributions: p.contributions,
+          uncertainty: p.uncertainty,
           topContributions: (count) => p.topContributions(count),
         }),
       ),

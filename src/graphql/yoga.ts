@@ -4,6 +4,7 @@ import type { AccessControl } from '../access/auth/access-control.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { HealthMonitor } from '../domain/health.ts'
 import type { KeyService } from '../domain/key-service.ts'
+import type { ModelRegistry } from '../domain/models/model-registry.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
 import type { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import type { SurveyService } from '../domain/surveys/survey-service.ts'
@@ -37,6 +38,7 @@ export interface GatewayDeps {
   surveys: SurveyService
   /** Bulk survey uploads, read back by surveyUpload. */
   surveyUploads: SurveyUploadService
+  models: ModelRegistry
   /** Tickets to stream an upload (surveyUploadTicket). */
   surveyUploadTickets: SurveyUploadTickets
   logger: Logger
@@ -118,6 +120,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         surveys: deps.surveys,
         surveyUploads: deps.surveyUploads,
         surveyUploadTickets: deps.surveyUploadTickets,
+        models: deps.models,
       }
     },
     plugins: [

@@ -8,6 +8,7 @@ import {
   type SiteAttributes,
   type Species,
   type SurvivalModel,
+  type UncertaintyTerms,
 } from '../types.ts'
 import type { FactorSpec, ModelArtifact } from './artifact.ts'
 import { HorizonResult, type RankedDeviations } from './horizon-result.ts'
@@ -103,6 +104,11 @@ export function createSurvivalModel(
     })
 
   const precomputed = new Map(catalogue.map((species) => [species.code, plansFor(species)]))
+  const uncertainty: UncertaintyTerms = Object.freeze({
+    plantingYearSd: artifact.uncertainty.plantingYearSd,
+    siteSd: artifact.uncertainty.siteSd,
+    clumpingDispersion: artifact.uncertainty.clumpingDispersion,
+  })
 
   /** Writes the factor indices into `ranking` by |deviation|, largest first, ties by key (insertion sort). */
   const rankByMagnitude = (deviations: Float64Array, ranking: Int32Array): void => {
@@ -173,7 +179,15 @@ export function createSurvivalModel(
     return requested.map((horizon) => {
       const { intercept, scale, baselineLogOdds } = plan.horizons[horizon]
       const logOdds = intercept + scale * total
-      return new HorizonResult(horizon, sigmoid(logOdds), baselineLogOdds, logOdds, ranked, scale)
+      return new HorizonResult(
+        horizon,
+        sigmoid(logOdds),
+        baselineLogOdds,
+        logOdds,
+        ranked,
+        scale,
+        uncertainty,
+      )
     })
   }
 
@@ -181,11 +195,7 @@ export function createSurvivalModel(
     series: artifact.series,
     version: artifact.version,
     codename: artifact.codename,
-    uncertainty: Object.freeze({
-      plantingYearSd: artifact.uncertainty.plantingYearSd,
-      siteSd: artifact.uncertainty.siteSd,
-      clumpingDispersion: artifact.uncertainty.clumpingDispersion,
-    }),
+    uncertainty,
     factors: Object.freeze(
       factors.map(({ key, name, description }) => Object.freeze({ key, name, description })),
     ),

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest'
 import type { FactorContribution } from '../types.ts'
 import { byMagnitudeThenKey, HorizonResult, type RankedDeviations } from './horizon-result.ts'
 
+const TERMS = { plantingYearSd: 0.8, siteSd: 0.5, clumpingDispersion: 2 }
+
 const KEYS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']
 
 /** What the evaluator hands over: factors ranked by |deviation|, ties by key. */
@@ -51,7 +53,7 @@ describe('HorizonResult', () => {
         fc.nat({ max: KEYS.length + 1 }),
         (deviations, scale, count) => {
           const expected = fullySorted(deviations, scale)
-          const result = new HorizonResult(1, 0.5, 0, 0, ranked(deviations), scale)
+          const result = new HorizonResult(1, 0.5, 0, 0, ranked(deviations), scale, TERMS)
           expect(result.topContributions(count)).toEqual(expected.slice(0, count))
           expect(result.contributions).toEqual(expected)
           expect(result.topContributions(count)).toEqual(expected.slice(0, count))
@@ -74,7 +76,7 @@ describe('HorizonResult', () => {
       ],
       deviations,
     }
-    const result = new HorizonResult(1, 0.5, 0, 0, order, scale)
+    const result = new HorizonResult(1, 0.5, 0, 0, order, scale, TERMS)
     expect(result.topContributions(1).map((c) => c.key)).toEqual(['a'])
     expect(result.contributions.map((c) => c.key)).toEqual(['a', 'b'])
   })

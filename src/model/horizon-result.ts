@@ -1,4 +1,4 @@
-import type { FactorContribution, Horizon, HorizonPrediction } from '../types.ts'
+import type { FactorContribution, Horizon, HorizonPrediction, UncertaintyTerms } from '../types.ts'
 
 export interface ExplainedFactor {
   key: string
@@ -30,6 +30,7 @@ export class HorizonResult implements HorizonPrediction {
     readonly logOdds: number,
     private readonly ranked: RankedDeviations,
     private readonly scale: number,
+    readonly uncertainty: UncertaintyTerms,
   ) {}
 
   get contributions(): FactorContribution[] {

@@ -35,7 +35,11 @@ const horizon: fc.Arbitrary<HorizonPrediction> = fc
     logOdds: anyNumber,
     contributions: fc.array(contribution, { maxLength: 6 }),
   })
-  .map((fields) => ({ ...fields, topContributions: (count: number) => fields.contributions.slice(0, count) }))
+  .map((fields) => ({
+    ...fields,
+    topContributions: (count: number) => fields.contributions.slice(0, count),
+    uncertainty: { plantingYearSd: 0.8, siteSd: 0.5, clumpingDispersion: 2 },
+  }))
 
 const prediction: fc.Arbitrary<Prediction> = fc.record({
   site: fc.record({
@@ -55,6 +59,7 @@ const prediction: fc.Arbitrary<Prediction> = fc.record({
   plantingMethod: fc.constantFrom('manual', 'drone_seeded'),
   predictions: fc.array(horizon, { maxLength: 3 }),
   model: fc.record({ version: anyText, codename: anyText, series: anyText }),
+  madeWith: fc.constant({} as Prediction['madeWith']),
   generatedAt: fc.date({ min: new Date('1970-01-01'), max: new Date('2200-01-01'), noInvalidDate: true }),
 })
 

@@ -15,6 +15,7 @@ import {
   keyName,
   latitude,
   longitude,
+  modelVersion,
   ruleSetId,
   SPECIES_MIX_MAX,
   siteClassName,
@@ -31,7 +32,8 @@ import { SURVEY_PAGE_MAX } from '../domain/surveys/survey-service.ts'
 import { REFUSALS_PAGE_MAX } from '../domain/surveys/survey-upload-service.ts'
 
 /** The /v1 request bodies and query strings: the shared input rules under the API contract's snake_case names. Strict: unknown fields are refused. */
-export const PredictBody = z.strictObject({
+/** One site of a prediction; a batch's sites share the batch's model_version. */
+const PredictSite = z.strictObject({
   latitude,
   longitude,
   species_code: catalogueCode,
@@ -40,12 +42,15 @@ export const PredictBody = z.strictObject({
   climate: climate.nullish(),
 })
 
+export const PredictBody = PredictSite.extend({ model_version: modelVersion.optional() })
+
 export const CompareBody = z.strictObject({
   latitude,
   longitude,
   species_code: catalogueCode,
   horizons: horizons.optional(),
   climate: climate.nullish(),
+  model_version: modelVersion.optional(),
 })
 
 export const RankBody = z.strictObject({
@@ -54,9 +59,13 @@ export const RankBody = z.strictObject({
   planting_method: catalogueCode,
   horizon,
   climate: climate.nullish(),
+  model_version: modelVersion.optional(),
 })
 
-export const BatchBody = z.strictObject({ sites: batchOf(PredictBody) })
+export const BatchBody = z.strictObject({
+  sites: batchOf(PredictSite),
+  model_version: modelVersion.optional(),
+})
 
 export const SpeciesQuery = z.strictObject({
   group: speciesGroup.optional(),

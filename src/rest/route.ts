@@ -7,6 +7,7 @@ import type { HealthMonitor } from '../domain/health.ts'
 import type { JobService } from '../domain/jobs/job-service.ts'
 import type { SporeKeyRequests } from '../domain/key-mail/spore-key-requests.ts'
 import type { KeyService } from '../domain/key-service.ts'
+import type { ModelRegistry } from '../domain/models/model-registry.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
 import type { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import type { SurveyService } from '../domain/surveys/survey-service.ts'
@@ -32,6 +33,8 @@ export interface RestDeps {
   surveys: SurveyService
   surveyUploads: SurveyUploadService
   surveyUploadTickets: SurveyUploadTickets
+  /** The model versions an account may answer with, and which one a request gets. */
+  models: ModelRegistry
   /** Free spore keys by email; null while they are off (DATABASE_URL and no SMTP_URL). */
   keyRequests: SporeKeyRequests | null
 }

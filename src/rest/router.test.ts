@@ -19,6 +19,7 @@ import { AuditService } from '../domain/audit-service.ts'
 import { Catalogue } from '../domain/catalogue.ts'
 import { StoreUnavailableError } from '../domain/errors.ts'
 import { HealthMonitor } from '../domain/health.ts'
+import { ModelRegistry } from '../domain/models/model-registry.ts'
 import type {
   NearestSiteLookup,
   SurveyStore,
@@ -147,6 +148,7 @@ function setup({
         () => NOW,
       ),
       surveyUploadTickets: new SurveyUploadTickets(noSurveyUploadTicketStore, () => NOW),
+      models: new ModelRegistry([{ model, releasedAt: new Date(0) }], model.version),
       // No test here posts to /keys (test/rest/key-requests.test.ts does, over PostgreSQL and SMTP).
       keyRequests: null,
       audit: new AuditService(new MemoryAuditLog(() => NOW)),
@@ -179,16 +181,19 @@ describe('route matching', () => {
   it('serves every route of the table at its path, with or without a trailing slash', async () => {
     const { send, directory } = setup()
     const { key } = directory.issue('mycel')
-    // Routes with `{…}` segments are reached with an id: no such job, plot or upload → 404 not_found from its service.
+    // Routes with `{…}` segments are reached with an id: no such job, plot or upload → 404 not_found from its
+    // service; a model version that exists → 200.
     for (const route of ROUTES.filter((r) => r.method === 'GET')) {
       const concrete = route.path
         .replaceAll('{id}', 'job_000000000000000000000000')
         .replaceAll('{plot_id}', 'plot-0')
         .replaceAll('{upload_id}', 'upl_000000000000000000000000')
+        .replaceAll('{version}', model.version)
+      const missing = route.path.includes('{') && !route.path.includes('{version}')
       for (const path of [concrete, `${concrete}/`]) {
         const { res, context } = await send('GET', path, { key })
-        expect(res.status, path).toBe(route.path.includes('{') ? 404 : 200)
-        if (route.path.includes('{'))
+        expect(res.status, path).toBe(missing ? 404 : 200)
+        if (missing)
           expect((res.json as { error: { message: string } }).error.message).toMatch(
             /No job job_0000|No survey plot "plot-0"|No survey upload "upl_0000/,
           )

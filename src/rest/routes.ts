@@ -5,6 +5,7 @@ import { SerializedJson } from '../http-body/json.ts'
 import { API_VERSION } from '../version.ts'
 import { JOB_ROUTES } from './job-routes.ts'
 import { readJsonBody, readOptionalJsonBody } from './json-body.ts'
+import { MODEL_ROUTES } from './model-routes.ts'
 import { OPENAPI_DOCUMENT } from './openapi.ts'
 import { PLAN_ROUTES } from './plan-routes.ts'
 import { batchResultsJson, predictionText } from './prediction-writer.ts'
@@ -38,7 +39,9 @@ const ok = (body: unknown): RestResponse => ({ status: 200, body })
 /** POST /keys answers this, and only this, to every request it takes. */
 const CHECK_YOUR_EMAIL = new SerializedJson('{"status":"check_your_email"}')
 
-function predictionRequest(body: ReturnType<typeof PredictBody.parse>): PredictionRequest {
+function predictionRequest(
+  body: Omit<ReturnType<typeof PredictBody.parse>, 'model_version'>,
+): PredictionRequest {
   return {
     latitude: body.latitude,
     longitude: body.longitude,
@@ -55,9 +58,12 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/predict',
     authenticated: true,
     alongside: true,
-    async handle(req, _url, deps) {
+    async handle(req, _url, deps, caller) {
       const body = parseInput(PredictBody, await readJsonBody(req))
-      return ok(new SerializedJson(predictionText(await deps.predictions.predict(predictionRequest(body)))))
+      const model = await deps.models.resolve(caller.accountId, body.model_version)
+      return ok(
+        new SerializedJson(predictionText(await deps.predictions.predict(predictionRequest(body), model))),
+      )
     },
   },
   {
@@ -65,15 +71,19 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/predict/compare',
     authenticated: true,
     alongside: true,
-    async handle(req, _url, deps) {
+    async handle(req, _url, deps, caller) {
       const body = parseInput(CompareBody, await readJsonBody(req))
-      const comparison = await deps.predictions.compare({
-        latitude: body.latitude,
-        longitude: body.longitude,
-        speciesCode: body.species_code,
-        horizons: body.horizons,
-        climate: body.climate,
-      })
+      const model = await deps.models.resolve(caller.accountId, body.model_version)
+      const comparison = await deps.predictions.compare(
+        {
+          latitude: body.latitude,
+          longitude: body.longitude,
+          speciesCode: body.species_code,
+          horizons: body.horizons,
+          climate: body.climate,
+        },
+        model,
+      )
       return ok(comparisonJson(comparison))
     },
   },
@@ -82,15 +92,19 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/predict/rank',
     authenticated: true,
     alongside: true,
-    async handle(req, _url, deps) {
+    async handle(req, _url, deps, caller) {
       const body = parseInput(RankBody, await readJsonBody(req))
-      const ranking = await deps.predictions.rank({
-        latitude: body.latitude,
-        longitude: body.longitude,
-        plantingMethod: body.planting_method,
-        horizon: body.horizon,
-        climate: body.climate,
-      })
+      const model = await deps.models.resolve(caller.accountId, body.model_version)
+      const ranking = await deps.predictions.rank(
+        {
+          latitude: body.latitude,
+          longitude: body.longitude,
+          plantingMethod: body.planting_method,
+          horizon: body.horizon,
+          climate: body.climate,
+        },
+        model,
+      )
       return ok(rankingJson(ranking))
     },
   },
@@ -101,7 +115,8 @@ export const ROUTES: readonly Route[] = [
     alongside: true,
     async handle(req, _url, deps, caller) {
       const body = parseInput(BatchBody, await readJsonBody(req))
-      const results = await deps.predictions.batch(body.sites.map(predictionRequest), caller.tier)
+      const model = await deps.models.resolve(caller.accountId, body.model_version)
+      const results = await deps.predictions.batch(body.sites.map(predictionRequest), caller.tier, model)
       return ok(batchResultsJson(results))
     },
   },
@@ -225,5 +240,6 @@ export const ROUTES: readonly Route[] = [
   ...PLAN_ROUTES,
   ...JOB_ROUTES,
   ...SURVEY_UPLOAD_ROUTES,
+  ...MODEL_ROUTES,
   ...SURVEY_ROUTES,
 ]

@@ -31,6 +31,7 @@ import { Catalogue } from '../domain/catalogue.ts'
 import { HealthMonitor, type QuotaStoreState } from '../domain/health.ts'
 import type { KeyMailerSettings } from '../domain/key-mail/key-mailer.ts'
 import { KeyService } from '../domain/key-service.ts'
+import { ModelRegistry } from '../domain/models/model-registry.ts'
 import type { IssuanceLimiter, MailSender } from '../domain/ports.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
 import { SPECIES } from '../domain/species.ts'
@@ -45,7 +46,7 @@ import { compileProxyTrust } from '../http/client-address.ts'
 import { createHttpServer, createMetricsServer } from '../http/server.ts'
 import { createRollPageHandler, ROLL_PAGE_PATH } from '../key-pages/handler.ts'
 import type { Logger } from '../logging/logger.ts'
-import { loadSurvivalModel } from '../model/index.ts'
+import { loadBaseVersions } from '../model/base-versions.ts'
 import { Metrics } from '../observability/metrics.ts'
 import { type RedisConnection, redisTarget } from '../redis/connection.ts'
 import { createRestHandler, streamsBody } from '../rest/router.ts'
@@ -199,10 +200,18 @@ function followKeyChanges(
   return follower
 }
 
+/** The shipped base versions, or only the model a test hands in (released at the epoch). */
+function modelRegistry(model: SurvivalModel | undefined): ModelRegistry {
+  if (model) return new ModelRegistry([{ model, releasedAt: new Date(0) }], model.version)
+  const shipped = loadBaseVersions(SPECIES)
+  return new ModelRegistry(shipped.versions, shipped.current)
+}
+
 /** Wires the layers together once: stores, services, the two adapters and the HTTP front door. */
 export function createApp(options: AppOptions): App {
   const { config, database, logger } = options
-  const model = options.model ?? loadSurvivalModel(SPECIES)
+  const models = modelRegistry(options.model)
+  const model = models.current
   const now = options.now ?? (() => new Date())
   const metrics = new Metrics()
   // One connection for the request counters: the daily quota and the issuance counters beside it.
@@ -305,6 +314,7 @@ export function createApp(options: AppOptions): App {
     surveys,
     surveyUploads: surveyUploads.uploads,
     surveyUploadTickets: surveyUploads.tickets,
+    models,
     logger,
     graphiql: config.GRAPHIQL,
     demoKey: options.demoKey,
@@ -322,6 +332,7 @@ export function createApp(options: AppOptions): App {
         surveys,
         surveyUploads: surveyUploads.uploads,
         surveyUploadTickets: surveyUploads.tickets,
+        models,
         keyRequests: keyMail.requests,
         audit,
         jobs: jobRuntime.jobs,

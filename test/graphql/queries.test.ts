@@ -474,6 +474,8 @@ describe('reference queries', () => {
         'surveyPlot',
         'surveyReport',
         'surveyUpload',
+        // Covered by models.test.ts.
+        'models',
       ].sort(),
     )
     expect(predictInput(FOREST_POINTS.coastRange)).toContain('MANUAL')

@@ -48,6 +48,10 @@ export type { UploadInput } from './upload-body.ts'
 type Schemas = components['schemas']
 
 export type PredictRequest = Schemas['PredictRequest']
+/** One site of a batch: a predict body without `model_version` (the batch's applies). */
+export type BatchSite = Schemas['BatchSite']
+/** A model version of `GET /v1/models`. */
+export type ModelVersion = Schemas['ModelVersion']
 export type PredictionResponse = Schemas['PredictionResponse']
 export type CompareRequest = Schemas['CompareRequest']
 export type ComparisonResponse = Schemas['ComparisonResponse']
@@ -337,9 +341,29 @@ export function createSurvivalClient(options: SurvivalClientOptions) {
     rank: (site: RankRequest, options?: CallOptions) =>
       body(() => api.POST('/v1/predict/rank', { body: site, ...init(options) }), options),
 
-    /** Up to the tier's batch size of sites in one request; results in request order. */
-    batch: (sites: PredictRequest[], options?: CallOptions) =>
-      body(() => api.POST('/v1/predict/batch', { body: { sites }, ...init(options) }), options),
+    /**
+     * Up to the tier's batch size of sites in one request; results in request order. `modelVersion`
+     * pins every site to one model version (GET /v1/models).
+     */
+    batch: (sites: BatchSite[], options?: CallOptions & { modelVersion?: string }) =>
+      body(
+        () =>
+          api.POST('/v1/predict/batch', {
+            body: { sites, ...(options?.modelVersion ? { model_version: options.modelVersion } : {}) },
+            ...init(options),
+          }),
+        options,
+      ),
+
+    /** The model versions this key's account may answer with (pin one with `model_version`). */
+    models: (options?: CallOptions) => body(() => api.GET('/v1/models', init(options)), options),
+
+    /** One model version; `invalid_model_version` (422) for one the account cannot use. */
+    model: (version: string, options?: CallOptions) =>
+      body(
+        () => api.GET('/v1/models/{version}', { params: { path: { version } }, ...init(options) }),
+        options,
+      ),
 
     species: (query: SpeciesQuery = {}, options?: CallOptions) =>
       body(() => api.GET('/v1/species', { params: { query }, ...init(options) }), options),

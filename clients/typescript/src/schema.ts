@@ -725,6 +725,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The model versions this key's account may answer with
+         * @description Every model version a request of this key may pin with `model_version`, newest first:
+         *     today the base versions shipped with the service (the current one is `default`: answers use
+         *     it when a request names no version). A version, once made, never changes: the same request
+         *     pinned to it gets the same numbers whatever ships after it. The call counts one request and
+         *     takes no query parameters.
+         */
+        get: operations["listModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A version of `GET /v1/models`, e.g. `0.2` (a `+` may be sent as `%2B`). */
+                version: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * One model version
+         * @description A version this key's account may use. One it may not, or that does not exist, is
+         *     `422 invalid_model_version` (as a request pinning it would be). Counts one request; takes no
+         *     query parameters.
+         */
+        get: operations["getModel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/usage": {
         parameters: {
             query?: never;
@@ -1227,7 +1276,29 @@ export interface components {
             planting_method: string;
             horizons?: components["schemas"]["Horizons"];
             climate?: components["schemas"]["ClimateInput"];
+            model_version?: components["schemas"]["ModelVersionInput"];
         };
+        /** @description One site of a batch, as a predict body without `model_version` (the batch's applies). */
+        BatchSite: {
+            latitude: components["schemas"]["Latitude"];
+            longitude: components["schemas"]["Longitude"];
+            species_code: components["schemas"]["SpeciesCodeInput"];
+            /**
+             * @description `manual` or `drone_seeded`; any other string is `invalid_method` for this site.
+             * @example manual
+             * @example drone_seeded
+             */
+            planting_method: string;
+            horizons?: components["schemas"]["Horizons"];
+            climate?: components["schemas"]["ClimateInput"];
+        };
+        /**
+         * @description The model version to answer with, one of `GET /v1/models` (e.g. `0.2`). Absent: the current
+         *     base version. One this key's account cannot use is `422 invalid_model_version`, checked after
+         *     the body's shape and before the species.
+         * @example 0.2
+         */
+        ModelVersionInput: string;
         /**
          * @description The climate to predict for, with the Seedlot Selection Tool's identifiers: a future `period`
          *     (`2011-2040`, `2041-2070`, `2071-2100`) with an emission `scenario` (`ssp245`, `ssp370`,
@@ -1313,6 +1384,7 @@ export interface components {
             species_code: components["schemas"]["SpeciesCodeInput"];
             horizons?: components["schemas"]["Horizons"];
             climate?: components["schemas"]["ClimateInput"];
+            model_version?: components["schemas"]["ModelVersionInput"];
         };
         RankRequest: {
             latitude: components["schemas"]["Latitude"];
@@ -1329,13 +1401,15 @@ export interface components {
              */
             horizon: 1 | 3 | 5;
             climate?: components["schemas"]["ClimateInput"];
+            model_version?: components["schemas"]["ModelVersionInput"];
         };
         BatchRequest: {
             /**
-             * @description Predict bodies. More than the tier's batch size (spore 10, mycel 100, hypha 500) is
-             *     `422 batch_too_large`.
+             * @description Predict bodies without `model_version`. More than the tier's batch size (spore 10,
+             *     mycel 100, hypha 500) is `422 batch_too_large`.
              */
-            sites: components["schemas"]["PredictRequest"][];
+            sites: components["schemas"]["BatchSite"][];
+            model_version?: components["schemas"]["ModelVersionInput"];
         };
         /** @description Four-letter uppercase species code. */
         SpeciesCode: string;
@@ -1958,6 +2032,50 @@ export interface components {
                 allowed_scenarios: string[];
                 suggestion: string;
             };
+        };
+        InvalidModelVersionError: {
+            /** @constant */
+            code: "invalid_model_version";
+            message: string;
+            details: {
+                /** @description The version as sent. */
+                model_version: string;
+                /** @description Points to `GET /v1/models`. */
+                suggestion: string;
+            };
+        };
+        ModelVersion: {
+            /** @example 0.2 */
+            version: string;
+            /** @example mycel */
+            series: string;
+            /** @example chanterelle */
+            codename: string;
+            /**
+             * @description `base`: shipped with the service, judgement values (see the model card).
+             * @enum {string}
+             */
+            kind: "base";
+            /** @description The version it was made from; null for a base version. */
+            parent: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Answers use this version when a request names none. */
+            default: boolean;
+            /** @description The terms behind `survivalInterval` and stocking plans, on the logit scale. */
+            uncertainty: {
+                planting_year_sd: number;
+                site_sd: number;
+                clumping_dispersion: number;
+                /**
+                 * @description `assumption`: stated in the model card, not estimated from observations.
+                 * @enum {string}
+                 */
+                status: "assumption";
+            };
+        };
+        ModelVersionList: {
+            models: components["schemas"]["ModelVersion"][];
         };
         BatchTooLargeError: {
             /** @constant */
@@ -2840,10 +2958,30 @@ export interface components {
                 };
             };
         };
+        /** @description `invalid_model_version`: no version of this name is open to this key's account. */
+        ModelVersionUnprocessable: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["InvalidModelVersionError"];
+                };
+            };
+        };
         /**
          * @description `invalid_species` (unrecognized `species_code`), `invalid_method` (`planting_method` neither
          *     `manual` nor `drone_seeded`), `invalid_climate` (a `climate` naming no known future: see
-         *     `GET /v1/climate`), `outside_coverage` (outside Oregon/Washington) or `no_nearby_data`
+         *     `GET /v1/climate`), `invalid_model_version` (a `model_version` this key's account cannot use: see
+         *     `GET /v1/models`), `outside_coverage` (outside Oregon/Washington) or `no_nearby_data`
          *     (in coverage, no data point within the search radius).
          */
         PredictUnprocessable: {
@@ -2872,11 +3010,11 @@ export interface components {
                  *     }
                  */
                 "application/json": {
-                    error: components["schemas"]["SiteError"];
+                    error: components["schemas"]["SiteError"] | components["schemas"]["InvalidModelVersionError"];
                 };
             };
         };
-        /** @description `invalid_species`, `invalid_climate`, `outside_coverage` or `no_nearby_data`. */
+        /** @description `invalid_species`, `invalid_climate`, `invalid_model_version`, `outside_coverage` or `no_nearby_data`. */
         CompareUnprocessable: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
@@ -2891,13 +3029,14 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["InvalidSpeciesError"] | components["schemas"]["InvalidClimateError"] | components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"];
+                    error: components["schemas"]["InvalidSpeciesError"] | components["schemas"]["InvalidModelVersionError"] | components["schemas"]["InvalidClimateError"] | components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"];
                 };
             };
         };
         /**
          * @description `invalid_method` (`planting_method` neither `manual` nor `drone_seeded`), `invalid_climate`
-         *     (a `climate` naming no known future), `outside_coverage` (outside Oregon/Washington) or
+         *     (a `climate` naming no known future), `invalid_model_version` (a `model_version` this key's
+         *     account cannot use), `outside_coverage` (outside Oregon/Washington) or
          *     `no_nearby_data` (in coverage, no data point within the search radius).
          */
         RankUnprocessable: {
@@ -2922,11 +3061,11 @@ export interface components {
                  *     }
                  */
                 "application/json": {
-                    error: components["schemas"]["InvalidMethodError"] | components["schemas"]["InvalidClimateError"] | components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"];
+                    error: components["schemas"]["InvalidMethodError"] | components["schemas"]["InvalidModelVersionError"] | components["schemas"]["InvalidClimateError"] | components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"];
                 };
             };
         };
-        /** @description `batch_too_large`: more sites than the tier's batch size (spore 10, mycel 100, hypha 500). */
+        /** @description `batch_too_large`: more sites than the tier's batch size (spore 10, mycel 100, hypha 500); `invalid_model_version`: a `model_version` this key's account cannot use. */
         BatchUnprocessable: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
@@ -2954,7 +3093,7 @@ export interface components {
                  *     }
                  */
                 "application/json": {
-                    error: components["schemas"]["BatchTooLargeError"];
+                    error: components["schemas"]["BatchTooLargeError"] | components["schemas"]["InvalidModelVersionError"];
                 };
             };
         };
@@ -4930,6 +5069,78 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelVersionList"];
+                };
+            };
+            400: components["responses"]["QueryBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A version of `GET /v1/models`, e.g. `0.2` (a `+` may be sent as `%2B`). */
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The version. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelVersion"];
+                };
+            };
+            400: components["responses"]["QueryBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ModelVersionUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -57,6 +57,20 @@ describe('typed client against a live server', () => {
     ])
   })
 
+  it('models, model and a batch pinned to a version', async () => {
+    const api = client()
+    const { models } = await api.models()
+    expect(models.map((m) => [m.version, m.kind, m.default])).toEqual([['0.2', 'base', true]])
+    expect((await api.model('0.2')).uncertainty.status).toBe('assumption')
+    const pinned = await api.batch([site(FOREST_POINTS.westCascades, 'TSHE')], { modelVersion: '0.2' })
+    expect(
+      pinned.results[0] && 'prediction' in pinned.results[0]
+        ? pinned.results[0].prediction.model.version
+        : null,
+    ).toBe('0.2')
+    await expect(api.model('9.9')).rejects.toMatchObject({ status: 422, code: 'invalid_model_version' })
+  })
+
   it('compare, rank, species, methods, usage: typed bodies', async () => {
     const api = client()
     const comparison = await api.compare({ ...FOREST_POINTS.coastRange, species_code: 'PSME' })

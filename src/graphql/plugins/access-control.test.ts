@@ -11,6 +11,7 @@ import type { Catalogue } from '../../domain/catalogue.ts'
 import { apiError, StoreUnavailableError } from '../../domain/errors.ts'
 import type { HealthMonitor } from '../../domain/health.ts'
 import type { KeyService } from '../../domain/key-service.ts'
+import type { ModelRegistry } from '../../domain/models/model-registry.ts'
 import type { PredictionService } from '../../domain/prediction-service.ts'
 import type { StockingPlanService } from '../../domain/stocking/stocking-service.ts'
 import type { SurveyService } from '../../domain/surveys/survey-service.ts'
@@ -95,6 +96,7 @@ function gateway(directory = new FakeKeyDirectory()) {
       surveys: {} as SurveyService,
       surveyUploads: {} as SurveyUploadService,
       surveyUploadTickets: {} as SurveyUploadTickets,
+      models: {} as ModelRegistry,
     }),
     plugins: [useErrorShaping(logger), useAccessControl(accessControlOver(directory, () => NOW))],
   })

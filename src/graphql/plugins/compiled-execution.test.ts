@@ -45,7 +45,9 @@ describe('memory', () => {
     const executionArgs: ExecutionArgs = {
       schema,
       document,
-      contextValue: { catalogue: { model: { series: 'tsp', version: '1.0.0', codename: 'test' } } },
+      contextValue: {
+        models: { currentView: () => ({ series: 'tsp', version: '1.0.0', codename: 'test' }) },
+      },
       variableValues: {},
     }
     let executor: ((args: ExecutionArgs) => Promise<unknown>) | undefined

@@ -12,6 +12,12 @@ import {
 /** Top-level fields anyone may query without a key, and that never count against a quota. */
 const PUBLIC_ROOT_FIELDS = new Set(['health', 'model', '__schema', '__type', '__typename'])
 
+/** `model` is public as the current base version; `model(version: …)` may name an account's own. */
+function isPublicField(field: FieldNode): boolean {
+  const name = field.name.value
+  return PUBLIC_ROOT_FIELDS.has(name) && !(name === 'model' && (field.arguments?.length ?? 0) > 0)
+}
+
 /**
  * Root fields that count as one site prediction against the tier's batch size, each alias again:
  * `speciesRanking` looks up one site (and evaluates every species there); `survivalMap` costs one unit
@@ -102,7 +108,7 @@ export function analyzeOperation(
   }
   return {
     operation,
-    isPublic: fields.length > 0 && fields.every((field) => PUBLIC_ROOT_FIELDS.has(field.name.value)),
+    isPublic: fields.length > 0 && fields.every(isPublicField),
     sitePredictions,
     rootField: distinctRootField(fields),
   }

@@ -1,6 +1,7 @@
 import type { BatchItemResult, Prediction, PredictionRequest } from '../../domain/prediction-types.ts'
 import { builder } from './builder.ts'
 import { BatchSiteInput, batchSitesRule } from './inputs.ts'
+import { MODEL_VERSION_ARG, modelVersionRule, pinnedModel } from './models.ts'
 import { PredictionRef } from './prediction.ts'
 
 interface BatchItemError {
@@ -56,10 +57,16 @@ builder.queryFields((t) => ({
         description: 'The sites, in the order the results come back',
         validate: batchSitesRule,
       }),
+      modelVersion: t.arg.string({
+        required: false,
+        description: `${MODEL_VERSION_ARG}; every site of the batch is answered with it`,
+        validate: modelVersionRule,
+      }),
     },
-    resolve: async (_root, { sites }, ctx) => {
+    resolve: async (_root, { sites, modelVersion }, ctx) => {
       if (!ctx.caller) throw new Error('predictBatch resolved without an authenticated caller')
-      return [...(await ctx.predictions.batch(sites as PredictionRequest[], ctx.caller.tier))]
+      const model = await pinnedModel(ctx, modelVersion)
+      return [...(await ctx.predictions.batch(sites as PredictionRequest[], ctx.caller.tier, model))]
     },
   }),
 }))

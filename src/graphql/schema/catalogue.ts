@@ -1,6 +1,6 @@
 import type { PlantingMethodInfo } from '../../domain/catalogue.ts'
 import { forestZone, speciesSearch } from '../../domain/input-rules.ts'
-import type { FactorDescription, ModelInfo, Species } from '../../types.ts'
+import type { FactorDescription, Species } from '../../types.ts'
 import { builder } from './builder.ts'
 
 export const PlantingMethodEnum = builder.enumType('PlantingMethod', {
@@ -119,15 +119,6 @@ const ModelFactorRef = builder.objectRef<FactorDescription>('ModelFactor').imple
   }),
 })
 
-export const ModelRef = builder.objectRef<ModelInfo>('Model').implement({
-  description: 'The survival model answering predictions (docs/model-card.md describes it)',
-  fields: (t) => ({
-    version: t.exposeString('version', { description: 'Model version within its series, e.g. 0.2' }),
-    codename: t.exposeString('codename', { description: 'Release codename, e.g. chanterelle' }),
-    series: t.exposeString('series', { description: 'Model family, e.g. mycel' }),
-  }),
-})
-
 builder.queryFields((t) => ({
   species: t.field({
     type: [SpeciesRef],
@@ -156,11 +147,6 @@ builder.queryFields((t) => ({
     type: [PlantingMethodInfoRef],
     description: 'The planting methods the model predicts for',
     resolve: (_root, _args, ctx) => [...ctx.catalogue.plantingMethods()],
-  }),
-  model: t.field({
-    type: ModelRef,
-    description: 'The current survival model (public, like health)',
-    resolve: (_root, _args, ctx) => ctx.catalogue.model,
   }),
   modelFactors: t.field({
     type: [ModelFactorRef],

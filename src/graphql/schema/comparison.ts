@@ -1,8 +1,9 @@
 import type { Comparison, ComparisonRequest, HorizonDifferential } from '../../domain/prediction-types.ts'
 import { builder } from './builder.ts'
-import { ModelRef, SpeciesRef } from './catalogue.ts'
+import { SpeciesRef } from './catalogue.ts'
 import { ClimateProjectionRef } from './climate.ts'
 import { ComparisonInput } from './inputs.ts'
+import { ModelRef, pinnedModel } from './models.ts'
 import { HorizonPredictionRef } from './prediction.ts'
 import { SiteRef } from './site.ts'
 
@@ -62,6 +63,7 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'Both planting methods for one site and species, with the per-horizon differential',
     args: { input: t.arg({ type: ComparisonInput, required: true, description: 'What to compare' }) },
-    resolve: (_root, { input }, ctx) => ctx.predictions.compare(input as ComparisonRequest),
+    resolve: async (_root, { input }, ctx) =>
+      ctx.predictions.compare(input as ComparisonRequest, await pinnedModel(ctx, input.modelVersion)),
   }),
 }))

@@ -3,6 +3,7 @@ import type { QuotaStatus } from '../../access/quota/quota-guard.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
 import type { HealthMonitor } from '../../domain/health.ts'
 import type { KeyService } from '../../domain/key-service.ts'
+import type { ModelRegistry } from '../../domain/models/model-registry.ts'
 import type { PredictionService } from '../../domain/prediction-service.ts'
 import type { StockingPlanService } from '../../domain/stocking/stocking-service.ts'
 import type { SurveyService } from '../../domain/surveys/survey-service.ts'
@@ -31,6 +32,8 @@ export interface GraphQLContext {
   surveys: SurveyService
   /** The account's bulk survey uploads (surveyUpload: what an upload stored and refused). */
   surveyUploads: SurveyUploadService
+  /** The model versions an account may answer with (models, model(version), every modelVersion). */
+  models: ModelRegistry
   /** Tickets to stream a survey upload over REST (surveyUploadTicket). */
   surveyUploadTickets: SurveyUploadTickets
 }

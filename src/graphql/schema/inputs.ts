@@ -3,6 +3,7 @@ import { batchOf, catalogueCode, horizons, latitude, longitude } from '../../dom
 import { builder } from './builder.ts'
 import { PlantingMethodEnum } from './catalogue.ts'
 import { ClimateInput } from './climate.ts'
+import { MODEL_VERSION_ARG, modelVersionRule } from './models.ts'
 
 /** The input types of the prediction fields: the shared input rules (src/domain/input-rules.ts) under camelCase names. */
 
@@ -25,6 +26,7 @@ export const PredictionInput = builder.inputType('PredictionInput', {
     }),
     horizons: t.intList({ required: false, description: HORIZONS, validate: { schema: horizons } }),
     climate: t.field({ type: ClimateInput, required: false, description: CLIMATE }),
+    modelVersion: t.string({ required: false, description: MODEL_VERSION_ARG, validate: modelVersionRule }),
   }),
 })
 
@@ -36,6 +38,7 @@ export const ComparisonInput = builder.inputType('ComparisonInput', {
     speciesCode: t.string({ required: true, description: SPECIES_CODE, validate: { schema: catalogueCode } }),
     horizons: t.intList({ required: false, description: HORIZONS, validate: { schema: horizons } }),
     climate: t.field({ type: ClimateInput, required: false, description: CLIMATE }),
+    modelVersion: t.string({ required: false, description: MODEL_VERSION_ARG, validate: modelVersionRule }),
   }),
 })
 

@@ -2,9 +2,10 @@ import { parseInput, riskFactorLimit } from '../../domain/input-rules.ts'
 import type { Prediction, PredictionRequest, SurvivalInterval } from '../../domain/prediction-types.ts'
 import type { FactorContribution, HorizonPrediction } from '../../types.ts'
 import { builder } from './builder.ts'
-import { ModelRef, PlantingMethodEnum, SpeciesRef } from './catalogue.ts'
+import { PlantingMethodEnum, SpeciesRef } from './catalogue.ts'
 import { ClimateProjectionRef, HorizonChangeRef } from './climate.ts'
 import { PredictionInput } from './inputs.ts'
+import { ModelRef, pinnedModel } from './models.ts'
 import { SiteRef } from './site.ts'
 
 const RISK_FACTORS_SHOWN = 3
@@ -166,6 +167,7 @@ builder.queryFields((t) => ({
     description:
       'Survival at 1, 3 and 5 years for one site, species and planting method. Null, with an error, when this site cannot be answered; other aliases still are',
     args: { input: t.arg({ type: PredictionInput, required: true, description: 'What to predict' }) },
-    resolve: (_root, { input }, ctx) => ctx.predictions.predict(input as PredictionRequest),
+    resolve: async (_root, { input }, ctx) =>
+      ctx.predictions.predict(input as PredictionRequest, await pinnedModel(ctx, input.modelVersion)),
   }),
 }))

@@ -1,8 +1,9 @@
 import { horizon, latitude, longitude } from '../../domain/input-rules.ts'
 import type { RankedSpecies, RankingRequest, SpeciesRanking } from '../../domain/prediction-types.ts'
 import { builder } from './builder.ts'
-import { ModelRef, PlantingMethodEnum, SpeciesRef } from './catalogue.ts'
+import { PlantingMethodEnum, SpeciesRef } from './catalogue.ts'
 import { ClimateInput, ClimateProjectionRef } from './climate.ts'
+import { MODEL_VERSION_ARG, ModelRef, modelVersionRule, pinnedModel } from './models.ts'
 import { RiskFactorRef } from './prediction.ts'
 import { SiteRef } from './site.ts'
 
@@ -92,7 +93,13 @@ builder.queryFields((t) => ({
         required: false,
         description: 'The climate to rank for; absent or null: today’s (see ClimateInput)',
       }),
+      modelVersion: t.arg.string({
+        required: false,
+        description: MODEL_VERSION_ARG,
+        validate: modelVersionRule,
+      }),
     },
-    resolve: (_root, args, ctx) => ctx.predictions.rank(args as RankingRequest),
+    resolve: async (_root, args, ctx) =>
+      ctx.predictions.rank(args as RankingRequest, await pinnedModel(ctx, args.modelVersion)),
   }),
 }))

@@ -10,6 +10,7 @@ import './survival-map.ts'
 import './stocking-plan.ts'
 import './surveys.ts'
 import './survey-uploads.ts'
+import './models.ts'
 import './service.ts'
 import './viewer.ts'
 

@@ -1,7 +1,7 @@
 import type { CoverageInfo } from '../../domain/catalogue.ts'
 import type { HealthReport, ReplicaHealth } from '../../domain/health.ts'
 import { builder } from './builder.ts'
-import { ModelRef } from './catalogue.ts'
+import { ModelRef } from './models.ts'
 
 const ReplicaHealthRef = builder.objectRef<ReplicaHealth>('ReplicaHealth').implement({
   description: 'A PostgreSQL read replica at its last background check',

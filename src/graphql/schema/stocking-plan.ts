@@ -24,8 +24,9 @@ import type {
   StockingPlanRequest,
 } from '../../domain/stocking/stocking-types.ts'
 import { builder } from './builder.ts'
-import { ModelRef, PlantingMethodEnum, SpeciesRef } from './catalogue.ts'
+import { PlantingMethodEnum, SpeciesRef } from './catalogue.ts'
 import { ClimateInput } from './climate.ts'
+import { ModelRef } from './models.ts'
 
 /** The plan service names its request's fields as this input does; the error names them under `input`. */
 function withGraphQLFieldNames(error: unknown): unknown {

@@ -2,8 +2,9 @@ import { type GraphQLResolveInfo, Kind, type SelectionNode } from 'graphql'
 import { CELL_KM_MAX, CELL_KM_MIN, catalogueCode, cellKm, horizon } from '../../domain/input-rules.ts'
 import type { SurvivalCell, SurvivalMap, SurvivalMapRequest } from '../../domain/prediction-types.ts'
 import { builder } from './builder.ts'
-import { ModelRef, PlantingMethodEnum, SpeciesRef } from './catalogue.ts'
+import { PlantingMethodEnum, SpeciesRef } from './catalogue.ts'
 import { ClimateInput } from './climate.ts'
+import { ModelRef } from './models.ts'
 
 /** Whether the field being resolved selects `name` among its own fields (fragments included). */
 function selectsField(info: GraphQLResolveInfo, name: string): boolean {

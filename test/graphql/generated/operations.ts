@@ -38,6 +38,8 @@ export type ComparisonInput = {
   latitude: number;
   /** Longitude of the planting site, decimal degrees (WGS84), −180 to 180 */
   longitude: number;
+  /** The model version to answer with (see models); absent: the current base version. One this key’s account cannot use is invalid_model_version */
+  modelVersion?: string | null | undefined;
   /** Four-letter species code, e.g. PSME (see `species`) */
   speciesCode: string;
 };
@@ -77,6 +79,8 @@ export type PredictionInput = {
   latitude: number;
   /** Longitude of the planting site, decimal degrees (WGS84), −180 to 180 */
   longitude: number;
+  /** The model version to answer with (see models); absent: the current base version. One this key’s account cannot use is invalid_model_version */
+  modelVersion?: string | null | undefined;
   /** How the trees are established */
   plantingMethod: PlantingMethod;
   /** Four-letter species code, e.g. PSME (see `species`) */

@@ -22,6 +22,8 @@ export type ComparisonInput = {
   latitude: number;
   /** Longitude of the planting site, decimal degrees (WGS84), −180 to 180 */
   longitude: number;
+  /** The model version to answer with (see models); absent: the current base version. One this key’s account cannot use is invalid_model_version */
+  modelVersion?: string | null | undefined;
   /** Four-letter species code, e.g. PSME (see `species`) */
   speciesCode: string;
 };
