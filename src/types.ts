@@ -274,7 +274,7 @@ export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancel
 export type JobStatus = (typeof JOB_STATUSES)[number]
 
 /** A job's state and the shape of its results. */
-export type JobOutline = Pick<JobRecord, 'status' | 'format' | 'columns'>
+export type JobOutline = Pick<JobRecord, 'status' | 'format' | 'columns' | 'accountId' | 'modelVersion'>
 
 /** A job as stored, with its progress summed over the chunks written so far. */
 export interface JobRecord {
@@ -284,6 +284,8 @@ export interface JobRecord {
   format: JobFormat
   /** The input's columns, echoed first in every result row. */
   columns: string[]
+  /** The model version every row is scored with, chosen at upload. */
+  modelVersion: string
   /** 'receiving' while the upload is still arriving. */
   status: JobStatus | 'receiving'
   rowsTotal: number
@@ -308,6 +310,7 @@ export interface NewJob {
   format: JobFormat
   columns: string[]
   chunkRows: number
+  modelVersion: string
   expiresAt: Date
 }
 

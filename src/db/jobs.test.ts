@@ -33,6 +33,7 @@ function newJob(overrides: Partial<NewJob> = {}): NewJob {
     format: 'csv',
     columns: ['plot', 'latitude', 'longitude', 'species_code', 'planting_method'],
     chunkRows: 2,
+    modelVersion: '0.2',
     expiresAt: FUTURE,
     ...overrides,
   }

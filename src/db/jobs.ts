@@ -7,6 +7,7 @@ interface JobRow {
   tier: JobRecord['tier']
   format: JobFormat
   columns: string[]
+  modelVersion: string
   status: JobRecord['status']
   rowsTotal: number
   chunkRows: number
@@ -24,9 +25,10 @@ interface JobRow {
 
 export async function createJob(sql: Sql, job: NewJob): Promise<void> {
   await sql`
-    INSERT INTO jobs (id, account_id, key_id, tier, format, columns, status, chunk_rows, expires_at)
+    INSERT INTO jobs (id, account_id, key_id, tier, format, columns, status, chunk_rows, expires_at,
+                      model_version)
     VALUES (${job.id}, ${job.accountId}, ${job.keyId}, ${job.tier}, ${job.format},
-            ${job.columns}::text[], 'receiving', ${job.chunkRows}, ${job.expiresAt})`
+            ${job.columns}::text[], 'receiving', ${job.chunkRows}, ${job.expiresAt}, ${job.modelVersion})`
 }
 
 export async function addInputChunk(
@@ -54,7 +56,7 @@ export async function removeJob(sql: Sql, jobId: string): Promise<void> {
 /** The job with its progress summed over the result chunks written so far. */
 export async function findJob(sql: Sql, jobId: string): Promise<JobRecord | null> {
   const [row] = await sql<JobRow[]>`
-    SELECT j.id, j.account_id, j.tier, j.format, j.columns, j.status, j.rows_total, j.chunk_rows,
+    SELECT j.id, j.account_id, j.tier, j.format, j.columns, j.model_version, j.status, j.rows_total, j.chunk_rows,
            j.chunks_total, j.failure, j.created_at, j.started_at, j.finished_at, j.expires_at,
            coalesce(p.chunks_done, 0)::int AS chunks_done, coalesce(p.rows_done, 0)::int AS rows_done,
            coalesce(p.rows_failed, 0)::int AS rows_failed,
@@ -74,7 +76,8 @@ export async function findJob(sql: Sql, jobId: string): Promise<JobRecord | null
 
 /** One row by its key: a chunk's worker reads this rather than findJob's sums over every chunk. */
 export async function findJobOutline(sql: Sql, jobId: string): Promise<JobOutline | null> {
-  const [row] = await sql<JobOutline[]>`SELECT status, format, columns FROM jobs WHERE id = ${jobId}`
+  const [row] = await sql<JobOutline[]>`
+    SELECT status, format, columns, account_id, model_version FROM jobs WHERE id = ${jobId}`
   return row ?? null
 }
 

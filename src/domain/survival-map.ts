@@ -20,11 +20,13 @@ interface MapSeries {
   method: PlantingMethod
   horizon: Horizon
   climate: ClimateFuture | null
+  /** The model version mapped: a version's name names its content, so it keys the caches. */
+  model: SurvivalModel
 }
 
 function seriesKey(what: MapSeries): string {
   const climate = what.climate ? `${what.climate.period}:${what.climate.scenario}` : 'today'
-  return `${what.species.code}:${what.method}:${what.horizon}:${climate}`
+  return `${what.model.version}:${what.species.code}:${what.method}:${what.horizon}:${climate}`
 }
 
 /** Sites evaluated between two yields to the event loop (~8 ms of model work), so other requests keep flowing. */
@@ -160,15 +162,18 @@ export class SurvivalMapService {
     }
   }
 
-  /** Species first, then method and climate (the order predict reports them in), then the sites. */
-  async map(request: SurvivalMapRequest): Promise<SurvivalMap> {
+  /**
+   * Species first, then method and climate (the order predict reports them in), then the sites.
+   * `model`: the version to map (ModelRegistry.resolve); without one, the service's own.
+   */
+  async map(request: SurvivalMapRequest, model = this.survivalModel): Promise<SurvivalMap> {
     const species = resolveSpecies(request.speciesCode)
     const plantingMethod = resolvePlantingMethod(request.plantingMethod)
     const climate = CLIMATE_FUTURES.resolve(request.climate)
     await loadHexagons()
     const resolution = resolutionForCellKm(request.cellKm)
     const snapshot = await this.current()
-    const what: MapSeries = { species, method: plantingMethod, horizon: request.horizon, climate }
+    const what: MapSeries = { species, method: plantingMethod, horizon: request.horizon, climate, model }
     const cells = await this.cells(snapshot, what, resolution, false)
     return {
       ...(climate
@@ -184,7 +189,7 @@ export class SurvivalMapService {
       h3Resolution: resolution,
       siteCount: snapshot.sites.length,
       cells,
-      model: this.model,
+      model: modelInfo(model),
       generatedAt: this.now(),
     }
   }
@@ -274,7 +279,7 @@ export class SurvivalMapService {
 
   /** The model at every site (projected into the series' climate, if any), a slice at a time. */
   private async evaluate(sites: readonly Site[], what: MapSeries): Promise<Float64Array> {
-    const { species, method, climate } = what
+    const { species, method, climate, model } = what
     const values = new Float64Array(sites.length)
     const horizons = [what.horizon]
     // The model reads a site and keeps nothing of it, so one projected site serves every site in turn.
@@ -286,7 +291,7 @@ export class SurvivalMapService {
         const site = climate
           ? CLIMATE_FUTURES.projectSite(sites[i] as Site, climate, projected)
           : (sites[i] as Site)
-        const [prediction] = this.survivalModel.predict(site, species, method, horizons)
+        const [prediction] = model.predict(site, species, method, horizons)
         if (!prediction) throw new Error(`the model gave no prediction for ${species.code}`)
         values[i] = prediction.survivalProbability
       }

@@ -2,8 +2,10 @@ import type { IncomingMessage } from 'node:http'
 import type { Admission } from '../access/auth/access-control.ts'
 import { rateLimitHeaders } from '../access/quota/quota-guard.ts'
 import { apiError } from '../domain/errors.ts'
+import { parseInput } from '../domain/input-rules.ts'
 import type { JobOwner, JobView, ResultsPlan } from '../domain/jobs/job-service.ts'
 import type { JobFormat } from '../types.ts'
+import { JobModelQuery } from './request-schemas.ts'
 import type { KeyedRoute, RestDeps, RestResponse } from './route.ts'
 import { streamedUpload } from './streamed-upload.ts'
 
@@ -28,6 +30,7 @@ export function jobJson(job: JobView) {
     id: job.id,
     status: job.status,
     format: job.format,
+    model_version: job.modelVersion,
     rows_total: job.rowsTotal,
     rows_done: job.rowsDone,
     rows_failed: job.rowsFailed,
@@ -158,13 +161,22 @@ export const JOB_ROUTES: readonly KeyedRoute[] = [
     streamedBody: true,
     async handle(req, url, deps, admission) {
       let charged = admission
+      // model_version chooses the job's model; the other parameters are a GeoJSON upload's defaults.
+      const defaults = new URLSearchParams(url.searchParams)
+      const version = defaults.get('model_version')
+      defaults.delete('model_version')
+      const modelVersion =
+        version === null
+          ? undefined
+          : parseInput(JobModelQuery, { model_version: version }, 'query string').model_version
       const job = await deps.jobs.create(
         owner(admission),
-        streamedUpload(req, url.searchParams),
+        streamedUpload(req, defaults),
         async (cost) => {
           // The upload's own call counted one request already.
           if (cost > 1) charged = await deps.access.charge(admission, cost - 1)
         },
+        modelVersion,
       )
       return {
         status: 202,

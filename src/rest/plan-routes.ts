@@ -30,23 +30,30 @@ export const PLAN_ROUTES: readonly Route[] = [
     path: '/v1/plans/stocking',
     authenticated: true,
     alongside: true,
-    async handle(req, _url, deps) {
+    async handle(req, _url, deps, caller) {
       const body = parseInput(StockingPlanBody, await readJsonBody(req))
+      const model = await deps.models.resolve(caller.accountId, body.model_version)
       const plan = await deps.plans
-        .plan({
-          latitude: body.latitude,
-          longitude: body.longitude,
-          stand: body.stand,
-          plantingMethod: body.planting_method,
-          speciesMix: body.species_mix.map((item) => ({ speciesCode: item.species_code, share: item.share })),
-          treesPerAcre: body.trees_per_acre,
-          treesPerHectare: body.trees_per_hectare,
-          confidence: body.confidence,
-          ruleSet: body.rule_set,
-          siteClass: body.site_class,
-          targetTreesPerAcre: body.target_trees_per_acre,
-          climate: body.climate,
-        })
+        .plan(
+          {
+            latitude: body.latitude,
+            longitude: body.longitude,
+            stand: body.stand,
+            plantingMethod: body.planting_method,
+            speciesMix: body.species_mix.map((item) => ({
+              speciesCode: item.species_code,
+              share: item.share,
+            })),
+            treesPerAcre: body.trees_per_acre,
+            treesPerHectare: body.trees_per_hectare,
+            confidence: body.confidence,
+            ruleSet: body.rule_set,
+            siteClass: body.site_class,
+            targetTreesPerAcre: body.target_trees_per_acre,
+            climate: body.climate,
+          },
+          model,
+        )
         .catch((error: unknown) => {
           throw withBodyFieldNames(error)
         })

@@ -62,6 +62,9 @@ export const RankBody = z.strictObject({
   model_version: modelVersion.optional(),
 })
 
+/** POST /v1/jobs?model_version=: the model a whole job is scored with. */
+export const JobModelQuery = z.strictObject({ model_version: modelVersion })
+
 export const BatchBody = z.strictObject({
   sites: batchOf(PredictSite),
   model_version: modelVersion.optional(),
@@ -107,6 +110,7 @@ export const StockingPlanBody = z.strictObject({
   site_class: siteClassName.nullish(),
   target_trees_per_acre: treesPerAcre.nullish(),
   climate: climate.nullish(),
+  model_version: modelVersion.optional(),
 })
 
 /** POST /v1/surveys: the plots, each checked on its own so an error names its index. */

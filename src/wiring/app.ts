@@ -31,7 +31,6 @@ import { Catalogue } from '../domain/catalogue.ts'
 import { HealthMonitor, type QuotaStoreState } from '../domain/health.ts'
 import type { KeyMailerSettings } from '../domain/key-mail/key-mailer.ts'
 import { KeyService } from '../domain/key-service.ts'
-import { ModelRegistry } from '../domain/models/model-registry.ts'
 import type { IssuanceLimiter, MailSender } from '../domain/ports.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
 import { SPECIES } from '../domain/species.ts'
@@ -46,13 +45,13 @@ import { compileProxyTrust } from '../http/client-address.ts'
 import { createHttpServer, createMetricsServer } from '../http/server.ts'
 import { createRollPageHandler, ROLL_PAGE_PATH } from '../key-pages/handler.ts'
 import type { Logger } from '../logging/logger.ts'
-import { loadBaseVersions } from '../model/base-versions.ts'
 import { Metrics } from '../observability/metrics.ts'
 import { type RedisConnection, redisTarget } from '../redis/connection.ts'
 import { createRestHandler, streamsBody } from '../rest/router.ts'
 import type { SurvivalModel } from '../types.ts'
 import { createJobRuntime, type JobConfig } from './job-runtime.ts'
 import { wireKeyMail } from './key-mail.ts'
+import { modelRegistry } from './model-versions.ts'
 import { wireSurveyUploads } from './survey-uploads.ts'
 
 export type AppConfig = Pick<
@@ -200,13 +199,6 @@ function followKeyChanges(
   return follower
 }
 
-/** The shipped base versions, or only the model a test hands in (released at the epoch). */
-function modelRegistry(model: SurvivalModel | undefined): ModelRegistry {
-  if (model) return new ModelRegistry([{ model, releasedAt: new Date(0) }], model.version)
-  const shipped = loadBaseVersions(SPECIES)
-  return new ModelRegistry(shipped.versions, shipped.current)
-}
-
 /** Wires the layers together once: stores, services, the two adapters and the HTTP front door. */
 export function createApp(options: AppOptions): App {
   const { config, database, logger } = options
@@ -291,6 +283,7 @@ export function createApp(options: AppOptions): App {
     database,
     predictions,
     plans,
+    models,
     metrics,
     logger,
     now: options.now,

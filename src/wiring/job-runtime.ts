@@ -3,6 +3,7 @@ import type { Database } from '../db/connect.ts'
 import { jobStore } from '../db/store-ports.ts'
 import { JobService } from '../domain/jobs/job-service.ts'
 import { jobSettings } from '../domain/jobs/job-settings.ts'
+import type { ModelRegistry } from '../domain/models/model-registry.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
 import type { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import { JOB_FILE_FORMATS } from '../job-files/file-formats.ts'
@@ -46,6 +47,8 @@ export function createJobRuntime(options: {
   predictions: PredictionService
   /** Stands of GeoJSON jobs are planned with it. */
   plans: StockingPlanService
+  /** The model versions a job may be scored with. */
+  models: ModelRegistry
   metrics: Metrics
   logger: Logger
   now?: () => Date
@@ -82,6 +85,7 @@ export function createJobRuntime(options: {
       files: JOB_FILE_FORMATS,
       predictions: options.predictions,
       plans: options.plans,
+      models: options.models,
       now: options.now,
       onChunkScored: (rows, failed) => {
         metrics.jobRows.inc({ outcome: 'ok' }, rows - failed)

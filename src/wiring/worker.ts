@@ -9,13 +9,12 @@ import { openDatabase } from '../db/connect.ts'
 import { logReplicaStates } from '../db/read-replicas.ts'
 import { siteLookup, sitesInArea } from '../db/store-ports.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
-import { SPECIES } from '../domain/species.ts'
 import { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import { createLogger } from '../logging/logger.ts'
-import { loadSurvivalModel } from '../model/index.ts'
 import { Metrics } from '../observability/metrics.ts'
 import { queuePrefix, redisTarget } from '../redis/connection.ts'
 import { createJobRuntime } from './job-runtime.ts'
+import { modelRegistry } from './model-versions.ts'
 
 const config = loadConfig()
 const logger = createLogger({ level: config.LOG_LEVEL })
@@ -32,11 +31,21 @@ const database = await openDatabase(config, {
   onReplicaStateChange: logReplicaStates(logger),
 })
 const metrics = new Metrics()
-const model = loadSurvivalModel(SPECIES)
+const models = modelRegistry()
+const model = models.current
 const nearestSite = siteLookup(database.reads, config, metrics)
 const predictions = new PredictionService(model, nearestSite)
 const plans = new StockingPlanService(model, nearestSite, sitesInArea(database.reads, config, metrics))
-const runtime = createJobRuntime({ config, database, predictions, plans, metrics, logger, work: 'at-start' })
+const runtime = createJobRuntime({
+  config,
+  database,
+  predictions,
+  plans,
+  models,
+  metrics,
+  logger,
+  work: 'at-start',
+})
 logger.info(
   {
     concurrency: config.JOB_CONCURRENCY,

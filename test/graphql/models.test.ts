@@ -65,6 +65,8 @@ describe('modelVersion on every prediction field', () => {
     `compareMethods(input: { ${site}, speciesCode: "PSME"${version} }) { manual { survivalProbability } droneSeeded { survivalProbability } model { version } }`,
     `speciesRanking(${site}, plantingMethod: MANUAL, horizon: 5${version}) { ranking { rank survivalProbability species { code } } model { version } }`,
     `predictBatch(sites: [{ ${site}, speciesCode: "PSME", plantingMethod: "manual" }]${version}) { index error { code } prediction { predictions { survivalProbability } } }`,
+    `stockingPlan(input: { ${site}, plantingMethod: MANUAL, speciesMix: [{ speciesCode: "PSME", share: 1 }], treesPerAcre: 300${version} }) { meetsProbability horizons { horizonYears expectedTreesPerAcre } model { version } }`,
+    `survivalMap(speciesCode: "PSME", plantingMethod: MANUAL, horizon: 5, cellKm: 100${version}) { siteCount cells { h3Index meanSurvival } model { version } }`,
   ]
 
   it('pinned to the base version, each answers exactly as without a version', async () => {

@@ -22,6 +22,7 @@ const RESULT_COLUMNS = [
 interface JobBody {
   id: string
   status: string
+  model_version: string
   rows_total: number
   rows_done: number
   rows_failed: number
@@ -353,6 +354,40 @@ describe('portfolio jobs (REST, real PostgreSQL, in-process queue)', () => {
     const refused = await upload(spore, forestCsv(5))
     expect(refused.status).toBe(403)
     expect(refused.body.error.code).toBe('jobs_not_in_tier')
+  })
+
+  it('scores every row with the model version named at upload, records it, and refuses one the account cannot use', async () => {
+    const pinned = await rest(server.url, 'POST', '/v1/jobs?model_version=0.2', {
+      key: mycel,
+      raw: forestCsv(3),
+      contentType: 'text/csv',
+    })
+    expect(pinned.status, pinned.text).toBe(202)
+    const done = await finished(mycel, pinned.body.id)
+    expect(done).toMatchObject({ status: 'succeeded', model_version: '0.2' })
+    const plain = await upload(mycel, forestCsv(3))
+    expect((await finished(mycel, plain.body.id)).model_version).toBe('0.2')
+    expect((await results(mycel, pinned.body.id)).text).toBe((await results(mycel, plain.body.id)).text)
+
+    const unknown = await rest(server.url, 'POST', '/v1/jobs?model_version=9.9', {
+      key: mycel,
+      raw: forestCsv(3),
+      contentType: 'text/csv',
+    })
+    expectError(unknown, 422, 'invalid_model_version')
+    const tooLong = await rest(server.url, 'POST', `/v1/jobs?model_version=${'v'.repeat(65)}`, {
+      key: mycel,
+      raw: forestCsv(3),
+      contentType: 'text/csv',
+    })
+    expectError(tooLong, 400, 'invalid_request')
+    // The tier is checked first: a spore key is told jobs are not its tier's, whatever the version.
+    const spored = await rest(server.url, 'POST', '/v1/jobs?model_version=9.9', {
+      key: spore,
+      raw: forestCsv(3),
+      contentType: 'text/csv',
+    })
+    expectError(spored, 403, 'jobs_not_in_tier')
   })
 
   it('refuses a malformed header whole, and a body of another type', async () => {

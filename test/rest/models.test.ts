@@ -61,6 +61,15 @@ describe('model_version on every prediction path', () => {
     ['/v1/predict/compare', { ...point, species_code: 'PSME' }],
     ['/v1/predict/rank', { ...point, planting_method: 'manual', horizon: 5 }],
     ['/v1/predict/batch', { sites: [predictBody(), predictBody({ species_code: 'THPL' })] }],
+    [
+      '/v1/plans/stocking',
+      {
+        ...point,
+        planting_method: 'manual',
+        species_mix: [{ species_code: 'PSME', share: 1 }],
+        trees_per_acre: 300,
+      },
+    ],
   ]
 
   it.each(cases)(

@@ -68,7 +68,15 @@ export class FakeJobStore implements JobStore {
   }
   async outline(jobId: string) {
     const job = this.jobs.get(jobId)
-    return job ? { status: job.status, format: job.format, columns: job.columns } : null
+    return job
+      ? {
+          status: job.status,
+          format: job.format,
+          columns: job.columns,
+          accountId: job.accountId,
+          modelVersion: job.modelVersion,
+        }
+      : null
   }
   async markRunning(jobId: string, at: Date) {
     const job = this.jobs.get(jobId)

@@ -58,6 +58,7 @@ export function newJob(job: Pick<NewJob, 'id' | 'expiresAt'> & Partial<NewJob>):
     format: 'csv',
     columns: HEADER,
     chunkRows: 2,
+    modelVersion: '0.2',
     ...job,
   }
 }

@@ -83,7 +83,10 @@ export type JobResultFeature = Schemas['JobResultFeature']
  * A GeoJSON job's defaults, sent as query parameters: the value of each property a feature lacks
  * (`species_code`, `planting_method`, `horizons` as `1|5`, `period`, `scenario`, `trees_per_acre`…).
  */
-export type GeoJsonJobDefaults = NonNullable<paths['/v1/jobs']['post']['parameters']['query']>
+export type GeoJsonJobDefaults = Omit<
+  NonNullable<paths['/v1/jobs']['post']['parameters']['query']>,
+  'model_version'
+>
 
 export const JOB_MEDIA_TYPES: Record<JobFormat, string> = {
   csv: 'text/csv',
@@ -135,6 +138,8 @@ export interface CallOptions {
 export interface UploadBase extends CallOptions {
   /** Bytes sent so far, as the body streams out. */
   onProgress?: (bytesSent: number) => void
+  /** The model version every row is scored with (GET /v1/models); absent: the current base version. */
+  modelVersion?: string
 }
 
 export type UploadOptions =
@@ -271,9 +276,16 @@ export function createSurvivalClient(options: SurvivalClientOptions) {
 
   async function uploadJob(input: UploadInput, options: UploadOptions): Promise<JobAccepted> {
     const headers = { ...init(options).headers, 'Content-Type': JOB_MEDIA_TYPES[options.format] }
-    const query = options.format === 'geojson' ? options.defaults : undefined
+    const query = {
+      ...(options.format === 'geojson' ? options.defaults : {}),
+      ...(options.modelVersion ? { model_version: options.modelVersion } : {}),
+    }
     const { data } = await upload(input, options, (body) =>
-      api.POST('/v1/jobs', { ...(query ? { params: { query } } : {}), ...body, headers }),
+      api.POST('/v1/jobs', {
+        ...(Object.keys(query).length > 0 ? { params: { query } } : {}),
+        ...body,
+        headers,
+      }),
     )
     return data
   }

@@ -1026,6 +1026,8 @@ export interface components {
              * @enum {string}
              */
             format: "csv" | "ndjson" | "geojson";
+            /** @description The model version every row is scored with, chosen at upload (`GET /v1/models`). */
+            model_version: string;
             rows_total: number;
             /** @description Rows scored so far, failed ones included. */
             rows_done: number;
@@ -1582,6 +1584,7 @@ export interface components {
             /** @description A custom target, trees per acre, instead of the rule's minimum. */
             target_trees_per_acre?: number | null;
             climate?: components["schemas"]["ClimateInput"];
+            model_version?: components["schemas"]["ModelVersionInput"];
         };
         SpeciesShare: {
             species_code: components["schemas"]["SpeciesCodeInput"];
@@ -3100,7 +3103,8 @@ export interface components {
         /**
          * @description `invalid_species` (a `species_code` of the mix unrecognized), `invalid_method`
          *     (`planting_method` neither `manual` nor `drone_seeded`), `invalid_climate` (a `climate` naming
-         *     no known future: see `GET /v1/climate`), `outside_coverage` (a point, or the centre of a stand
+         *     no known future: see `GET /v1/climate`), `invalid_model_version` (a `model_version` this key's
+         *     account cannot use), `outside_coverage` (a point, or the centre of a stand
          *     with no data site inside, outside Oregon/Washington) or `no_nearby_data` (in coverage, no data
          *     point within the search radius).
          */
@@ -3129,7 +3133,7 @@ export interface components {
                  *     }
                  */
                 "application/json": {
-                    error: components["schemas"]["InvalidSpeciesError"] | components["schemas"]["InvalidMethodError"] | components["schemas"]["InvalidClimateError"] | components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"];
+                    error: components["schemas"]["InvalidSpeciesError"] | components["schemas"]["InvalidMethodError"] | components["schemas"]["InvalidClimateError"] | components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"] | components["schemas"]["InvalidModelVersionError"];
                 };
             };
         };
@@ -4143,6 +4147,13 @@ export interface operations {
                 site_class?: components["schemas"]["SiteClass"];
                 /** @description GeoJSON uploads: a custom target, trees per acre, for a stand that names none. */
                 target_trees_per_acre?: number;
+                /**
+                 * @description Any upload: the model version every row is scored with, one of `GET /v1/models`; absent:
+                 *     the current base version. Kept with the job (`model_version` in its status), so every chunk
+                 *     answers with it whenever it is scored. One the account cannot use is
+                 *     `422 invalid_model_version`, before the body is read.
+                 */
+                model_version?: string;
             };
             header?: never;
             path?: never;
@@ -4260,6 +4271,7 @@ export interface operations {
             403: components["responses"]["JobForbidden"];
             413: components["responses"]["JobTooLarge"];
             415: components["responses"]["JobUnsupportedMediaType"];
+            422: components["responses"]["ModelVersionUnprocessable"];
             429: components["responses"]["JobTooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

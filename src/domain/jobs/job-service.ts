@@ -1,6 +1,15 @@
 import { randomBytes } from 'node:crypto'
-import type { ChunkTask, JobFormat, JobRecord, Tier, TierName } from '../../types.ts'
+import type {
+  ChunkTask,
+  JobFormat,
+  JobRecord,
+  ModelInfo,
+  SurvivalModel,
+  Tier,
+  TierName,
+} from '../../types.ts'
 import { ApiError, apiError, invalidField } from '../errors.ts'
+import type { ModelRegistry } from '../models/model-registry.ts'
 import type { ChunkQueue, JobStore } from '../ports.ts'
 import type { PredictionService } from '../prediction-service.ts'
 import type { BatchItemResult } from '../prediction-types.ts'
@@ -21,6 +30,11 @@ export interface JobServiceParts {
   predictions: PredictionService
   /** Plans the stands of GeoJSON jobs. */
   plans?: StockingPlanService
+  /**
+   * The model a job's chunks are scored with, by its account and recorded version
+   * (ModelRegistry.resolve); absent, the prediction service's own.
+   */
+  models?: Pick<ModelRegistry, 'resolve'>
   now?: () => Date
   /** Told each chunk's rows once its results are written, and how many of them failed. */
   onChunkScored?: (rows: number, failed: number) => void
@@ -79,6 +93,7 @@ export class JobService {
   private readonly files: JobFileFormats
   private readonly predictions: PredictionService
   private readonly plans: StockingPlanService | undefined
+  private readonly models: Pick<ModelRegistry, 'resolve'> | undefined
   private readonly now: () => Date
   private readonly onChunkScored: (rows: number, failed: number) => void
 
@@ -91,6 +106,7 @@ export class JobService {
     this.files = parts.files
     this.predictions = parts.predictions
     this.plans = parts.plans
+    this.models = parts.models
     this.now = parts.now ?? (() => new Date())
     this.onChunkScored = parts.onChunkScored ?? (() => {})
   }
@@ -105,8 +121,17 @@ export class JobService {
    * stops it before it is accepted (a bad header, too many rows, the quota, the client gone) leaves
    * nothing behind.
    */
-  async create(owner: JobOwner, upload: StreamedUpload, charge: (requests: number) => Promise<void>) {
+  async create(
+    owner: JobOwner,
+    upload: StreamedUpload,
+    charge: (requests: number) => Promise<void>,
+    /** The model version every row is scored with (model_version); absent, the account's default. */
+    modelVersion?: string,
+  ) {
     if (!JOB_TIERS.includes(owner.tier.name)) throw apiError('jobs_not_in_tier', { tier: owner.tier.name })
+    const model: ModelInfo = this.models
+      ? await this.models.resolve(owner.accountId, modelVersion)
+      : this.predictions.model
     const id = newJobId()
     let created = false
     let chunks = 0
@@ -136,6 +161,7 @@ export class JobService {
             tier: owner.tier.name,
             format: upload.format,
             columns: columns ?? [],
+            modelVersion: model.version,
             chunkRows: this.settings.chunkRows,
             expiresAt: new Date(this.now().getTime() + this.settings.ttlMs),
           })
@@ -224,12 +250,13 @@ export class JobService {
     if (text === null) return
     const rows = JSON.parse(text) as InputRow[]
     const requests = rows.flatMap((row) => (row.q ? [row.q] : []))
-    const scored = requests.length > 0 ? await this.predictions.scoreRows(requests) : []
+    const model = this.models ? await this.models.resolve(job.accountId, job.modelVersion) : undefined
+    const scored = requests.length > 0 ? await this.predictions.scoreRows(requests, model) : []
     const rendered =
       job.format === 'geojson'
         ? this.files.renderFeatures(
             rows,
-            (await this.featureOutcomes(rows, scored))[Symbol.iterator](),
+            (await this.featureOutcomes(rows, scored, model))[Symbol.iterator](),
             task.chunkIndex,
           )
         : this.files.renderRows(job, rows, scored[Symbol.iterator]())
@@ -245,6 +272,7 @@ export class JobService {
   private async featureOutcomes(
     rows: readonly InputRow[],
     scored: Iterable<BatchItemResult>,
+    model: SurvivalModel | undefined,
   ): Promise<FeatureOutcome[]> {
     const predictions = scored[Symbol.iterator]()
     const outcomes: FeatureOutcome[] = []
@@ -257,7 +285,7 @@ export class JobService {
       } else if (row.p) {
         if (!this.plans) throw new Error('a GeoJSON job with stands needs the stocking plan service')
         try {
-          outcomes.push({ kind: 'plan', plan: await this.plans.plan(row.p) })
+          outcomes.push({ kind: 'plan', plan: await this.plans.plan(row.p, model) })
         } catch (error) {
           if (!(error instanceof ApiError)) throw error
           outcomes.push({ kind: 'plan_failed', error })

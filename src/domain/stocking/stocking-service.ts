@@ -61,7 +61,8 @@ export class StockingPlanService {
     this.model = modelInfo(survivalModel)
   }
 
-  async plan(request: StockingPlanRequest): Promise<StockingPlan> {
+  /** `model`: the version to plan with (ModelRegistry.resolve); without one, the service's own. */
+  async plan(request: StockingPlanRequest, model = this.survivalModel): Promise<StockingPlan> {
     const asked = checkedPlanRequest(request)
     const { location, mix, plantingMethod, climate, planted, confidence } = asked
 
@@ -81,7 +82,7 @@ export class StockingPlanService {
     const cap = rule.hardwoodShareCap === null ? null : rule.hardwoodShareCap * target
 
     const evaluated = climate ? sites.map((site) => CLIMATE_FUTURES.projectSite(site, climate)) : sites
-    const distributions = this.distributions(evaluated, mix, plantingMethod, rule)
+    const distributions = this.distributions(evaluated, mix, plantingMethod, rule, model)
     const horizons = HORIZONS.map((horizon) =>
       horizonOutcome(horizon, distributions[horizon], mix, planted, confidence),
     )
@@ -122,7 +123,7 @@ export class StockingPlanService {
       climate: climate ? { ...climate, dataVersion: CLIMATE_FUTURES.dataVersion } : null,
       ninetyPercentHalfWidthShare: halfWidthShare === null ? null : round(halfWidthShare, 4),
       notes: planNotes({ rule, mix, cap, climate, where, requiredTpa, halfWidthShare, target }),
-      model: this.model,
+      model: modelInfo(model),
       generatedAt: this.now(),
     }
   }
@@ -193,6 +194,7 @@ export class StockingPlanService {
     mix: readonly CheckedShare[],
     method: PlantingMethod,
     rule: StockingRule,
+    model: SurvivalModel,
   ): Record<Horizon, HorizonDistribution> {
     const logOdds = { 1: [] as Float64Array[], 3: [] as Float64Array[], 5: [] as Float64Array[] }
     for (const { species } of mix) {
@@ -202,7 +204,7 @@ export class StockingPlanService {
         5: new Float64Array(sites.length),
       }
       sites.forEach((site, j) => {
-        for (const prediction of this.survivalModel.predict(site, species, method)) {
+        for (const prediction of model.predict(site, species, method)) {
           bySite[prediction.horizonYears][j] = prediction.logOdds
         }
       })
@@ -216,7 +218,7 @@ export class StockingPlanService {
         logOddsBySite: logOdds[horizon][k] as Float64Array,
       }))
       result[horizon] = {
-        distribution: survivalDistribution(members, this.survivalModel.uncertainty),
+        distribution: survivalDistribution(members, model.uncertainty),
         speciesSurvival: members.map((member) => meanSurvival(member.logOddsBySite)),
         countsInFull: members.map((member) => member.countsInFull),
       }

@@ -26,7 +26,7 @@ import type {
 import { builder } from './builder.ts'
 import { PlantingMethodEnum, SpeciesRef } from './catalogue.ts'
 import { ClimateInput } from './climate.ts'
-import { ModelRef } from './models.ts'
+import { MODEL_VERSION_ARG, ModelRef, modelVersionRule, pinnedModel } from './models.ts'
 
 /** The plan service names its request's fields as this input does; the error names them under `input`. */
 function withGraphQLFieldNames(error: unknown): unknown {
@@ -126,6 +126,7 @@ const StockingPlanInput = builder.inputType('StockingPlanInput', {
       required: false,
       description: 'The climate to plan for; absent: today’s',
     }),
+    modelVersion: t.string({ required: false, description: MODEL_VERSION_ARG, validate: modelVersionRule }),
   }),
 })
 
@@ -367,7 +368,7 @@ builder.queryFields((t) => ({
     args: { input: t.arg({ type: StockingPlanInput, required: true, description: 'What to plan' }) },
     resolve: async (_root, { input }, ctx) => {
       try {
-        return await ctx.plans.plan(input as StockingPlanRequest)
+        return await ctx.plans.plan(input as StockingPlanRequest, await pinnedModel(ctx, input.modelVersion))
       } catch (error) {
         throw withGraphQLFieldNames(error)
       }

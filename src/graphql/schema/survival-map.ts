@@ -4,7 +4,7 @@ import type { SurvivalCell, SurvivalMap, SurvivalMapRequest } from '../../domain
 import { builder } from './builder.ts'
 import { PlantingMethodEnum, SpeciesRef } from './catalogue.ts'
 import { ClimateInput } from './climate.ts'
-import { ModelRef } from './models.ts'
+import { MODEL_VERSION_ARG, ModelRef, modelVersionRule, pinnedModel } from './models.ts'
 
 /** Whether the field being resolved selects `name` among its own fields (fragments included). */
 function selectsField(info: GraphQLResolveInfo, name: string): boolean {
@@ -136,8 +136,16 @@ builder.queryFields((t) => ({
         description:
           'The climate to map; absent or null: today’s. Under a future one each cell also gives changeFromToday (the map of today is computed too, and cached like any other)',
       }),
+      modelVersion: t.arg.string({
+        required: false,
+        description: MODEL_VERSION_ARG,
+        validate: modelVersionRule,
+      }),
     },
-    resolve: (_root, args, ctx) =>
-      ctx.maps.map({ ...args, cellKm: args.cellKm ?? DEFAULT_CELL_KM } as SurvivalMapRequest),
+    resolve: async (_root, args, ctx) =>
+      ctx.maps.map(
+        { ...args, cellKm: args.cellKm ?? DEFAULT_CELL_KM } as SurvivalMapRequest,
+        await pinnedModel(ctx, args.modelVersion),
+      ),
   }),
 }))

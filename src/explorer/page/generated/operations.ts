@@ -60,6 +60,8 @@ export type StockingPlanInput = {
   latitude?: number | null | undefined;
   /** Longitude of a point to plan for, decimal degrees */
   longitude?: number | null | undefined;
+  /** The model version to answer with (see models); absent: the current base version. One this key’s account cannot use is invalid_model_version */
+  modelVersion?: string | null | undefined;
   /** How the trees are established */
   plantingMethod: PlantingMethod;
   /** or_fpa, wa_fpa_west or wa_fpa_east; default from the location */
