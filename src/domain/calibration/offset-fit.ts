@@ -68,9 +68,9 @@ interface Design {
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
-function designOf(input: readonly CalibrationPlot[]): Design {
-  // One fixed order, so the same plots in any order give the same numbers.
-  const plots = [...input].sort(
+/** The plots in one fixed order, so the same plots in any order give the same numbers. */
+export function canonicalOrder(input: readonly CalibrationPlot[]): CalibrationPlot[] {
+  return [...input].sort(
     (a, b) =>
       compare(a.speciesCode, b.speciesCode) ||
       compare(a.plantingMethod, b.plantingMethod) ||
@@ -80,6 +80,10 @@ function designOf(input: readonly CalibrationPlot[]): Design {
       a.alive - b.alive ||
       a.ageYears - b.ageYears,
   )
+}
+
+function designOf(input: readonly CalibrationPlot[]): Design {
+  const plots = canonicalOrder(input)
   const base = emptyColumns(plots.length)
   const groupIndex = new Map<string, number>()
   const yearIndex = new Map<number, number>()

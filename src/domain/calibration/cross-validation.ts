@@ -1,0 +1,77 @@
+import { logit, sigmoid } from '../../stats/logistic.ts'
+import type { PlantingMethod } from '../../types.ts'
+import { type BaseTerms, type CalibrationPlot, canonicalOrder, fitOffsets } from './offset-fit.ts'
+
+/*
+ * Whether a calibration predicts better on plots its fit did not see: k-fold cross-validation by plot.
+ * The plots, in their canonical order, go to fold i mod k (so the folds are the same for the same
+ * plots, and each species × method is spread over them); each fold is held out in turn, the offsets
+ * fitted on the rest, and the held-out plots scored by the base prediction pᵢ and by the calibrated
+ * one, expit(logit pᵢ + δ_g): the Brier score and the log loss per tree, as the survey report's.
+ */
+
+export const CROSS_VALIDATION_FOLDS = 5
+
+export interface Scores {
+  brier: number
+  logLoss: number
+}
+
+export interface CrossValidation {
+  folds: number
+  /** Plots and trees scored: every plot, once. */
+  plots: number
+  trees: number
+  base: Scores
+  calibrated: Scores
+  /** The calibrated version's log loss is below the base's out of sample. */
+  beatsBase: boolean
+}
+
+/** Adds one plot's Brier and log-loss sums (over its trees) at probability p. */
+function score(sums: { brier: number; logLoss: number }, planted: number, alive: number, p: number) {
+  sums.brier += alive * (1 - p) ** 2 + (planted - alive) * p ** 2
+  sums.logLoss -= alive * Math.log(p) + (planted - alive) * Math.log1p(-p)
+}
+
+export function crossValidate(
+  plots: readonly CalibrationPlot[],
+  wanted: readonly { speciesCode: string; plantingMethod: PlantingMethod }[],
+  base: BaseTerms,
+  folds = CROSS_VALIDATION_FOLDS,
+): CrossValidation {
+  if (!(Number.isInteger(folds) && folds >= 2))
+    throw new RangeError(`folds must be a whole number ≥ 2, got ${folds}`)
+  if (plots.length < folds)
+    throw new RangeError(`${folds}-fold cross-validation needs at least ${folds} plots`)
+  const ordered = canonicalOrder(plots)
+  const baseSums = { brier: 0, logLoss: 0 }
+  const calibratedSums = { brier: 0, logLoss: 0 }
+  let trees = 0
+  for (let fold = 0; fold < folds; fold++) {
+    const training = ordered.filter((_, i) => i % folds !== fold)
+    const fit = fitOffsets(training, wanted, base, 0.9)
+    const offsetOf = new Map(fit.offsets.map((o) => [`${o.speciesCode}/${o.plantingMethod}`, o.offset]))
+    for (let i = fold; i < ordered.length; i += folds) {
+      const plot = ordered[i] as CalibrationPlot
+      const offset = offsetOf.get(`${plot.speciesCode}/${plot.plantingMethod}`) ?? 0
+      score(baseSums, plot.planted, plot.alive, plot.predicted)
+      score(calibratedSums, plot.planted, plot.alive, sigmoid(logit(plot.predicted) + offset))
+      trees += plot.planted
+    }
+  }
+  const per = ({ brier, logLoss }: { brier: number; logLoss: number }): Scores => ({
+    brier: brier / trees,
+    logLoss: logLoss / trees,
+  })
+  const baseScores = per(baseSums)
+  const calibrated = per(calibratedSums)
+  return {
+    folds,
+    plots: ordered.length,
+    trees,
+    base: baseScores,
+    calibrated,
+    beatsBase: calibrated.logLoss < baseScores.logLoss,
+  }
+}
