@@ -1,46 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import {
-  createRandom,
-  normalDraw,
-  type RandomSource,
-  type SimulatedSite,
-  simulateSurvey,
-  truthKey,
-} from '../../seed/survey-simulation.ts'
-import type { PlantingMethod } from '../../types.ts'
-import { survivalAtAge } from '../surveys/survival-at-age.ts'
+  BASE_TERMS as BASE,
+  calibrationSurvey,
+  SIX_YEARS,
+  TRUE_OFFSETS,
+  WANTED,
+} from '../../../test/support/calibration-surveys.ts'
+import { createRandom, type RandomSource } from '../../seed/survey-simulation.ts'
 import { crossValidate } from './cross-validation.ts'
-import type { CalibrationPlot } from './offset-fit.ts'
 
-const SPECIES = ['PSME', 'PIPO', 'TSHE', 'THPL', 'ABGR', 'PICO']
-const METHODS: readonly PlantingMethod[] = ['manual', 'drone_seeded']
-const WANTED = SPECIES.flatMap((speciesCode) =>
-  METHODS.map((plantingMethod) => ({ speciesCode, plantingMethod })),
-)
-const BASE = { plantingYearSd: 0.8, siteSd: 0.5, clumpingDispersion: 2 }
-const YEARS = [2016, 2017, 2018, 2019, 2020, 2021]
-const SITES: SimulatedSite[] = WANTED.flatMap(({ speciesCode, plantingMethod }) =>
-  Array.from({ length: 5 }, (_, i) => {
-    const drone = plantingMethod === 'drone_seeded' ? 0.25 : 0
-    const horizons = { 1: 0.92 - 0.02 * i - drone, 3: 0.82 - 0.03 * i - drone, 5: 0.74 - 0.04 * i - drone }
-    return { speciesCode, plantingMethod, predictedAt: (age: number) => survivalAtAge(horizons, age) }
-  }),
-)
-
-function dataSet(random: RandomSource, offsets: Record<string, number>): CalibrationPlot[] {
-  const plantingYearEffects = Object.fromEntries(YEARS.map((year) => [year, 0.8 * normalDraw(random)]))
-  return simulateSurvey(
-    random,
-    {
-      sites: SITES,
-      plotsPerSite: 5,
-      planted: { min: 20, max: 120 },
-      plantingYears: YEARS,
-      ageYears: { min: 0.5, max: 6 },
-    },
-    { offsets, plantingYearEffects, plotEffectSd: 0.5, clumping: 0.02 },
-  ).map((plot) => ({ ...plot, plantingYear: Number(plot.plantedOn.slice(0, 4)) }))
-}
+const dataSet = (random: RandomSource, offsets: Record<string, number>) =>
+  calibrationSurvey(random, SIX_YEARS, offsets)
 
 /** Calibrated ÷ base out-of-sample log loss over 20 data sets of 300 plots. */
 function ratios(seed: number, offsets: Record<string, number>) {
@@ -55,10 +25,7 @@ const mean = (values: readonly number[]) => values.reduce((sum, x) => sum + x, 0
 
 describe('crossValidate, 5 folds by plot, over simulated surveys', () => {
   it('where the truth differs from the base (PSME manual −0.6, PIPO drone +0.4), the calibration predicts better out of sample', () => {
-    const runs = ratios(0xcf1, {
-      [truthKey('PSME', 'manual')]: -0.6,
-      [truthKey('PIPO', 'drone_seeded')]: 0.4,
-    })
+    const runs = ratios(0xcf1, TRUE_OFFSETS)
     expect(runs.filter((run) => run.beats).length).toBeGreaterThanOrEqual(16)
     expect(mean(runs.map((run) => run.ratio))).toBeLessThan(0.995)
   })

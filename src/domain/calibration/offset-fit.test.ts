@@ -1,62 +1,27 @@
 import { describe, expect, it } from 'vitest'
 import {
-  createRandom,
-  normalDraw,
-  type RandomSource,
-  type SimulatedSite,
-  simulateSurvey,
-  truthKey,
-} from '../../seed/survey-simulation.ts'
+  BASE_TERMS as BASE,
+  calibrationSurvey,
+  SIX_YEARS,
+  TRUE_OFFSETS as TRUTH,
+  WANTED,
+} from '../../../test/support/calibration-surveys.ts'
+import { createRandom, truthKey } from '../../seed/survey-simulation.ts'
 import type { PlantingMethod } from '../../types.ts'
-import { survivalAtAge } from '../surveys/survival-at-age.ts'
-import { type CalibrationPlot, fitOffsets } from './offset-fit.ts'
+import { fitOffsets } from './offset-fit.ts'
 
 /**
- * The calibration's offsets against a stated truth: the base model plus known offsets (Douglas-fir by
- * hand −0.6, ponderosa pine by drone +0.4, every other 0), a planting-year effect drawn anew for each
- * data set (SD 0.8), a site effect (SD 0.5) and clumped counts.
+ * The calibration's offsets against a stated truth (test/support/calibration-surveys.ts): the base
+ * model plus known offsets, a planting-year effect drawn anew for each data set, a site effect and
+ * clumped counts.
  */
-const SPECIES = ['PSME', 'PIPO', 'TSHE', 'THPL', 'ABGR', 'PICO']
-const METHODS: readonly PlantingMethod[] = ['manual', 'drone_seeded']
-const WANTED = SPECIES.flatMap((speciesCode) =>
-  METHODS.map((plantingMethod) => ({ speciesCode, plantingMethod })),
-)
-const BASE = { plantingYearSd: 0.8, siteSd: 0.5, clumpingDispersion: 2 }
-const TRUTH = { [truthKey('PSME', 'manual')]: -0.6, [truthKey('PIPO', 'drone_seeded')]: 0.4 }
-
-function sitesFor(speciesCode: string, plantingMethod: PlantingMethod): SimulatedSite[] {
-  const drone = plantingMethod === 'drone_seeded' ? 0.25 : 0
-  return Array.from({ length: 5 }, (_, i) => {
-    const horizons = { 1: 0.92 - 0.02 * i - drone, 3: 0.82 - 0.03 * i - drone, 5: 0.74 - 0.04 * i - drone }
-    return { speciesCode, plantingMethod, predictedAt: (age: number) => survivalAtAge(horizons, age) }
-  })
-}
-const SITES = WANTED.flatMap(({ speciesCode, plantingMethod }) => sitesFor(speciesCode, plantingMethod))
-
-/** About 300 plots (5 a site) over `years`, each year's effect drawn from N(0, 0.8²). */
-function dataSet(random: RandomSource, years: readonly number[], offsets = TRUTH): CalibrationPlot[] {
-  const plantingYearEffects = Object.fromEntries(years.map((year) => [year, 0.8 * normalDraw(random)]))
-  const plots = simulateSurvey(
-    random,
-    {
-      sites: SITES,
-      plotsPerSite: 5,
-      planted: { min: 20, max: 120 },
-      plantingYears: years,
-      ageYears: { min: 0.5, max: 6 },
-    },
-    { offsets, plantingYearEffects, plotEffectSd: 0.5, clumping: 0.02 },
-  )
-  return plots.map((plot) => ({ ...plot, plantingYear: Number(plot.plantedOn.slice(0, 4)) }))
-}
+const dataSet = calibrationSurvey
 
 const mean = (values: readonly number[]) => values.reduce((sum, x) => sum + x, 0) / values.length
 
 describe('fitOffsets over 150 simulated data sets of 300 plots', () => {
   const random = createRandom(0xca1)
-  const fits = Array.from({ length: 150 }, () =>
-    fitOffsets(dataSet(random, [2016, 2017, 2018, 2019, 2020, 2021]), WANTED, BASE, 0.9),
-  )
+  const fits = Array.from({ length: 150 }, () => fitOffsets(dataSet(random, SIX_YEARS), WANTED, BASE, 0.9))
 
   it('the 90 % intervals of the offsets hold the true offsets in 85–95 % of cases', () => {
     let held = 0
