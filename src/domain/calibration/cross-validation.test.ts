@@ -5,7 +5,7 @@ import {
   SIX_YEARS,
   TRUE_OFFSETS,
   WANTED,
-} from '../../../test/support/calibration-surveys.ts'
+} from '../../seed/calibration-surveys.ts'
 import { createRandom, type RandomSource } from '../../seed/survey-simulation.ts'
 import { crossValidate } from './cross-validation.ts'
 

@@ -5,7 +5,7 @@ import {
   SIX_YEARS,
   TRUE_OFFSETS as TRUTH,
   WANTED,
-} from '../../../test/support/calibration-surveys.ts'
+} from '../../seed/calibration-surveys.ts'
 import { createRandom, truthKey } from '../../seed/survey-simulation.ts'
 import type { PlantingMethod } from '../../types.ts'
 import { fitOffsets } from './offset-fit.ts'

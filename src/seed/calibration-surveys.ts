@@ -1,13 +1,13 @@
-import type { CalibrationPlot } from '../../src/domain/calibration/offset-fit.ts'
-import { survivalAtAge } from '../../src/domain/surveys/survival-at-age.ts'
+import type { CalibrationPlot } from '../domain/calibration/offset-fit.ts'
+import { survivalAtAge } from '../domain/surveys/survival-at-age.ts'
+import type { PlantingMethod } from '../types.ts'
 import {
   normalDraw,
   type RandomSource,
   type SimulatedSite,
   simulateSurvey,
   truthKey,
-} from '../../src/seed/survey-simulation.ts'
-import type { PlantingMethod } from '../../src/types.ts'
+} from './survey-simulation.ts'
 
 /**
  * Survey data sets for the calibration's simulations: six species by both methods, five sites each,
