@@ -1,16 +1,14 @@
 /**
- * The typed client of the Survival Prediction API: a thin wrapper over openapi-fetch whose types come
- * from schema/openapi.yaml (./schema.ts, generated). It returns the response body, throws
+ * The typed client of the Survival Prediction API: openapi-fetch typed from schema/openapi.yaml
+ * (./schema.ts, generated; named types in ./api-types.ts). It returns the response body, throws
  * SurvivalApiError for every failure, retries 429 and 503 as `Retry-After` says (within bounds), and
- * adds the jobs helpers: a streamed upload, a poll until the job is final, and a resumable results
- * download; GeoJSON jobs (a FeatureCollection of points and stands, defaults as query parameters, results
- * as GeoJSON) have their own upload and download helpers. The streamed body (./upload-body.ts) is shared
- * by the job uploads and the survey uploads (./surveys.ts).
+ * adds the jobs helpers (streamed upload, poll, resumable download, GeoJSON jobs); the streamed body
+ * (./upload-body.ts) is shared with the survey uploads (./surveys.ts).
  */
 import { Readable } from 'node:stream'
 import createClient, { type Client } from 'openapi-fetch'
 import { isAbort, retryAfterMs, SurvivalApiError } from './errors.ts'
-import type { components, paths } from './schema.ts'
+import type { paths } from './schema.ts'
 import { surveyMethods } from './surveys.ts'
 import {
   isUploadInput,
@@ -45,73 +43,24 @@ export {
 } from './surveys.ts'
 export type { UploadInput } from './upload-body.ts'
 
-type Schemas = components['schemas']
+import {
+  type AuditQuery,
+  type BatchSite,
+  type CompareRequest,
+  type GeoJsonJobDefaults,
+  JOB_MEDIA_TYPES,
+  type Job,
+  type JobAccepted,
+  type JobFeatureCollection,
+  type JobFormat,
+  type JobResultsCollection,
+  type PredictRequest,
+  type RankRequest,
+  type SpeciesQuery,
+} from './api-types.ts'
 
-export type PredictRequest = Schemas['PredictRequest']
-/** One site of a batch: a predict body without `model_version` (the batch's applies). */
-export type BatchSite = Schemas['BatchSite']
-/** A model version of `GET /v1/models`. */
-export type ModelVersion = Schemas['ModelVersion']
-export type PredictionResponse = Schemas['PredictionResponse']
-export type CompareRequest = Schemas['CompareRequest']
-export type ComparisonResponse = Schemas['ComparisonResponse']
-export type RankRequest = Schemas['RankRequest']
-export type RankResponse = Schemas['RankResponse']
-export type BatchResponse = Schemas['BatchResponse']
-export type SpeciesQuery = NonNullable<paths['/v1/species']['get']['parameters']['query']>
-export type SpeciesListResponse = Schemas['SpeciesListResponse']
-export type MethodListResponse = Schemas['MethodListResponse']
-export type CoverageResponse = Schemas['CoverageResponse']
-export type HealthResponse = Schemas['HealthResponse']
-export type UsageResponse = Schemas['UsageResponse']
-/** `GET /v1/audit` → a page of the account's audit log, newest first, and `next_cursor`. */
-export type AuditPageResponse = Schemas['AuditPageResponse']
-export type AuditEvent = Schemas['AuditEvent']
-export type AuditQuery = NonNullable<paths['/v1/audit']['get']['parameters']['query']>
-/** `POST /v1/jobs` → 202: `{id, status, rows, links}`. */
-export type JobAccepted = Schemas['JobAccepted']
-/** `GET /v1/jobs/{id}`: status, progress, failures by code. */
-export type Job = Schemas['Job']
-export type JobFormat = Job['format']
-/** A GeoJSON job's upload: a FeatureCollection of points (predictions) and polygons (stocking plans). */
-export type JobFeatureCollection = Schemas['JobFeatureCollection']
-export type JobFeature = Schemas['JobFeature']
-/** A GeoJSON job's results (`Accept: application/geo+json`): every feature with its results as properties. */
-export type JobResultsCollection = Schemas['JobResultsCollection']
-export type JobResultFeature = Schemas['JobResultFeature']
-/**
- * A GeoJSON job's defaults, sent as query parameters: the value of each property a feature lacks
- * (`species_code`, `planting_method`, `horizons` as `1|5`, `period`, `scenario`, `trees_per_acre`…).
- */
-export type GeoJsonJobDefaults = Omit<
-  NonNullable<paths['/v1/jobs']['post']['parameters']['query']>,
-  'model_version'
->
+export * from './api-types.ts'
 
-export const JOB_MEDIA_TYPES: Record<JobFormat, string> = {
-  csv: 'text/csv',
-  ndjson: 'application/x-ndjson',
-  geojson: 'application/geo+json',
-}
-
-/** Every default a GeoJSON job takes, as the document lists them (checked against its type below). */
-export const GEOJSON_JOB_DEFAULTS = [
-  'species_code',
-  'planting_method',
-  'horizons',
-  'period',
-  'scenario',
-  'trees_per_acre',
-  'trees_per_hectare',
-  'confidence',
-  'rule_set',
-  'site_class',
-  'target_trees_per_acre',
-] as const satisfies readonly (keyof GeoJsonJobDefaults)[]
-/** Fails to compile when the document gains a default the list above lacks. */
-type UnlistedDefault = Exclude<keyof GeoJsonJobDefaults, (typeof GEOJSON_JOB_DEFAULTS)[number]>
-const allDefaultsListed: [UnlistedDefault] extends [never] ? true : never = true
-void allDefaultsListed
 const FINAL_STATUSES = new Set(['succeeded', 'failed', 'cancelled'])
 
 export interface SurvivalClientOptions {
