@@ -23,19 +23,51 @@ export interface ConditionalShift {
   slope: number
 }
 
-/** Σ nᵢ E[q] and Σ nᵢ E[q(1 − q)] at offset δ, the expectation over the normal effect of SD σ. */
+/** exp(σ xₖ) at each quadrature node, kept for the σ last asked for (a fit asks for one σ at a time). */
+let scaledFor = Number.NaN
+let scaled = new Float64Array(POINTS)
+function scaledNodes(sd: number): Float64Array {
+  if (sd !== scaledFor) {
+    const { nodes } = normalQuadrature(POINTS)
+    scaled = new Float64Array(POINTS)
+    for (let k = 0; k < POINTS; k++) scaled[k] = Math.exp(sd * (nodes[k] as number))
+    scaledFor = sd
+  }
+  return scaled
+}
+
+/** Beyond this |logit| the odds times a node's factor could overflow: each node by the stable sigmoid. */
+const ODDS_LIMIT = 300
+
+/**
+ * Σ nᵢ E[q] and Σ nᵢ E[q(1 − q)] at offset δ, the expectation over the normal effect of SD σ. The odds
+ * at node k are exp(ηᵢ) exp(σ xₖ): one exponential a plot rather than one a node.
+ */
 function expected({ planted, logits, length }: PlotColumns, shift: number, sd: number) {
   const { nodes, weights } = normalQuadrature(POINTS)
+  const factors = scaledNodes(sd)
   let alive = 0
   let slope = 0
   for (let i = 0; i < length; i++) {
     const eta = (logits[i] as number) + shift
     let mean = 0
     let spread = 0
-    for (let k = 0; k < POINTS; k++) {
-      const q = sigmoid(eta + sd * (nodes[k] as number))
-      mean += (weights[k] as number) * q
-      spread += (weights[k] as number) * q * (1 - q)
+    if (Math.abs(eta) < ODDS_LIMIT) {
+      const odds = Math.exp(eta)
+      for (let k = 0; k < POINTS; k++) {
+        const o = odds * (factors[k] as number)
+        const d = 1 + o
+        const q = o / d
+        const w = weights[k] as number
+        mean += w * q
+        spread += (w * q) / d
+      }
+    } else {
+      for (let k = 0; k < POINTS; k++) {
+        const q = sigmoid(eta + sd * (nodes[k] as number))
+        mean += (weights[k] as number) * q
+        spread += (weights[k] as number) * q * (1 - q)
+      }
     }
     const trees = planted[i] as number
     alive += trees * mean
@@ -46,18 +78,20 @@ function expected({ planted, logits, length }: PlotColumns, shift: number, sd: n
 
 /**
  * The δ with Σ nᵢ E[expit(logit pᵢ + δ + σZ)] = target (`target`: the trees alive, or N p̃ when every
- * tree lived or died, as the report fits it), by Newton's method kept inside the bracket it finds.
+ * tree lived or died, as the report fits it), by Newton's method kept inside the bracket it finds,
+ * from `start` (a fit that solves the same group again starts from its last answer).
  */
 export function conditionalShift(
   plots: PlotColumns,
   target: number,
   effectVariance: number,
+  start = 0,
 ): ConditionalShift {
   if (!(effectVariance >= 0)) throw new RangeError(`effect variance must be ≥ 0, got ${effectVariance}`)
   const sd = Math.sqrt(effectVariance)
   let low = Number.NEGATIVE_INFINITY
   let high = Number.POSITIVE_INFINITY
-  let shift = 0
+  let shift = Number.isFinite(start) ? start : 0
   for (let step = 0; step < MAX_STEPS; step++) {
     const { alive, slope } = expected(plots, shift, sd)
     const gap = target - alive

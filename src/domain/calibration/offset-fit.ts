@@ -155,7 +155,7 @@ function solveEach(
   let moved = 0
   parts.forEach(({ members }, p) => {
     const columns = shifted(design, members, held)
-    const { shift, slope } = conditionalShift(columns, targetOf(columns), siteVariance)
+    const { shift, slope } = conditionalShift(columns, targetOf(columns), siteVariance, values[p])
     moved = Math.max(moved, Math.abs(shift - (values[p] as number)))
     values[p] = shift
     slopes[p] = slope
