@@ -101,8 +101,17 @@ export interface SurveyTruth {
   plantingYearEffects?: Readonly<Record<number, number>>
   /** SD of each plot's own normal effect on the logit scale; default 0. */
   plotEffectSd?: number
-  /** Intra-plot correlation ρ of the beta-binomial counts, 0 ≤ ρ < 1; default 0 (binomial). */
+  /**
+   * Intra-plot correlation ρ of the beta-binomial counts, 0 ≤ ρ < 1, the same on every plot; default 0
+   * (binomial). A plot of n trees then has dispersion 1 + (n − 1)ρ: larger plots are more clumped.
+   */
   clumping?: number
+  /**
+   * Instead of `clumping`: one quasi-binomial dispersion φ ≥ 1 for every plot, whatever its size (the
+   * calibration's model of clumping). A plot of n trees is beta-binomial with ρ = (φ − 1)/(n − 1), so
+   * its variance is φ nμ(1 − μ); φ must stay below the fewest trees planted (ρ < 1).
+   */
+  dispersion?: number
 }
 
 export interface SimulatedPlot extends PlotObservation {
@@ -144,6 +153,20 @@ function checkDesign(design: SurveyDesign, truth: SurveyTruth): void {
   if (!(Number.isInteger(plotsPerSite) && plotsPerSite >= 0))
     throw new RangeError(`plots per site must be a whole number, got ${plotsPerSite}`)
   if (!((truth.plotEffectSd ?? 0) >= 0)) throw new RangeError('the plot effect SD must be ≥ 0')
+  if (truth.dispersion !== undefined) {
+    if (truth.clumping !== undefined)
+      throw new RangeError('state the clumping as a correlation or as a dispersion, not both')
+    if (!(truth.dispersion >= 1 && (truth.dispersion === 1 || truth.dispersion < planted.min)))
+      throw new RangeError(
+        `the dispersion must be ≥ 1 and below the fewest trees planted (${planted.min}), got ${truth.dispersion}`,
+      )
+  }
+}
+
+/** The beta-binomial ρ of a plot of `trees`: the truth's, or the one giving it the truth's dispersion. */
+function correlationOf(truth: SurveyTruth, trees: number): number {
+  if (truth.dispersion === undefined) return truth.clumping ?? 0
+  return truth.dispersion === 1 ? 0 : (truth.dispersion - 1) / (trees - 1)
 }
 
 /** `plotsPerSite` plots for each site, in the order of the sites. */
@@ -181,7 +204,7 @@ export function simulateSurvey(
         surveyedOn: isoDate(surveyedMs),
         ageYears,
         planted,
-        alive: betaBinomialDraw(random, planted, trueSurvival, truth.clumping ?? 0),
+        alive: betaBinomialDraw(random, planted, trueSurvival, correlationOf(truth, planted)),
         predicted,
         trueSurvival,
       })
