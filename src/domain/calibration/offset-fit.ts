@@ -1,9 +1,10 @@
-import { sigmoid } from '../../stats/logistic.ts'
 import type { PlantingMethod } from '../../types.ts'
 import { emptyColumns, type PlotColumns } from '../surveys/plot-columns.ts'
 import type { PlotObservation } from '../surveys/quasi-binomial.ts'
 import { conditionalShift } from './conditional-shift.ts'
 import { type PooledOffsets, poolOffsets } from './offset-pooling.ts'
+import { qProfileInterval } from './variance-intervals.ts'
+import { dispersionTerms, type MomentDesign, type PlotMoments, plotMoments } from './variance-moments.ts'
 
 /*
  * The offsets of a calibration, and the variance terms behind them, from an account's plots.
@@ -17,15 +18,19 @@ import { type PooledOffsets, poolOffsets } from './offset-pooling.ts'
  *    v_y, solve "expected survivors = survivors" over their plots with the others held, the expectation
  *    taken over the site effect (./conditional-shift.ts); the year effects are centred (weighted by
  *    trees), so an offset is relative to the average surveyed year.
- * 2. Around the fitted shares, with rᵢ = aᵢ − nᵢqᵢ and wᵢ = nᵢqᵢ(1 − qᵢ), E[rᵢ²] ≈ φ wᵢ + s² wᵢ²
- *    (delta method): φ and s² by least squares of rᵢ²/wᵢ on wᵢ, when there are MIN_PLOTS plots.
+ * 2. Around the fit, each plot's survivors have variance φ Aᵢ + s² Bᵢ (Aᵢ = nᵢ E[q(1 − q)], the
+ *    expectation over the site effect; Bᵢ its site part per unit s²): φ and s² by least squares of the
+ *    squared residuals on their expectations, allowing for what the fitted effects absorb, with a
+ *    sandwich interval for the two-step estimate (./variance-moments.ts), when there are MIN_PLOTS plots.
  * 3. The year effects' variance σ_y² by DerSimonian and Laird's moments over the fitted v_y and their
- *    sampling variances, when the plots span MIN_YEARS planting years.
+ *    sampling variances, with the Q-profile interval (./variance-intervals.ts), when the plots span
+ *    MIN_YEARS planting years.
  *    Steps 1–3 run twice: the second fit integrates over the site variance the first estimated.
  * 4. An offset is relative to the surveyed years' average effect, itself a draw of variance
  *    σ_y² Σ_y (N_y/N)²: that variance is shared by every offset and added to each. Each group's own
- *    sampling variance is Σᵢ (φ wᵢ + s² wᵢ²) / (dA/dδ)². The groups are then pooled (./offset-pooling.ts).
- * A term the plots cannot estimate keeps the base version's assumption, and says so.
+ *    sampling variance is Σᵢ (φ Aᵢ + s² Bᵢ) / (dA/dδ)². The groups are then pooled (./offset-pooling.ts).
+ * A term the plots cannot estimate keeps the base version's assumption, says so, and has no interval.
+ * Every interval is at the `level` fitOffsets is asked for.
  */
 
 export const MIN_YEARS = 3
@@ -41,6 +46,8 @@ export interface CalibrationPlot extends PlotObservation {
 export interface VarianceTerm {
   value: number
   status: 'estimated' | 'assumption'
+  /** The central interval at the fit's level for an estimated term (./variance-intervals.ts); null for an assumption. */
+  interval: [low: number, high: number] | null
 }
 
 export interface BaseTerms {
@@ -207,76 +214,83 @@ function backfit(design: Design, siteVariance: number) {
   return { offsets, effects, slopes, trees, allTrees }
 }
 
-/** φ and s² from the residuals of the fit: r²/w = φ + s² w, an ordinary least-squares line in w. */
-function plotTerms(design: Design, offsets: Float64Array, effects: Float64Array, base: BaseTerms) {
-  let n = 0
-  let sx = 0
-  let sy = 0
-  let sxx = 0
-  let sxy = 0
-  const w = new Float64Array(design.plots.length)
-  for (let i = 0; i < design.plots.length; i++) {
-    const eta =
+/** The base version's term, kept: no interval. */
+const assumed = (value: number): VarianceTerm => ({ value, status: 'assumption', interval: null })
+const estimated = ({ value, interval }: { value: number; interval: [number, number] }): VarianceTerm => ({
+  value,
+  status: 'estimated',
+  interval,
+})
+
+/**
+ * φ and s² with their intervals (./variance-moments.ts) from the plots' moments about the fitted offsets
+ * and year effects, over the s² those were fitted over; the base version's terms when the plots are
+ * too few.
+ */
+function plotTerms(
+  design: Design,
+  fit: { offsets: Float64Array; effects: Float64Array },
+  siteVariance: number,
+  base: BaseTerms,
+  level: number,
+) {
+  const logits = new Float64Array(design.plots.length)
+  for (let i = 0; i < logits.length; i++)
+    logits[i] =
       (design.base.logits[i] as number) +
-      (offsets[design.groupOf[i] as number] as number) +
-      (effects[design.yearOf[i] as number] as number)
-    const q = sigmoid(eta)
-    const trees = design.base.planted[i] as number
-    const variance = trees * q * (1 - q)
-    w[i] = variance
-    if (!(variance > 0)) continue
-    const r = (design.base.alive[i] as number) - trees * q
-    const y = (r * r) / variance
-    n += 1
-    sx += variance
-    sy += y
-    sxx += variance * variance
-    sxy += variance * y
+      (fit.offsets[design.groupOf[i] as number] as number) +
+      (fit.effects[design.yearOf[i] as number] as number)
+  const plots: MomentDesign = {
+    planted: design.base.planted,
+    alive: design.base.alive,
+    logits,
+    groupOf: design.groupOf,
+    groups: design.groups.length,
+    yearOf: design.yearOf,
+    years: design.years.length,
   }
-  const determinant = n * sxx - sx * sx
-  if (n < MIN_PLOTS || !(determinant > 1e-9 * n * sxx))
-    return {
-      w,
-      clumping: { value: base.clumpingDispersion, status: 'assumption' } as VarianceTerm,
-      site: { value: base.siteSd ** 2, status: 'assumption' } as VarianceTerm,
-    }
-  const siteVariance = (n * sxy - sx * sy) / determinant
-  const clumping = (sy - siteVariance * sx) / n
-  return {
-    w,
-    clumping: { value: Math.max(1, clumping), status: 'estimated' } as VarianceTerm,
-    site: { value: Math.max(0, siteVariance), status: 'estimated' } as VarianceTerm,
-  }
+  const moments = plotMoments(plots, siteVariance)
+  const terms = dispersionTerms(plots, moments, level, MIN_PLOTS)
+  if (!terms) return { moments, clumping: assumed(base.clumpingDispersion), site: assumed(base.siteSd ** 2) }
+  return { moments, clumping: estimated(terms.clumping), site: estimated(terms.site) }
 }
 
-/** Σ over the members of φ wᵢ + s² wᵢ²: the variance of their survivors' sum, years held. */
+/** Σ over the members of φ Aᵢ + s² Bᵢ: the variance of their survivors' sum, years held. */
 function survivorVariance(
   members: readonly number[],
-  w: Float64Array,
+  moments: PlotMoments,
   clumping: number,
   site: number,
 ): number {
   let variance = 0
-  for (const i of members) {
-    const wi = w[i] as number
-    variance += clumping * wi + site * wi * wi
-  }
+  for (const i of members)
+    variance += clumping * (moments.binomial[i] as number) + site * (moments.site[i] as number)
   return variance
 }
 
-/** σ_y² by DerSimonian and Laird over the fitted year effects and their sampling variances. */
+/**
+ * σ_y² by DerSimonian and Laird over the fitted year effects and their sampling variances, with the
+ * Q-profile interval (./variance-intervals.ts). The value stays the moment estimate: with equal sampling
+ * variances it always lies inside the interval; with very unequal ones it could in principle fall just
+ * outside (none did in 500 simulated data sets of 3 years).
+ */
 function yearVariance(
   yearVariances: readonly number[],
   effects: Float64Array,
   base: BaseTerms,
+  level: number,
 ): VarianceTerm {
-  if (effects.length < MIN_YEARS) return { value: base.plantingYearSd ** 2, status: 'assumption' }
+  if (effects.length < MIN_YEARS) return assumed(base.plantingYearSd ** 2)
   const weights = yearVariances.map((v) => 1 / v)
   const total = weights.reduce((sum, x) => sum + x, 0)
   const mean = weights.reduce((sum, x, y) => sum + x * (effects[y] as number), 0) / total
   const q = weights.reduce((sum, x, y) => sum + x * ((effects[y] as number) - mean) ** 2, 0)
   const scale = total - weights.reduce((sum, x) => sum + x * x, 0) / total
-  return { value: scale > 0 ? Math.max(0, (q - (effects.length - 1)) / scale) : 0, status: 'estimated' }
+  return {
+    value: scale > 0 ? Math.max(0, (q - (effects.length - 1)) / scale) : 0,
+    status: 'estimated',
+    interval: qProfileInterval(effects, yearVariances, level),
+  }
 }
 
 /**
@@ -292,20 +306,20 @@ export function fitOffsets(
   const design = designOf(plots)
   let siteVariance = base.siteSd ** 2
   let fit = backfit(design, siteVariance)
-  let terms = plotTerms(design, fit.offsets, fit.effects, base)
+  let terms = plotTerms(design, fit, siteVariance, base, level)
   if (terms.site.status === 'estimated') {
     siteVariance = terms.site.value
     fit = backfit(design, siteVariance)
-    terms = plotTerms(design, fit.offsets, fit.effects, base)
+    terms = plotTerms(design, fit, siteVariance, base, level)
   }
-  const { w } = terms
+  const { moments } = terms
   const clumping = terms.clumping.value
   const site = terms.site.value
   const yearSampling = design.years.map(({ members }, y) => {
     const slope = fit.slopes.years[y] as number
-    return survivorVariance(members, w, clumping, site) / (slope * slope)
+    return survivorVariance(members, moments, clumping, site) / (slope * slope)
   })
-  const year = yearVariance(yearSampling, fit.effects, base)
+  const year = yearVariance(yearSampling, fit.effects, base, level)
   let yearShare = 0
   for (const n of fit.trees) yearShare += (n / fit.allTrees) ** 2
   const shared = year.value * yearShare
@@ -315,7 +329,7 @@ export function fitOffsets(
       speciesCode,
       plantingMethod,
       estimate: fit.offsets[g] as number,
-      variance: survivorVariance(members, w, clumping, site) / (slope * slope),
+      variance: survivorVariance(members, moments, clumping, site) / (slope * slope),
       sharedVariance: shared,
       sharedDegrees: year.status === 'estimated' ? design.years.length - 1 : undefined,
     }
