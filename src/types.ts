@@ -133,8 +133,26 @@ export interface HorizonPrediction {
   readonly contributions: FactorContribution[]
   /** The first `count` of `contributions`, without building the rest. (Both may live on a prototype: copy by name, not by spread.) */
   topContributions(count: number): FactorContribution[]
-  /** The uncertainty terms of the model version that made it (its survival interval's). */
+  /**
+   * The terms of its survival interval: the model version's, and for a calibrated version with the
+   * offset's own variance added to the planting-year term (an offset's error is shared by every
+   * planting of the species and method, as a year's effect is by every site).
+   */
   readonly uncertainty: UncertaintyTerms
+  /** A calibrated version's shift of the logit, already in baselineLogOdds and logOdds; absent for a base version. */
+  readonly calibration?: CalibrationShift
+}
+
+/** How a calibrated version moved one species × method's logit, and what stands behind it. */
+export interface CalibrationShift {
+  /** Added to the base version's logit at every horizon. */
+  offset: number
+  /** The offset's central interval at `level`. */
+  interval: readonly [low: number, high: number]
+  level: number
+  /** The surveyed plots and trees of this species and method the fit saw (0: it took the pooled value). */
+  plots: number
+  trees: number
 }
 
 export interface FactorDescription {
@@ -221,9 +239,9 @@ export interface DailyUsage {
 }
 
 /**
- * What the audit log records: key changes now (issued over POST /keys, created, rotated, activated,
- * deactivated and revoked). The data holders write (surveys, calibrations, site-data versions) add
- * their own `thing.change` kinds here.
+ * What the audit log records: key changes (issued over POST /keys, created, rotated, activated,
+ * deactivated and revoked), and what holders write: surveys, calibrations and the account's default
+ * model version.
  */
 export const AUDIT_EVENT_KINDS = [
   'key.issued',
@@ -234,6 +252,8 @@ export const AUDIT_EVENT_KINDS = [
   'key.revoked',
   'survey.stored',
   'survey.deleted',
+  'model.calibrated',
+  'model.default_set',
 ] as const
 export type AuditEventKind = (typeof AUDIT_EVENT_KINDS)[number]
 

@@ -6,6 +6,7 @@ import type {
   KeyAccounts,
   KeyDirectory,
   KeyMailbox,
+  ModelVersionStore,
   NearestSiteLookup,
   SitesInArea,
   SiteTable,
@@ -50,6 +51,17 @@ import {
   takeNextKeyMail,
 } from './key-requests.ts'
 import { findKeyByHash, findKeyById, KeyStoreError, rotateKey } from './keys.ts'
+import {
+  accountDefaultVersion,
+  findCalibrationRun,
+  findModelVersion,
+  finishCalibrationRun,
+  listModelVersions,
+  recordCalibrationProgress,
+  saveModelVersion,
+  setAccountDefaultVersion,
+  startCalibrationRun,
+} from './model-versions.ts'
 import { createNearestSiteLoader, type FindNearestSites } from './nearest-site-loader.ts'
 import type { ReadPool } from './read-replicas.ts'
 import { cachedNearestSites, SiteCache } from './site-cache.ts'
@@ -71,6 +83,7 @@ import {
   touchSurveyUpload,
 } from './survey-uploads.ts'
 import {
+  calibrationPlots,
   removeSurveyPlots,
   saveSurveyPlots,
   surveyPlotPage,
@@ -229,6 +242,22 @@ export function keyMailbox(sql: Sql, config: Deadline, metrics: Metrics): KeyMai
   }
 }
 
+/** An account's calibrated model versions, its calibrations and its default version. */
+export function modelVersionStore(sql: Sql, config: Deadline, metrics: Metrics): ModelVersionStore {
+  const call = bounded(config, metrics)
+  return {
+    version: (accountId, version) => call(findModelVersion(sql, accountId, version)),
+    versions: (accountId) => call(listModelVersions(sql, accountId)),
+    save: (accountId, version, event) => call(saveModelVersion(sql, accountId, version, event)),
+    defaultVersion: (accountId) => call(accountDefaultVersion(sql, accountId)),
+    setDefault: (accountId, version, event) => call(setAccountDefaultVersion(sql, accountId, version, event)),
+    startRun: (run, staleBefore) => call(startCalibrationRun(sql, run, staleBefore)),
+    progress: (id, progress) => call(recordCalibrationProgress(sql, id, progress)),
+    finishRun: (id, outcome) => call(finishCalibrationRun(sql, id, outcome)),
+    run: (accountId, id) => call(findCalibrationRun(sql, accountId, id)),
+  }
+}
+
 /** An account's survey plots. */
 export function surveyStore(sql: Sql, config: Deadline, metrics: Metrics): SurveyStore {
   const call = bounded(config, metrics)
@@ -238,6 +267,7 @@ export function surveyStore(sql: Sql, config: Deadline, metrics: Metrics): Surve
     plot: (accountId, plotId) => call(surveysOfPlot(sql, accountId, plotId)),
     remove: (accountId, plotId, event) => call(removeSurveyPlots(sql, accountId, plotId, event)),
     reportPlots: (accountId, filter) => call(surveyReportPlots(sql, accountId, filter)),
+    calibrationPlots: (accountId, filter, version) => call(calibrationPlots(sql, accountId, filter, version)),
   }
 }
 

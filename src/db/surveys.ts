@@ -1,4 +1,9 @@
-import type { SurveyFilter, SurveyPlot, SurveyReportColumns } from '../domain/ports.ts'
+import type {
+  CalibrationPlotColumns,
+  SurveyFilter,
+  SurveyPlot,
+  SurveyReportColumns,
+} from '../domain/ports.ts'
 import type { NewAuditEvent } from '../types.ts'
 import { appendAuditEvent } from './audit.ts'
 import type { Sql } from './connect.ts'
@@ -166,6 +171,42 @@ export function removeSurveyPlots(
   })
 }
 
+/** Each plot field of a group packed end to end, in one sequence: entry i of each is the same plot. */
+const PACKED_PLOTS = `encode(string_agg(int4send(planted), ''::bytea), 'base64') AS planted,
+      encode(string_agg(int4send(alive), ''::bytea), 'base64') AS alive,
+      encode(string_agg(float8send(predicted), ''::bytea), 'base64') AS predicted,
+      encode(string_agg(float8send(age_years), ''::bytea), 'base64') AS age_years`
+
+/** The packed fields of one group as typed arrays. */
+function unpacked(row: Record<'planted' | 'alive' | 'predicted' | 'ageYears', string>) {
+  return {
+    planted: int32s(row.planted),
+    alive: int32s(row.alive),
+    predicted: float64s(row.predicted),
+    ageYears: float64s(row.ageYears),
+  }
+}
+
+// PostgreSQL breaks base64 into lines; Buffer.from skips the line breaks.
+function packed(base64: string): DataView {
+  const bytes = Buffer.from(base64, 'base64')
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+}
+
+function int32s(base64: string): Int32Array {
+  const view = packed(base64)
+  const values = new Int32Array(view.byteLength / 4)
+  for (let i = 0; i < values.length; i++) values[i] = view.getInt32(i * 4)
+  return values
+}
+
+function float64s(base64: string): Float64Array {
+  const view = packed(base64)
+  const values = new Float64Array(view.byteLength / 8)
+  for (let i = 0; i < values.length; i++) values[i] = view.getFloat64(i * 8)
+  return values
+}
+
 /**
  * The report's plots, one row per species × method with each field's values packed end to end by
  * int4send/float8send (4 or 8 bytes each, big-endian, exact): a million plots arrive as a few dozen rows
@@ -184,39 +225,52 @@ export function surveyReportPlots(
       Record<'planted' | 'alive' | 'predicted' | 'ageYears', string>)[]
   >`
     SELECT species_code, planting_method,
-      encode(string_agg(int4send(planted), ''::bytea), 'base64') AS planted,
-      encode(string_agg(int4send(alive), ''::bytea), 'base64') AS alive,
-      encode(string_agg(float8send(predicted), ''::bytea), 'base64') AS predicted,
-      encode(string_agg(float8send(age_years), ''::bytea), 'base64') AS age_years
+      ${sql.unsafe(PACKED_PLOTS)}
     FROM survey_plots WHERE ${filtered(sql, accountId, filter)}
     GROUP BY species_code, planting_method`
-  // PostgreSQL breaks base64 into lines; Buffer.from skips the line breaks.
-  const packed = (base64: string) => {
-    const bytes = Buffer.from(base64, 'base64')
-    return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  }
-  const int32s = (base64: string) => {
-    const view = packed(base64)
-    const values = new Int32Array(view.byteLength / 4)
-    for (let i = 0; i < values.length; i++) values[i] = view.getInt32(i * 4)
-    return values
-  }
-  const float64s = (base64: string) => {
-    const view = packed(base64)
-    const values = new Float64Array(view.byteLength / 8)
-    for (let i = 0; i < values.length; i++) values[i] = view.getFloat64(i * 8)
-    return values
-  }
   const columns = query.then((rows) =>
     rows.map((row) => ({
       speciesCode: row.speciesCode,
       plantingMethod: row.plantingMethod,
-      planted: int32s(row.planted),
-      alive: int32s(row.alive),
-      predicted: float64s(row.predicted),
-      ageYears: float64s(row.ageYears),
+      ...unpacked(row),
     })),
   )
   // Still cancellable, as the query itself is: the store's deadline cancels a read that outlives it.
+  return Object.assign(columns, { cancel: () => void query.cancel() })
+}
+
+/**
+ * What a calibration of `version` fits on: the filter's plots whose predictions that version made, as
+ * the report's packed columns with each plot's planting year, and how many plots the filter kept that
+ * another version predicted. One statement, so one snapshot: surveys written meanwhile are not half in.
+ */
+export function calibrationPlots(
+  sql: Sql,
+  accountId: string,
+  filter: SurveyFilter,
+  version: string,
+): Promise<CalibrationPlotColumns> & { cancel(): void } {
+  const query = sql<
+    (Pick<SurveyReportColumns, 'speciesCode' | 'plantingMethod'> & {
+      usable: boolean
+      plots: number
+    } & Record<'planted' | 'alive' | 'predicted' | 'ageYears' | 'plantingYear', string>)[]
+  >`
+    SELECT species_code, planting_method, model_version = ${version} AS usable, count(*)::int AS plots,
+      ${sql.unsafe(PACKED_PLOTS)},
+      encode(string_agg(int4send(extract(year FROM planted_on)::int4), ''::bytea), 'base64') AS planting_year
+    FROM survey_plots WHERE ${filtered(sql, accountId, filter)}
+    GROUP BY species_code, planting_method, usable`
+  const columns = query.then((rows) => ({
+    groups: rows
+      .filter((row) => row.usable)
+      .map((row) => ({
+        speciesCode: row.speciesCode,
+        plantingMethod: row.plantingMethod,
+        ...unpacked(row),
+        plantingYear: int32s(row.plantingYear),
+      })),
+    otherVersionPlots: rows.filter((row) => !row.usable).reduce((sum, row) => sum + row.plots, 0),
+  }))
   return Object.assign(columns, { cancel: () => void query.cancel() })
 }

@@ -94,17 +94,25 @@ const ERRORS = {
   not_found: {
     status: 404,
     message: (
-      p: { path: string } | { job: string } | { plot: string } | { upload: string } | { ticket: true },
+      p:
+        | { path: string }
+        | { job: string }
+        | { plot: string }
+        | { upload: string }
+        | { ticket: true }
+        | { calibration: string },
     ) =>
-      'ticket' in p
-        ? 'No such survey upload ticket: it was never issued, was used already, or expired; ask for another'
-        : 'job' in p
-          ? `No job ${p.job} belongs to this key's account`
-          : 'plot' in p
-            ? `No survey plot ${JSON.stringify(p.plot)} belongs to this key's account`
-            : 'upload' in p
-              ? `No survey upload ${JSON.stringify(p.upload)} belongs to this key's account`
-              : `No endpoint at ${p.path}`,
+      'calibration' in p
+        ? `No calibration ${JSON.stringify(p.calibration)} belongs to this key's account`
+        : 'ticket' in p
+          ? 'No such survey upload ticket: it was never issued, was used already, or expired; ask for another'
+          : 'job' in p
+            ? `No job ${p.job} belongs to this key's account`
+            : 'plot' in p
+              ? `No survey plot ${JSON.stringify(p.plot)} belongs to this key's account`
+              : 'upload' in p
+                ? `No survey upload ${JSON.stringify(p.upload)} belongs to this key's account`
+                : `No endpoint at ${p.path}`,
   },
   jobs_not_in_tier: {
     status: 403,
@@ -120,6 +128,16 @@ const ERRORS = {
     status: 422,
     message: (p: { upload: string; refused: number; rows: number }) =>
       `${p.refused.toLocaleString('en-US')} of the upload's ${p.rows.toLocaleString('en-US')} rows were refused, so nothing was stored. details.refused lists the first; GET /v1/surveys/uploads/${p.upload} lists them all. Fix them, or send again with ?skip_invalid=true to store the valid rows`,
+  },
+  calibration_running: {
+    status: 409,
+    message: (p: { calibration: string }) =>
+      `A calibration of this account is running (${p.calibration}); an account runs one at a time. Poll GET /v1/models/calibrations/${p.calibration} and start the next when it has finished`,
+  },
+  not_enough_surveys: {
+    status: 422,
+    message: (p: { plots: number; needed: number }) =>
+      `The filter keeps ${p.plots.toLocaleString('en-US')} surveyed plot${p.plots === 1 ? '' : 's'} the base version predicted; a calibration needs at least ${p.needed}. Send more surveys (POST /v1/surveys) or widen the filter`,
   },
   job_not_finished: {
     status: 409,

@@ -263,6 +263,15 @@ export interface SurveyStore {
   remove(accountId: string, plotId: string | null, event: NewAuditEvent): Promise<number>
   /** The plots the filter keeps, one entry per species × method that has any: none when it keeps none. */
   reportPlots(accountId: string, filter: SurveyFilter): Promise<SurveyReportColumns[]>
+  /** The plots the filter keeps that `version` predicted, with their planting years (one snapshot). */
+  calibrationPlots(accountId: string, filter: SurveyFilter, version: string): Promise<CalibrationPlotColumns>
+}
+
+/** What a calibration reads of an account's plots. */
+export interface CalibrationPlotColumns {
+  groups: (SurveyReportColumns & { plantingYear: Int32Array })[]
+  /** Plots the filter kept whose predictions another model version made. */
+  otherVersionPlots: number
 }
 
 /** One row of a survey upload that was refused: its number (1 = first data row or feature), field and reason. */
@@ -407,4 +416,55 @@ export interface ChunkQueue {
   /** Chunks waiting or being scored (for the queue-depth metric). */
   depth(): Promise<number>
   close(): Promise<void>
+}
+
+/** A calibrated model version as kept: its fit's JSON, exactly as written. */
+export interface StoredModelVersion {
+  version: string
+  parent: string
+  /** The fit's JSON; its SHA-256 names the version. */
+  fit: string
+  createdAt: Date
+}
+
+export type CalibrationRunStatus = 'running' | 'succeeded' | 'failed'
+
+/** A calibration asked for: running, or finished with a version or an error. */
+export interface CalibrationRun {
+  id: string
+  accountId: string
+  status: CalibrationRunStatus
+  filter: SurveyFilter
+  stagesDone: number
+  stages: number
+  /** The plots it fits on, once they are read. */
+  plots: number | null
+  version: string | null
+  error: { code: string; message: string } | null
+  createdAt: Date
+  heartbeatAt: Date
+  finishedAt: Date | null
+}
+
+export type CalibrationRunOutcome = { version: string } | { error: { code: string; message: string } }
+
+/** Where calibrated versions, calibrations and account defaults are kept (PostgreSQL). */
+export interface ModelVersionStore {
+  version(accountId: string, version: string): Promise<StoredModelVersion | null>
+  versions(accountId: string): Promise<StoredModelVersion[]>
+  /** Keeps the version (and appends `event`) unless the account has it already; the version as kept. */
+  save(
+    accountId: string,
+    version: Omit<StoredModelVersion, 'createdAt'>,
+    event: NewAuditEvent,
+  ): Promise<StoredModelVersion>
+  defaultVersion(accountId: string): Promise<string | null>
+  setDefault(accountId: string, version: string | null, event: NewAuditEvent): Promise<void>
+  startRun(
+    run: { id: string; accountId: string; filter: SurveyFilter; stages: number },
+    staleBefore: Date,
+  ): Promise<{ started: CalibrationRun } | { running: CalibrationRun }>
+  progress(id: string, progress: { stagesDone: number; plots: number | null }): Promise<void>
+  finishRun(id: string, outcome: CalibrationRunOutcome): Promise<void>
+  run(accountId: string, id: string): Promise<CalibrationRun | null>
 }

@@ -1,4 +1,5 @@
 import type {
+  CalibrationShift,
   Coordinates,
   FactorContribution,
   Horizon,
@@ -112,6 +113,8 @@ export interface RankedSpecies {
   nativeRange: boolean
   /** The factor with the largest effect on this prediction (largest magnitude; ties by factor key). */
   topFactor: FactorContribution
+  /** A calibrated version's shift for this species; absent for a base version. */
+  calibration?: CalibrationShift
 }
 
 export interface SpeciesRanking {

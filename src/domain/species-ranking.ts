@@ -29,7 +29,12 @@ export function rankSpecies(
     const [prediction] = model.predict(site, candidate, method, [horizon])
     const topFactor = prediction?.topContributions(1)[0] as FactorContribution | undefined
     if (!prediction || !topFactor) throw new Error(`the model gave no prediction for ${candidate.code}`)
-    return { species: candidate, survivalProbability: prediction.survivalProbability, topFactor }
+    return {
+      species: candidate,
+      survivalProbability: prediction.survivalProbability,
+      topFactor,
+      calibration: prediction.calibration,
+    }
   })
   evaluated.sort((a, b) => b.survivalProbability - a.survivalProbability || byCode(a.species, b.species))
   return evaluated.map((entry, index) => ({
@@ -38,5 +43,6 @@ export function rankSpecies(
     survivalProbability: entry.survivalProbability,
     nativeRange: isInNativeRange(entry.species, site),
     topFactor: entry.topFactor,
+    ...(entry.calibration ? { calibration: entry.calibration } : {}),
   }))
 }

@@ -1,9 +1,11 @@
 import type { IncomingMessage } from 'node:http'
 import { createYoga, type YogaServerInstance } from 'graphql-yoga'
 import type { AccessControl } from '../access/auth/access-control.ts'
+import type { CalibrationService } from '../domain/calibration/calibration-service.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { HealthMonitor } from '../domain/health.ts'
 import type { KeyService } from '../domain/key-service.ts'
+import type { DefaultVersions } from '../domain/models/default-version.ts'
 import type { ModelRegistry } from '../domain/models/model-registry.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
 import type { StockingPlanService } from '../domain/stocking/stocking-service.ts'
@@ -39,6 +41,8 @@ export interface GatewayDeps {
   /** Bulk survey uploads, read back by surveyUpload. */
   surveyUploads: SurveyUploadService
   models: ModelRegistry
+  calibrations: CalibrationService
+  defaultVersions: DefaultVersions
   /** Tickets to stream an upload (surveyUploadTicket). */
   surveyUploadTickets: SurveyUploadTickets
   logger: Logger
@@ -121,6 +125,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
         surveyUploads: deps.surveyUploads,
         surveyUploadTickets: deps.surveyUploadTickets,
         models: deps.models,
+        calibrations: deps.calibrations,
+        defaultVersions: deps.defaultVersions,
       }
     },
     plugins: [

@@ -27,6 +27,18 @@ const contribution: fc.Arbitrary<FactorContribution> = fc.record({
   magnitude: anyNumber,
 })
 
+/** A calibrated version's shift, or none (a base version's answer). */
+const shift = fc.option(
+  fc.record({
+    offset: anyNumber,
+    interval: fc.tuple(anyNumber, anyNumber),
+    level: anyNumber,
+    plots: fc.nat(),
+    trees: fc.nat(),
+  }),
+  { nil: undefined },
+)
+
 const horizon: fc.Arbitrary<HorizonPrediction> = fc
   .record({
     horizonYears: fc.constantFrom<Horizon>(1, 3, 5),
@@ -34,6 +46,7 @@ const horizon: fc.Arbitrary<HorizonPrediction> = fc
     baselineLogOdds: anyNumber,
     logOdds: anyNumber,
     contributions: fc.array(contribution, { maxLength: 6 }),
+    calibration: shift,
   })
   .map((fields) => ({
     ...fields,

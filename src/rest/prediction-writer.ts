@@ -2,8 +2,8 @@ import type { ClimateDeltas, ClimateProjection } from '../domain/climate.ts'
 import { errorEnvelope } from '../domain/errors.ts'
 import type { BatchItemResult, Prediction } from '../domain/prediction-types.ts'
 import { type EncodedJson, encodedText, JsonEncoder } from '../http-body/json.ts'
-import type { FactorContribution, HorizonPrediction, ModelInfo, Species } from '../types.ts'
-import { climateProjectionJson, RISK_FACTORS_SHOWN } from './responses.ts'
+import type { CalibrationShift, FactorContribution, HorizonPrediction, ModelInfo, Species } from '../types.ts'
+import { calibrationJson, climateProjectionJson, RISK_FACTORS_SHOWN } from './responses.ts'
 
 /*
  * The /v1 prediction answer written straight to UTF-8 bytes, byte for byte what
@@ -120,6 +120,20 @@ function ending(p: Prediction, afterPredictions: boolean, inBatch: boolean): Uin
   return lastEnding.endings[variant]
 }
 
+/** `,"calibration":{…}` per calibrated species × method (its shift object is made once per version). */
+const calibrationTexts = new WeakMap<CalibrationShift, Uint8Array>()
+
+function calibrationText(shift: CalibrationShift): Uint8Array {
+  let text = calibrationTexts.get(shift)
+  if (text === undefined) {
+    text = bytesOf(`,"calibration":${JSON.stringify(calibrationJson(shift))}`)
+    calibrationTexts.set(shift, text)
+  }
+  return text
+}
+
+const PREDICTIONS_END = bytesOf(']')
+
 /** Everything of a climate block but the projected attributes, per future and zone (whose deltas object it is). */
 const climateOpenings = new WeakMap<ClimateDeltas, Uint8Array>()
 
@@ -195,7 +209,12 @@ function writePrediction(out: JsonEncoder, p: Prediction, inBatch: boolean): voi
     }
     out.writeBytes(CLIMATE_END)
   }
-  out.writeBytes(ending(p, !p.climate, inBatch))
+  const shift = p.predictions[0]?.calibration
+  if (shift) {
+    if (!p.climate) out.writeBytes(PREDICTIONS_END)
+    out.writeBytes(calibrationText(shift))
+  }
+  out.writeBytes(ending(p, !p.climate && !shift, inBatch))
 }
 
 /** The /v1/predict answer as text. */

@@ -132,6 +132,17 @@ const surveyFilterFields = {
   surveyed_to: surveyDateBound.optional(),
 }
 
+/** POST /v1/models/calibrations: the surveys to fit on, filtered as the report filters them (bbox also as an array). */
+export const CalibrationBody = z.strictObject({
+  ...surveyFilterFields,
+  bbox: z.preprocess((value) => (Array.isArray(value) ? value.join(',') : value), bbox).optional(),
+})
+
+/** PUT /v1/models/default: a version of GET /v1/models, or null for the current base version. */
+export const DefaultModelBody = z.strictObject({
+  model_version: modelVersion.nullable(),
+})
+
 /** GET /v1/surveys/report: the list's filters. */
 export const SurveyReportQuery = z.strictObject(surveyFilterFields)
 

@@ -8,7 +8,14 @@ import {
 } from '../domain/climate.ts'
 import type { KeyUsage } from '../domain/key-service.ts'
 import type { Comparison, MatchedSite, Prediction, SpeciesRanking } from '../domain/prediction-types.ts'
-import type { FactorContribution, HorizonPrediction, IssuedKey, ModelInfo, Species } from '../types.ts'
+import type {
+  CalibrationShift,
+  FactorContribution,
+  HorizonPrediction,
+  IssuedKey,
+  ModelInfo,
+  Species,
+} from '../types.ts'
 
 /**
  * Domain results → the API contract's /v1 JSON (snake_case). Field sets are exactly the contract's; where the contract
@@ -39,6 +46,23 @@ function horizonJson(horizon: HorizonPrediction) {
     survival_probability: horizon.survivalProbability,
     risk_factors: horizon.topContributions(RISK_FACTORS_SHOWN).map(riskFactorJson),
   }
+}
+
+/** A calibrated version's shift of one species × method (docs/models.md); the same at every horizon. */
+export function calibrationJson(shift: CalibrationShift) {
+  return {
+    offset: shift.offset,
+    interval: [shift.interval[0], shift.interval[1]],
+    interval_level: shift.level,
+    plots: shift.plots,
+    trees: shift.trees,
+  }
+}
+
+/** `{calibration}` when a calibrated version made the horizons, else nothing. */
+function calibrationOf(horizons: readonly HorizonPrediction[]) {
+  const shift = horizons[0]?.calibration
+  return shift ? { calibration: calibrationJson(shift) } : {}
 }
 
 export function modelJson(model: ModelInfo) {
@@ -104,6 +128,7 @@ export function predictionJson(p: Prediction) {
     planting_method: p.plantingMethod,
     predictions: p.predictions.map(horizonJson),
     ...(p.climate ? { climate: climateProjectionJson(p.climate) } : {}),
+    ...calibrationOf(p.predictions),
     model: modelJson(p.model),
     generated_at: p.generatedAt.toISOString(),
   }
@@ -122,6 +147,14 @@ export function comparisonJson(c: Comparison) {
       difference: d.difference,
     })),
     ...(c.climate ? { climate: climateProjectionJson(c.climate) } : {}),
+    ...(c.manual[0]?.calibration && c.droneSeeded[0]?.calibration
+      ? {
+          calibration: {
+            manual: calibrationJson(c.manual[0].calibration),
+            drone_seeded: calibrationJson(c.droneSeeded[0].calibration),
+          },
+        }
+      : {}),
     model: modelJson(c.model),
     generated_at: c.generatedAt.toISOString(),
   }
@@ -139,6 +172,7 @@ export function rankingJson(r: SpeciesRanking) {
       survival_probability: entry.survivalProbability,
       native_range: entry.nativeRange,
       top_factor: riskFactorJson(entry.topFactor),
+      ...(entry.calibration ? { calibration: calibrationJson(entry.calibration) } : {}),
     })),
     ...(r.climate ? { climate: climateProjectionJson(r.climate) } : {}),
     model: modelJson(r.model),

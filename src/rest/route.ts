@@ -2,11 +2,13 @@ import type { IncomingMessage } from 'node:http'
 import type { AccessControl, Admission } from '../access/auth/access-control.ts'
 import type { Caller } from '../access/caller.ts'
 import type { AuditService } from '../domain/audit-service.ts'
+import type { CalibrationService } from '../domain/calibration/calibration-service.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { HealthMonitor } from '../domain/health.ts'
 import type { JobService } from '../domain/jobs/job-service.ts'
 import type { SporeKeyRequests } from '../domain/key-mail/spore-key-requests.ts'
 import type { KeyService } from '../domain/key-service.ts'
+import type { DefaultVersions } from '../domain/models/default-version.ts'
 import type { ModelRegistry } from '../domain/models/model-registry.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
 import type { StockingPlanService } from '../domain/stocking/stocking-service.ts'
@@ -35,6 +37,8 @@ export interface RestDeps {
   surveyUploadTickets: SurveyUploadTickets
   /** The model versions an account may answer with, and which one a request gets. */
   models: ModelRegistry
+  calibrations: CalibrationService
+  defaultVersions: DefaultVersions
   /** Free spore keys by email; null while they are off (DATABASE_URL and no SMTP_URL). */
   keyRequests: SporeKeyRequests | null
 }
@@ -53,7 +57,7 @@ export interface RestResponse {
 type Params = Record<string, string>
 
 export interface KeyedRoute {
-  method: 'GET' | 'POST' | 'DELETE'
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
   /** May hold `{name}` segments, e.g. /v1/jobs/{id}. */
   path: string
   authenticated: true

@@ -15,10 +15,13 @@ import {
   requestContext,
   TIERS,
 } from '../../test/support/fakes.ts'
+import { MemoryModelVersionStore } from '../../test/support/model-version-fakes.ts'
 import { AuditService } from '../domain/audit-service.ts'
+import { CalibrationService, fitHere } from '../domain/calibration/calibration-service.ts'
 import { Catalogue } from '../domain/catalogue.ts'
 import { StoreUnavailableError } from '../domain/errors.ts'
 import { HealthMonitor } from '../domain/health.ts'
+import { DefaultVersions } from '../domain/models/default-version.ts'
 import { ModelRegistry } from '../domain/models/model-registry.ts'
 import type {
   NearestSiteLookup,
@@ -93,6 +96,7 @@ const noSurveyStore: SurveyStore = {
   plot: async () => [],
   remove: async () => 0,
   reportPlots: async () => [],
+  calibrationPlots: async () => ({ groups: [], otherVersionPlots: 0 }),
 }
 
 /** Uploads are tested over PostgreSQL (test/rest/survey-uploads.test.ts); here none is kept. */
@@ -113,6 +117,8 @@ const noSurveyUploadTicketStore: SurveyUploadTicketStore = {
   sweep: async () => 0,
 }
 
+const TEST_KEY = 'router-test-address-hash-key-0000000'
+
 function setup({
   lookup = new FakeSiteLookup(),
   directory = new FakeKeyDirectory(),
@@ -120,6 +126,8 @@ function setup({
 }: Setup = {}) {
   const { logger, entries } = recordingLogger()
   const predictions = new PredictionService(model, lookup, () => NOW)
+  const versions = new MemoryModelVersionStore(() => NOW)
+  const models = new ModelRegistry([{ model, releasedAt: new Date(0) }], model.version, versions)
   const handle = createRestHandler(
     {
       predictions,
@@ -134,21 +142,18 @@ function setup({
       }),
       access: accessControlOver(directory, () => NOW),
       keys: keyServiceOver(directory, () => NOW),
-      surveys: new SurveyService(
-        noSurveyStore,
-        predictions,
-        'router-test-address-hash-key-0000000',
-        () => NOW,
-      ),
+      surveys: new SurveyService(noSurveyStore, predictions, TEST_KEY, () => NOW),
       surveyUploads: new SurveyUploadService(
         noSurveyUploadStore,
         surveyFileFormats,
         predictions,
-        'router-test-address-hash-key-0000000',
+        TEST_KEY,
         () => NOW,
       ),
       surveyUploadTickets: new SurveyUploadTickets(noSurveyUploadTicketStore, () => NOW),
-      models: new ModelRegistry([{ model, releasedAt: new Date(0) }], model.version),
+      models,
+      calibrations: new CalibrationService(models.current, versions, noSurveyStore, fitHere, TEST_KEY),
+      defaultVersions: new DefaultVersions(models, versions, TEST_KEY),
       // No test here posts to /keys (test/rest/key-requests.test.ts does, over PostgreSQL and SMTP).
       keyRequests: null,
       audit: new AuditService(new MemoryAuditLog(() => NOW)),
@@ -181,7 +186,7 @@ describe('route matching', () => {
   it('serves every route of the table at its path, with or without a trailing slash', async () => {
     const { send, directory } = setup()
     const { key } = directory.issue('mycel')
-    // Routes with `{…}` segments are reached with an id: no such job, plot or upload → 404 not_found from its
+    // Routes with `{…}` segments are reached with an id: no such job, plot, upload or calibration → 404 not_found from its
     // service; a model version that exists → 200.
     for (const route of ROUTES.filter((r) => r.method === 'GET')) {
       const concrete = route.path
@@ -195,7 +200,7 @@ describe('route matching', () => {
         expect(res.status, path).toBe(missing ? 404 : 200)
         if (missing)
           expect((res.json as { error: { message: string } }).error.message).toMatch(
-            /No job job_0000|No survey plot "plot-0"|No survey upload "upl_0000/,
+            /No job job_0000|No survey plot "plot-0"|No survey upload "upl_0000|No calibration "job_0000/,
           )
         expect(context.route).toBe(route.path)
       }

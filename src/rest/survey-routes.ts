@@ -49,7 +49,7 @@ export function surveyPlotJson(plot: SurveyPlot) {
   }
 }
 
-function filterOf(query: {
+export function filterOf(query: {
   species_code?: string
   planting_method?: string
   bbox?: readonly [number, number, number, number]

@@ -19,6 +19,7 @@ import {
   databaseProbe,
   keyAccounts,
   keyDirectory,
+  modelVersionStore,
   siteCache,
   siteLookup,
   sitesInArea,
@@ -27,10 +28,12 @@ import {
   usageLedger,
 } from '../db/store-ports.ts'
 import { AuditService } from '../domain/audit-service.ts'
+import { CalibrationService } from '../domain/calibration/calibration-service.ts'
 import { Catalogue } from '../domain/catalogue.ts'
 import { HealthMonitor, type QuotaStoreState } from '../domain/health.ts'
 import type { KeyMailerSettings } from '../domain/key-mail/key-mailer.ts'
 import { KeyService } from '../domain/key-service.ts'
+import { DefaultVersions } from '../domain/models/default-version.ts'
 import type { IssuanceLimiter, MailSender } from '../domain/ports.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
 import { SPECIES } from '../domain/species.ts'
@@ -49,6 +52,7 @@ import { Metrics } from '../observability/metrics.ts'
 import { type RedisConnection, redisTarget } from '../redis/connection.ts'
 import { createRestHandler, streamsBody } from '../rest/router.ts'
 import type { SurvivalModel } from '../types.ts'
+import { fitInThread } from './calibration-thread.ts'
 import { createJobRuntime, type JobConfig } from './job-runtime.ts'
 import { wireKeyMail } from './key-mail.ts'
 import { modelRegistry } from './model-versions.ts'
@@ -202,10 +206,11 @@ function followKeyChanges(
 /** Wires the layers together once: stores, services, the two adapters and the HTTP front door. */
 export function createApp(options: AppOptions): App {
   const { config, database, logger } = options
-  const models = modelRegistry(options.model)
-  const model = models.current
   const now = options.now ?? (() => new Date())
   const metrics = new Metrics()
+  const versionStore = modelVersionStore(database.sql, config, metrics)
+  const models = modelRegistry(options.model, versionStore)
+  const model = models.current
   // One connection for the request counters: the daily quota and the issuance counters beside it.
   const redis = redisTarget(config)
   const counters =
@@ -265,6 +270,18 @@ export function createApp(options: AppOptions): App {
     config.ADDRESS_HASH_KEY,
     now,
   )
+  const calibrations = new CalibrationService(
+    models.current,
+    versionStore,
+    surveyStore(database.sql, config, metrics),
+    fitInThread,
+    config.ADDRESS_HASH_KEY,
+    {
+      onError: (error, run) =>
+        logger.error({ err: error, calibration: run.id }, 'calibration failed: nothing was kept'),
+    },
+  )
+  const defaultVersions = new DefaultVersions(models, versionStore, config.ADDRESS_HASH_KEY)
   const surveyUploads = wireSurveyUploads({
     config,
     database,
@@ -308,6 +325,8 @@ export function createApp(options: AppOptions): App {
     surveyUploads: surveyUploads.uploads,
     surveyUploadTickets: surveyUploads.tickets,
     models,
+    calibrations,
+    defaultVersions,
     logger,
     graphiql: config.GRAPHIQL,
     demoKey: options.demoKey,
@@ -326,6 +345,8 @@ export function createApp(options: AppOptions): App {
         surveyUploads: surveyUploads.uploads,
         surveyUploadTickets: surveyUploads.tickets,
         models,
+        calibrations,
+        defaultVersions,
         keyRequests: keyMail.requests,
         audit,
         jobs: jobRuntime.jobs,
@@ -390,6 +411,7 @@ export function createApp(options: AppOptions): App {
         keyChanges?.close(),
         keyMail.close(),
         surveyUploads.close(),
+        calibrations.settle(),
       ])
     },
   }

@@ -7,7 +7,7 @@
 import { loadConfig } from '../config/config.ts'
 import { openDatabase } from '../db/connect.ts'
 import { logReplicaStates } from '../db/read-replicas.ts'
-import { siteLookup, sitesInArea } from '../db/store-ports.ts'
+import { modelVersionStore, siteLookup, sitesInArea } from '../db/store-ports.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
 import { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import { createLogger } from '../logging/logger.ts'
@@ -31,7 +31,7 @@ const database = await openDatabase(config, {
   onReplicaStateChange: logReplicaStates(logger),
 })
 const metrics = new Metrics()
-const models = modelRegistry()
+const models = modelRegistry(undefined, modelVersionStore(database.sql, config, metrics))
 const model = models.current
 const nearestSite = siteLookup(database.reads, config, metrics)
 const predictions = new PredictionService(model, nearestSite)

@@ -476,6 +476,8 @@ describe('reference queries', () => {
         'surveyUpload',
         // Covered by models.test.ts.
         'models',
+        // Covered by calibrations.test.ts.
+        'calibration',
       ].sort(),
     )
     expect(predictInput(FOREST_POINTS.coastRange)).toContain('MANUAL')

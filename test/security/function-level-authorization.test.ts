@@ -28,7 +28,8 @@ import {
  * OWASP API5, broken function level authorization. The operator's key actions (create a key of any
  * tier, activate, deactivate, revoke, list) exist only in the keys CLI, which talks to PostgreSQL
  * directly: the HTTP server has no route, GraphQL field or module that could perform them. The only
- * GraphQL writes are the caller's own field surveys, on the account of the key that sends them.
+ * GraphQL writes are the caller's own field surveys, their calibrations and the default model version,
+ * on the account of the key that sends them.
  */
 
 /** Every route the REST router serves. A new one must be added here, after asking who may call it. */
@@ -45,6 +46,7 @@ const SERVED = [
   'GET /v1/jobs/{id}/results',
   'GET /v1/methods',
   'GET /v1/models',
+  'GET /v1/models/calibrations/{id}',
   'GET /v1/models/{version}',
   'GET /v1/openapi.json',
   'GET /v1/species',
@@ -56,6 +58,7 @@ const SERVED = [
   'POST /keys',
   'POST /v1/jobs',
   'POST /v1/keys/rotate',
+  'POST /v1/models/calibrations',
   'POST /v1/plans/stocking',
   'POST /v1/predict',
   'POST /v1/predict/batch',
@@ -64,15 +67,19 @@ const SERVED = [
   'POST /v1/surveys',
   'POST /v1/surveys/uploads',
   'POST /v1/surveys/uploads/tickets/{ticket}',
+  'PUT /v1/models/default',
 ]
 
 /**
- * Every GraphQL write: the caller's own field surveys, and a ticket to upload more of them. A new one
- * must be added here, after asking who may call it.
+ * Every GraphQL write: the caller's own field surveys, a ticket to upload more of them, a calibration
+ * of them, and the account's default model version. A new one must be added here, after asking who
+ * may call it.
  */
 const MUTATIONS = {
+  calibrateModel: ['filter'],
   deleteAllSurveys: ['confirm'],
   deleteSurveyPlot: ['plotId'],
+  setDefaultModel: ['modelVersion'],
   storeSurveys: ['plots'],
   surveyUploadTicket: ['skipInvalid'],
 }
@@ -118,7 +125,7 @@ describe('API5: what the HTTP server routes', () => {
     expect(routes.filter((route) => /keys/.test(route))).toEqual(['POST /keys', 'POST /v1/keys/rotate'])
   })
 
-  it('GraphQL writes only the caller’s surveys: the mutation root holds exactly the survey writes, none naming an account or key', () => {
+  it('GraphQL writes only the caller’s own data: the mutation root holds exactly the survey and model writes, none naming an account or key', () => {
     expect(schema.getSubscriptionType()).toBeFalsy()
     const mutations = Object.values(schema.getMutationType()?.getFields() ?? {})
     // Exactly these fields and arguments: the account written to can only be the admitted key's.
@@ -141,6 +148,7 @@ describe('API5: what the HTTP server routes', () => {
   it('every GraphQL query field only reads', () => {
     const fields = Object.keys(schema.getQueryType()?.getFields() ?? {}).sort()
     expect(fields).toEqual([
+      'calibration',
       'climateScenarios',
       'compareMethods',
       'coverage',
@@ -430,6 +438,8 @@ describe('API5: operator actions over HTTP find nothing', () => {
       ['deleteSurveyPlot', 'mutation { deleteSurveyPlot(plotId: "mine") }', {}],
       ['deleteAllSurveys', 'mutation { deleteAllSurveys(confirm: true) }', {}],
       ['surveyUploadTicket', 'mutation { surveyUploadTicket { path } }', {}],
+      ['calibrateModel', 'mutation { calibrateModel { id } }', {}],
+      ['setDefaultModel', 'mutation { setDefaultModel(modelVersion: null) { version } }', {}],
     ]
     expect(writes.map(([name]) => name).sort()).toEqual(Object.keys(MUTATIONS))
     for (const [name, document, variables] of writes) {

@@ -25,6 +25,11 @@ export interface paths {
          *     `422 invalid_method`; coordinates outside Oregon/Washington are `422 outside_coverage`;
          *     coordinates in coverage with no data point within the search radius (urban, agricultural or
          *     water areas) are `422 no_nearby_data`.
+         *
+         *     An answer made by one of the account's calibrated versions (named by `model_version`, or the
+         *     account's default) also carries `calibration`: the offset the version adds to its parent's
+         *     logit for this species and method, its interval, and the surveyed plots behind it. The risk
+         *     factors stay the parent's. Base versions' answers have no `calibration`.
          */
         post: operations["predict"];
         delete?: never;
@@ -49,7 +54,8 @@ export interface paths {
          *     `difference = manual − drone_seeded` (positive when hand planting survives better).
          *     No `planting_method` is sent (sending one is `400 invalid_request`, unknown field). Body rules,
          *     `horizons` and the 422 codes are as for `POST /v1/predict`, except that there is no
-         *     `invalid_method`.
+         *     `invalid_method`. An answer of a calibrated version carries `calibration` with the shift of
+         *     each method (`manual`, `drone_seeded`).
          */
         post: operations["compareMethods"];
         delete?: never;
@@ -76,6 +82,8 @@ export interface paths {
          *     elevation, is one of the species' `range_zones` in `GET /v1/species`, and its state one of the
          *     species' `range_states`; the model's native-range factor applies the same rule) and carries its `top_factor`: the factor with the largest
          *     magnitude, in the risk-factor shape of `POST /v1/predict` (the first of its `risk_factors`).
+         *     An answer of a calibrated version gives each entry its `calibration` (the species' shift with
+         *     this method), and ranks the shifted probabilities.
          *
          *     One nearest-site lookup; counts one request against the daily quota, like `POST /v1/predict`.
          *     Body rules are those of `POST /v1/predict`: `horizon` is required and must be 1, 3 or 5
@@ -110,7 +118,8 @@ export interface paths {
          *     `invalid_method`) fail only that item, inside a `200`. A malformed item (missing, mistyped or
          *     out-of-range field, bad `horizons`, unknown field) makes the whole request
          *     `400 invalid_request` with `details.field` naming it, e.g. `sites[3].latitude`. An empty
-         *     `sites` list is `400 invalid_request`.
+         *     `sites` list is `400 invalid_request`. Each prediction of a calibrated version carries its
+         *     `calibration`, as in `POST /v1/predict`.
          *
          *     The call counts one request against the daily quota whatever its size. More sites than the
          *     tier's batch size (`spore` 10, `mycel` 100, `hypha` 500) is `422 batch_too_large` with
@@ -734,13 +743,126 @@ export interface paths {
         };
         /**
          * The model versions this key's account may answer with
-         * @description Every model version a request of this key may pin with `model_version`, newest first:
-         *     today the base versions shipped with the service (the current one is `default`: answers use
-         *     it when a request names no version). A version, once made, never changes: the same request
-         *     pinned to it gets the same numbers whatever ships after it. The call counts one request and
-         *     takes no query parameters.
+         * @description Every model version a request of this key may pin with `model_version`: first the account's
+         *     own calibrated versions (`kind` `calibrated`, fitted on its surveys by
+         *     `POST /v1/models/calibrations`), newest first, then the base versions shipped with the
+         *     service, newest first. One of them is `default`: answers use it when a request names no
+         *     version (the current base version, unless the account chose another with
+         *     `PUT /v1/models/default`). A calibrated version is the account's alone: no other account
+         *     sees it or may pin it. A version, once made, never changes: the same request pinned to it
+         *     gets the same numbers whatever ships or is calibrated after it. The call counts one request
+         *     and takes no query parameters.
          */
         get: operations["listModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/default": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Choose the version the account's answers use when a request names none
+         * @description Makes `model_version` the account's default: every request of any of the account's keys
+         *     that names no `model_version` (predictions, batches, rankings, comparisons, stocking plans,
+         *     jobs uploaded from now on) answers with it. Any version of `GET /v1/models` may be chosen, a
+         *     base version or one of the account's calibrated versions; `null` goes back to the current
+         *     base version (and follows it when a newer base version ships). A request that names a
+         *     `model_version` still gets that one. The server that answers uses the new default at once,
+         *     every other within 2 seconds. The change is recorded in the audit log (`model.default_set`).
+         *
+         *     The answer is the new default, as `GET /v1/models/{version}` shows it (`default` true).
+         *     `model_version` is required (an empty body or `{}` is `400 invalid_request`); a version the
+         *     account cannot use is `422 invalid_model_version` and changes nothing. Counts one request;
+         *     takes no query parameters.
+         */
+        put: operations["setDefaultModel"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/calibrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fit a calibrated version on the account's surveys
+         * @description Fits a calibrated version of the current base version on the account's field surveys
+         *     (`/v1/surveys`): the surveyed plots the filter keeps (those of `GET /v1/surveys/report`; none
+         *     given: every plot) whose prediction the base version made when they were stored. The fit
+         *     gives each species × planting method a logit offset (pooled towards its method's mean, so a
+         *     species without plots takes the mean, with a wider interval), estimates the variance terms
+         *     the plots can inform (the base version's assumptions are kept for the others, and `notes`
+         *     says so) and scores the result against the base version on plots it did not see (five
+         *     folds). What it found is the version's `fit`; see the `ModelVersion` schema.
+         *
+         *     A version is named `<parent>+cal.<8 hex digits>` from the SHA-256 of its fit, and kept once:
+         *     the same plots under the same filter give the same version, kept when it was first made.
+         *     It never changes, and is the account's alone; pin it with `model_version` or make it the
+         *     default with `PUT /v1/models/default`. Predictions it makes carry `calibration` (the
+         *     species × method's offset, its interval and the plots behind it). A calibration that makes
+         *     a version the account did not have yet is recorded in the audit log (`model.calibrated`).
+         *
+         *     - **201**: the fit ended within about 2 seconds. Succeeded: `model_version` and `model` are
+         *       the version, and `Location` is the version (`/v1/models/{version}`, `+` sent as `%2B`).
+         *       Failed (`status` `failed`, `error` says why; nothing is kept): `Location` is the
+         *       calibration.
+         *     - **202**: the fit is still running; `Location` is the calibration
+         *       (`/v1/models/calibrations/{id}`): poll it until `status` is `succeeded` or `failed`.
+         *
+         *     The body is optional: a request without one (no `Content-Length` and no
+         *     `Transfer-Encoding`, or `Content-Length: 0`) means `{}`, every plot. A body that is sent
+         *     follows the usual rules: JSON media type (`415`), at most 1 MiB (`413`), valid JSON
+         *     (`400 invalid_json`), strict (`400 invalid_request` naming the field: an unknown field, or a
+         *     filter value `GET /v1/surveys/report` would refuse). Then: fewer than 10 plots kept is
+         *     `422 not_enough_surveys`; a calibration of the account still running is
+         *     `409 calibration_running` (an account runs one at a time). Counts one request, however long
+         *     the fit runs; polling the calibration does not count.
+         */
+        post: operations["calibrateModel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models/calibrations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The calibration's id, as `POST /v1/models/calibrations` gave it (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A calibration's status and progress
+         * @description `running` → `succeeded` (`model_version` and `model` are the version made) or `failed`
+         *     (`error` says why; nothing was kept). `progress` counts the fit's stages: the fit on every
+         *     plot, then one per cross-validation fold. A calibration whose server stopped while it ran
+         *     fails with `error.code` `interrupted` when the account starts its next one. Not counted
+         *     against the quota. Another account's calibration, or an unknown id, is `404 not_found`. Takes
+         *     no query parameters.
+         */
+        get: operations["getCalibration"];
         put?: never;
         post?: never;
         delete?: never;
@@ -754,16 +876,17 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description A version of `GET /v1/models`, e.g. `0.2` (a `+` may be sent as `%2B`). */
+                /** @description A version of `GET /v1/models`, e.g. `0.2` or `0.2+cal.159a5350` (a `+` may be sent as `%2B`). */
                 version: string;
             };
             cookie?: never;
         };
         /**
          * One model version
-         * @description A version this key's account may use. One it may not, or that does not exist, is
-         *     `422 invalid_model_version` (as a request pinning it would be). Counts one request; takes no
-         *     query parameters.
+         * @description A version this key's account may use: a base version, or one of the account's calibrated
+         *     versions with its `fit`. One it may not (another account's calibrated version among them),
+         *     or that does not exist, is `422 invalid_model_version` (as a request pinning it would be).
+         *     Counts one request; takes no query parameters.
          */
         get: operations["getModel"];
         put?: never;
@@ -1295,10 +1418,12 @@ export interface components {
             climate?: components["schemas"]["ClimateInput"];
         };
         /**
-         * @description The model version to answer with, one of `GET /v1/models` (e.g. `0.2`). Absent: the current
-         *     base version. One this key's account cannot use is `422 invalid_model_version`, checked after
-         *     the body's shape and before the species.
+         * @description The model version to answer with, one of `GET /v1/models` (e.g. `0.2`, or one of the
+         *     account's calibrated versions). Absent: the account's default (`PUT /v1/models/default`;
+         *     unless the account chose one, the current base version). One this key's account cannot use
+         *     is `422 invalid_model_version`, checked after the body's shape and before the species.
          * @example 0.2
+         * @example 0.2+cal.159a5350
          */
         ModelVersionInput: string;
         /**
@@ -1476,6 +1601,8 @@ export interface components {
             planting_method: components["schemas"]["PlantingMethod"];
             predictions: components["schemas"]["HorizonPredictions"];
             climate?: components["schemas"]["ClimateProjection"];
+            /** @description A calibrated version's shift of this species × method; absent for a base version. */
+            calibration?: components["schemas"]["CalibrationShift"];
             model: components["schemas"]["Model"];
             generated_at: components["schemas"]["Timestamp"];
         };
@@ -1490,6 +1617,8 @@ export interface components {
              */
             native_range: boolean;
             top_factor: components["schemas"]["RiskFactor"];
+            /** @description A calibrated version's shift of this species with the ranking's method; absent for a base version. */
+            calibration?: components["schemas"]["CalibrationShift"];
         };
         RankResponse: {
             site: components["schemas"]["Site"];
@@ -1519,6 +1648,11 @@ export interface components {
             /** @description One element per requested horizon, ascending. */
             method_differential: components["schemas"]["MethodDifferential"][];
             climate?: components["schemas"]["ClimateProjection"];
+            /** @description A calibrated version's shift of the species with each method; absent for a base version. */
+            calibration?: {
+                manual: components["schemas"]["CalibrationShift"];
+                drone_seeded: components["schemas"]["CalibrationShift"];
+            };
             model: components["schemas"]["Model"];
             generated_at: components["schemas"]["Timestamp"];
         };
@@ -2047,38 +2181,300 @@ export interface components {
                 suggestion: string;
             };
         };
+        /** @description A model version; a calibrated one carries its `fit`, a base one has none. */
         ModelVersion: {
-            /** @example 0.2 */
+            /**
+             * @description A base version (e.g. `0.2`), or a calibrated one: its parent, `+cal.` and the first 8 hex digits of the SHA-256 of its fit.
+             * @example 0.2
+             * @example 0.2+cal.159a5350
+             */
             version: string;
             /** @example mycel */
             series: string;
             /** @example chanterelle */
             codename: string;
             /**
-             * @description `base`: shipped with the service, judgement values (see the model card).
+             * @description `base`: shipped with the service, judgement values (see the model card). `calibrated`:
+             *     the account's own, its parent's predictions shifted by offsets fitted on the account's
+             *     surveys (`POST /v1/models/calibrations`); no other account sees it.
              * @enum {string}
              */
-            kind: "base";
-            /** @description The version it was made from; null for a base version. */
+            kind: "base" | "calibrated";
+            /** @description The version it was made from (a calibrated version's base version); null for a base version. */
             parent: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When a base version was released, or a calibrated version first made.
+             */
             created_at: string;
-            /** @description Answers use this version when a request names none. */
+            /** @description Answers use this version when a request names none (`PUT /v1/models/default`; unless the account chose one, the current base version). */
             default: boolean;
-            /** @description The terms behind `survivalInterval` and stocking plans, on the logit scale. */
+            /** @description The terms behind `survivalInterval` and stocking plans, on the logit scale; a calibrated version's are those of its fit (`fit.terms`). */
             uncertainty: {
                 planting_year_sd: number;
                 site_sd: number;
                 clumping_dispersion: number;
                 /**
-                 * @description `assumption`: stated in the model card, not estimated from observations.
+                 * @description `assumption`: stated in the model card, not estimated from observations (every base
+                 *     version; a calibrated version whose plots could inform none of the three terms).
+                 *     `estimated`: all three estimated from the account's surveys. `partly_estimated`: some
+                 *     estimated, the others the parent's assumptions (`fit.terms` says which).
                  * @enum {string}
                  */
-                status: "assumption";
+                status: "assumption" | "estimated" | "partly_estimated";
             };
+            /** @description What a calibrated version was fitted on and what it found; present exactly when `kind` is `calibrated`. */
+            fit?: components["schemas"]["CalibrationFit"];
         };
         ModelVersionList: {
+            /** @description The account's calibrated versions, newest first, then the base versions, newest first. */
             models: components["schemas"]["ModelVersion"][];
+        };
+        DefaultModelRequest: {
+            /** @description A version of `GET /v1/models` this key's account may use; null for the current base version. */
+            model_version: components["schemas"]["ModelVersionInput"] | null;
+        };
+        /** @description Which surveyed plots to fit on, filtered as `GET /v1/surveys/report` filters them; every field optional (none, or no body at all, is every plot). */
+        CalibrationRequest: {
+            /**
+             * @description Only plots of this species code, matched exactly (codes are kept in upper case).
+             * @example PSME
+             */
+            species_code?: string;
+            /**
+             * @description Only plots of this planting method, matched exactly.
+             * @example manual
+             */
+            planting_method?: string;
+            /**
+             * @description Only plots inside `[west, south, east, north]` (degrees, edges included; west ≤ east, south ≤
+             *     north, longitudes -180 to 180, latitudes -90 to 90), by the plot's own coordinates: an array
+             *     of four numbers, or the string `west,south,east,north` of the report's query parameter.
+             * @example [
+             *       -124,
+             *       44,
+             *       -121,
+             *       46
+             *     ]
+             * @example -124,44,-121,46
+             */
+            bbox?: number[] | string;
+            /**
+             * @description Only surveys on or after this date, `YYYY-MM-DD`.
+             * @example 2020-01-01
+             */
+            surveyed_from?: string;
+            /**
+             * @description Only surveys on or before this date, `YYYY-MM-DD`.
+             * @example 2024-12-31
+             */
+            surveyed_to?: string;
+        };
+        /** @description The filter a calibration fitted on, as it was read; null for a field not given. */
+        CalibrationFilter: {
+            species_code: string | null;
+            planting_method: string | null;
+            /** @description `[west, south, east, north]` in degrees. */
+            bbox: number[] | null;
+            surveyed_from: string | null;
+            surveyed_to: string | null;
+        };
+        /**
+         * @description `[low, high]`, a central interval at the fit's `interval_level` (90 %).
+         * @example [
+         *       -3.1185,
+         *       -3.0345
+         *     ]
+         */
+        CalibrationInterval: number[];
+        /** @description A calibration asked for with `POST /v1/models/calibrations`, as it stands. */
+        CalibrationRun: {
+            /** @example f39b85dd-052c-41fa-b012-87623143d24e */
+            id: string;
+            /**
+             * @description `running` → `succeeded` (`model_version` is the version) or `failed` (`error` says why; nothing was kept).
+             * @enum {string}
+             */
+            status: "running" | "succeeded" | "failed";
+            filter: components["schemas"]["CalibrationFilter"];
+            progress: {
+                /** @description Stages finished; all of them once it has succeeded. */
+                stages_done: number;
+                /** @description The fit's stages: the fit on every plot, then one per cross-validation fold (6). */
+                stages: number;
+                /** @description The surveyed plots it fits on; null until they are read. */
+                plots: number | null;
+            };
+            /**
+             * @description The version made, once it has succeeded; null until then and when it failed.
+             * @example 0.2+cal.159a5350
+             */
+            model_version: string | null;
+            /** @description Why it failed; null unless `failed`. */
+            error: {
+                /**
+                 * @description `internal_error`: the fit failed (it was logged); `interrupted`: the server running it stopped. Start it again.
+                 * @enum {string}
+                 */
+                code: "internal_error" | "interrupted";
+                message: string;
+            } | null;
+            created_at: components["schemas"]["Timestamp"];
+            /** @description When it succeeded or failed; null while it runs. */
+            finished_at: components["schemas"]["NullableTimestamp"];
+            links: {
+                /**
+                 * @description This calibration, `/v1/models/calibrations/{id}`.
+                 * @example /v1/models/calibrations/f39b85dd-052c-41fa-b012-87623143d24e
+                 */
+                self: string;
+                /**
+                 * @description The version made, `/v1/models/{version}` percent-encoded; null until it has succeeded.
+                 * @example /v1/models/0.2%2Bcal.159a5350
+                 */
+                model: string | null;
+            };
+            /** @description The version made, as `GET /v1/models/{version}` shows it (with its `fit`); null until it has succeeded. */
+            model: components["schemas"]["ModelVersion"] | null;
+        };
+        /**
+         * @description What a calibrated version is: what the fit made of the account's plots, and how it fares on
+         *     plots it did not see. Kept whole with the version and never changed. Every number is on the
+         *     logit scale unless said otherwise.
+         */
+        CalibrationFit: {
+            /**
+             * @description The fit's method and its revision; a new method never reuses an old one's versions.
+             * @example offsets-eb-1
+             */
+            method: string;
+            /**
+             * @description The level of every interval of the fit.
+             * @constant
+             */
+            interval_level: 0.9;
+            /** @description The surveyed plots the fit saw. */
+            surveys: {
+                filter: components["schemas"]["CalibrationFilter"];
+                plots: number;
+                /** @description Trees planted on them. */
+                trees: number;
+                /** @description The plots' planting years, ascending. */
+                planting_years: number[];
+                /** @description Plots the filter kept whose prediction another model version made when they were stored; left out. */
+                other_version_plots: number;
+            };
+            /**
+             * @description One per species × planting method the parent predicts, in the catalogue's order: added to
+             *     the parent's logit at every horizon. A group's own estimate is pooled towards its method's
+             *     mean (empirical Bayes); a group without plots takes that mean, with a wider interval.
+             */
+            offsets: components["schemas"]["CalibrationOffset"][];
+            /** @description Per planting method, the mean the offsets are pooled towards, and its SD. */
+            method_means: {
+                planting_method: components["schemas"]["PlantingMethod"];
+                mean: number;
+                sd: number;
+            }[];
+            /** @description The SD of the true offsets between species around their method's mean (DerSimonian and Laird). */
+            between_species_sd: number;
+            /** @description The variance terms, estimated from the plots where they can be (at least 3 planting years; at least 30 plots for the site SD and the clumping dispersion), else the parent's assumption. */
+            terms: {
+                planting_year_sd: components["schemas"]["CalibrationTerm"];
+                site_sd: components["schemas"]["CalibrationTerm"];
+                clumping_dispersion: components["schemas"]["CalibrationTerm"];
+            };
+            /** @description The parent and the calibrated version scored on plots each fold's fit did not see (folds by plot; every plot scored once). */
+            cross_validation: {
+                /** @example 5 */
+                folds: number;
+                plots: number;
+                trees: number;
+                base: components["schemas"]["CalibrationScores"];
+                calibrated: components["schemas"]["CalibrationScores"];
+                /** @description The calibrated version's log loss is below the parent's; when not, `warnings` says to prefer the parent. */
+                beats_base: boolean;
+            };
+            /** @description What to keep in mind (terms that kept the parent's assumption, plots left out). */
+            notes: string[];
+            /** @description Reasons not to use the version (it predicts no better than its parent on plots it did not see). */
+            warnings: string[];
+        };
+        CalibrationOffset: {
+            species_code: components["schemas"]["SpeciesCode"];
+            planting_method: components["schemas"]["PlantingMethod"];
+            /** @description Added to the parent's logit; negative when the plots survived less than the parent predicted. */
+            offset: number;
+            interval: components["schemas"]["CalibrationInterval"];
+            /** @description The group's own estimate before pooling; null when no plot informs it. */
+            own_estimate: number | null;
+            /** @description How far the offset was pulled from its own estimate to its method's mean (0 not at all, 1 all the way). */
+            shrinkage: number;
+            /** @description Plots of this species and method the fit saw (0 = it took its method's mean). */
+            plots: number;
+            trees: number;
+        };
+        CalibrationTerm: {
+            /** @description An SD for the two effects, as the model card states them; the dispersion φ (at least 1) as it is. */
+            value: number;
+            /**
+             * @description `estimated` from the plots, or the parent's `assumption`, kept.
+             * @enum {string}
+             */
+            status: "estimated" | "assumption";
+            /** @description An estimated term's interval; null for an assumption. */
+            interval: components["schemas"]["CalibrationInterval"] | null;
+        };
+        /** @description Over the held-out plots, weighted by trees (as in `GET /v1/surveys/report`). */
+        CalibrationScores: {
+            brier: number;
+            log_loss: number;
+            /** @description The logit shift that would make expected survivors equal those observed; 0 when calibrated. */
+            calibration_in_the_large: {
+                estimate: number;
+                interval: components["schemas"]["CalibrationInterval"];
+            };
+            /** @description The slope β of observed on predicted logits; 1 when calibrated. Null when it cannot be fitted (under 3 plots, one prediction for all, no convergence). */
+            calibration_slope: {
+                estimate: number;
+                interval: components["schemas"]["CalibrationInterval"];
+            } | null;
+        };
+        /**
+         * @description How a calibrated version moved this species × method: `offset` added to its parent's logit at
+         *     every horizon (the risk factors stay the parent's: the shift is not one of them), its
+         *     interval, and the account's surveyed plots and trees behind it (0: it took its method's
+         *     pooled mean). Present only in answers of a calibrated version.
+         * @example {
+         *       "offset": -3.0764923576617416,
+         *       "interval": [
+         *         -3.11852353502663,
+         *         -3.0344611802968533
+         *       ],
+         *       "interval_level": 0.9,
+         *       "plots": 144,
+         *       "trees": 7104
+         *     }
+         */
+        CalibrationShift: {
+            offset: number;
+            interval: components["schemas"]["CalibrationInterval"];
+            /** @constant */
+            interval_level: 0.9;
+            plots: number;
+            trees: number;
+        };
+        CalibrationRunningError: {
+            /** @constant */
+            code: "calibration_running";
+            /** @description Names the running calibration and where to poll it. */
+            message: string;
+        };
+        NotEnoughSurveysError: {
+            /** @constant */
+            code: "not_enough_surveys";
+            /** @description How many plots the filter keeps, and how many a calibration needs. */
+            message: string;
         };
         BatchTooLargeError: {
             /** @constant */
@@ -2161,7 +2557,9 @@ export interface components {
              * @description What happened: `key.issued` (a spore key from `POST /keys`), `key.created` (an operator's
              *     new key), `key.rotated`, `key.activated`, `key.deactivated`, `key.revoked`,
              *     `survey.stored` (`POST /v1/surveys`, or `POST /v1/surveys/uploads` when it stored any), `survey.deleted` (`DELETE /v1/surveys/{plot_id}`, or
-             *     `DELETE /v1/surveys?confirm=all` when it deleted any). More kinds may come.
+             *     `DELETE /v1/surveys?confirm=all` when it deleted any), `model.calibrated`
+             *     (`POST /v1/models/calibrations` made a version the account did not have yet),
+             *     `model.default_set` (`PUT /v1/models/default`). More kinds may come.
              */
             kind: string;
             /** @description When it happened. */
@@ -2179,7 +2577,7 @@ export interface components {
              *     hash the server keeps of it. Null for an operator.
              */
             address_tag: string | null;
-            /** @description What changed, by kind: the key (`key_id`), its replacement and grace (`key.rotated`), its tier, status and expiry (`key.created`), its status before (`key.activated`, `key.deactivated`, `key.revoked`), how many surveys were stored or deleted (`survey.stored`, `survey.deleted`) and which plot (`survey.deleted`). */
+            /** @description What changed, by kind: the key (`key_id`), its replacement and grace (`key.rotated`), its tier, status and expiry (`key.created`), its status before (`key.activated`, `key.deactivated`, `key.revoked`), how many surveys were stored or deleted (`survey.stored`, `survey.deleted`) and which plot (`survey.deleted`), the version made, the calibration that made it and its plots (`model.calibrated`), the new default (`model.default_set`). */
             details: {
                 /** @description The key the event is about. */
                 key_id?: components["schemas"]["KeyId"];
@@ -2208,6 +2606,15 @@ export interface components {
                 plot_id?: components["schemas"]["SurveyPlotId"] | null;
                 /** @description `survey.deleted`: true when every plot of the account was deleted (`DELETE /v1/surveys?confirm=all`). */
                 all?: boolean;
+                /**
+                 * @description `model.calibrated`: the version made. `model.default_set`: the new default; null when the account went back to the current base version.
+                 * @example 0.2+cal.159a5350
+                 */
+                version?: string | null;
+                /** @description `model.calibrated`: the calibration that made it (`GET /v1/models/calibrations/{id}`). */
+                calibration?: string;
+                /** @description `model.calibrated`: the surveyed plots it was fitted on. */
+                plots?: number;
             };
         };
         UsageResponse: {
@@ -2977,6 +3384,126 @@ export interface components {
             content: {
                 "application/json": {
                     error: components["schemas"]["InvalidModelVersionError"];
+                };
+            };
+        };
+        /**
+         * @description `invalid_json`: a body was sent and is empty or not valid JSON. `invalid_request`: the body
+         *     is not a JSON object (`field` `(root)`), a field is unknown (`reason` `is not a recognized
+         *     field`), `model_version` is missing or not a string or null (`PUT /v1/models/default`; an
+         *     empty string or more than 64 characters too), or a filter value is bad
+         *     (`POST /v1/models/calibrations`: `bbox` not `west,south,east,north` as a string or an array
+         *     of four numbers with west ≤ east and south ≤ north, a date that is not `YYYY-MM-DD` or does
+         *     not exist), naming the field.
+         */
+        ModelBodyBadRequest: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "invalid_request",
+                 *         "message": "bbox must be west,south,east,north in degrees, west ≤ east and south ≤ north",
+                 *         "details": {
+                 *           "field": "bbox",
+                 *           "reason": "must be west,south,east,north in degrees, west ≤ east and south ≤ north"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    error: components["schemas"]["InvalidRequestError"] | components["schemas"]["InvalidJsonError"];
+                };
+            };
+        };
+        /**
+         * @description `calibration_running`: a calibration of this account is running; an account runs one at a
+         *     time. The message names it: poll `GET /v1/models/calibrations/{id}` and start the next when
+         *     it has finished. Nothing was started.
+         */
+        CalibrationRunning: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "calibration_running",
+                 *         "message": "A calibration of this account is running (f39b85dd-052c-41fa-b012-87623143d24e); an account runs one at a time. Poll GET /v1/models/calibrations/f39b85dd-052c-41fa-b012-87623143d24e and start the next when it has finished"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    error: components["schemas"]["CalibrationRunningError"];
+                };
+            };
+        };
+        /**
+         * @description `not_enough_surveys`: the filter keeps fewer than 10 surveyed plots whose prediction the
+         *     current base version made (the message gives how many). Send more surveys or widen the
+         *     filter. Nothing was started.
+         */
+        NotEnoughSurveys: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "not_enough_surveys",
+                 *         "message": "The filter keeps 0 surveyed plots the base version predicted; a calibration needs at least 10. Send more surveys (POST /v1/surveys) or widen the filter"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    error: components["schemas"]["NotEnoughSurveysError"];
+                };
+            };
+        };
+        /** @description `not_found`: no calibration of this id for this key's account (another account's calibration looks the same). */
+        CalibrationNotFound: {
+            headers: {
+                "Request-Id": components["headers"]["Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    error: components["schemas"]["NotFoundError"];
                 };
             };
         };
@@ -4149,7 +4676,8 @@ export interface operations {
                 target_trees_per_acre?: number;
                 /**
                  * @description Any upload: the model version every row is scored with, one of `GET /v1/models`; absent:
-                 *     the current base version. Kept with the job (`model_version` in its status), so every chunk
+                 *     the account's default when the job is uploaded (`PUT /v1/models/default`; unless the
+                 *     account chose one, the current base version). Kept with the job (`model_version` in its status), so every chunk
                  *     answers with it whenever it is scored. One the account cannot use is
                  *     `422 invalid_model_version`, before the body is read.
                  */
@@ -5120,12 +5648,209 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    setDefaultModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DefaultModelRequest"];
+            };
+        };
+        responses: {
+            /** @description The new default. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "version": "0.2",
+                     *       "series": "mycel",
+                     *       "codename": "chanterelle",
+                     *       "kind": "base",
+                     *       "parent": null,
+                     *       "created_at": "2026-11-24T00:00:00.000Z",
+                     *       "default": true,
+                     *       "uncertainty": {
+                     *         "planting_year_sd": 0.8,
+                     *         "site_sd": 0.5,
+                     *         "clumping_dispersion": 2,
+                     *         "status": "assumption"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ModelVersion"];
+                };
+            };
+            400: components["responses"]["ModelBodyBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["ModelVersionUnprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    calibrateModel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "species_code": "PSME",
+                 *       "bbox": [
+                 *         -124,
+                 *         44,
+                 *         -121,
+                 *         46
+                 *       ],
+                 *       "surveyed_from": "2020-01-01"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CalibrationRequest"];
+            };
+        };
+        responses: {
+            /** @description The fit ended (succeeded or failed) before the answer. */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    /** @description The version made, `/v1/models/{version}` percent-encoded (`+` as `%2B`); the calibration, `/v1/models/calibrations/{id}`, when it failed. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalibrationRun"];
+                };
+            };
+            /** @description The fit is still running; poll `Location`. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    /** @description The calibration, `/v1/models/calibrations/{id}`. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "f39b85dd-052c-41fa-b012-87623143d24e",
+                     *       "status": "running",
+                     *       "filter": {
+                     *         "species_code": null,
+                     *         "planting_method": null,
+                     *         "bbox": null,
+                     *         "surveyed_from": null,
+                     *         "surveyed_to": null
+                     *       },
+                     *       "progress": {
+                     *         "stages_done": 2,
+                     *         "stages": 6,
+                     *         "plots": 48210
+                     *       },
+                     *       "model_version": null,
+                     *       "error": null,
+                     *       "created_at": "2026-11-27T05:07:03.595Z",
+                     *       "finished_at": null,
+                     *       "links": {
+                     *         "self": "/v1/models/calibrations/f39b85dd-052c-41fa-b012-87623143d24e",
+                     *         "model": null
+                     *       },
+                     *       "model": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CalibrationRun"];
+                };
+            };
+            400: components["responses"]["ModelBodyBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["CalibrationRunning"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["NotEnoughSurveys"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCalibration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The calibration's id, as `POST /v1/models/calibrations` gave it (a UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calibration. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CalibrationRun"];
+                };
+            };
+            400: components["responses"]["QueryBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CalibrationNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getModel: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description A version of `GET /v1/models`, e.g. `0.2` (a `+` may be sent as `%2B`). */
+                /** @description A version of `GET /v1/models`, e.g. `0.2` or `0.2+cal.159a5350` (a `+` may be sent as `%2B`). */
                 version: string;
             };
             cookie?: never;

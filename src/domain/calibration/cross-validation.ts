@@ -26,6 +26,8 @@ export interface CrossValidation {
   calibrated: Scores
   /** The calibrated version's log loss is below the base's out of sample. */
   beatsBase: boolean
+  /** The plots in canonical order, and each one's calibrated prediction from the fold that held it out. */
+  heldOut: { plots: CalibrationPlot[]; calibrated: Float64Array }
 }
 
 /** Adds one plot's Brier and log-loss sums (over its trees) at probability p. */
@@ -39,6 +41,8 @@ export function crossValidate(
   wanted: readonly { speciesCode: string; plantingMethod: PlantingMethod }[],
   base: BaseTerms,
   folds = CROSS_VALIDATION_FOLDS,
+  /** Called after each fold, with the folds done. */
+  onFold: (done: number) => void = () => {},
 ): CrossValidation {
   if (!(Number.isInteger(folds) && folds >= 2))
     throw new RangeError(`folds must be a whole number ≥ 2, got ${folds}`)
@@ -48,6 +52,7 @@ export function crossValidate(
   const baseSums = { brier: 0, logLoss: 0 }
   const calibratedSums = { brier: 0, logLoss: 0 }
   let trees = 0
+  const calibratedHeldOut = new Float64Array(ordered.length)
   for (let fold = 0; fold < folds; fold++) {
     const training = ordered.filter((_, i) => i % folds !== fold)
     const fit = fitOffsets(training, wanted, base, 0.9)
@@ -56,9 +61,12 @@ export function crossValidate(
       const plot = ordered[i] as CalibrationPlot
       const offset = offsetOf.get(`${plot.speciesCode}/${plot.plantingMethod}`) ?? 0
       score(baseSums, plot.planted, plot.alive, plot.predicted)
-      score(calibratedSums, plot.planted, plot.alive, sigmoid(logit(plot.predicted) + offset))
+      const calibrated = sigmoid(logit(plot.predicted) + offset)
+      calibratedHeldOut[i] = calibrated
+      score(calibratedSums, plot.planted, plot.alive, calibrated)
       trees += plot.planted
     }
+    onFold(fold + 1)
   }
   const per = ({ brier, logLoss }: { brier: number; logLoss: number }): Scores => ({
     brier: brier / trees,
@@ -73,5 +81,6 @@ export function crossValidate(
     base: baseScores,
     calibrated,
     beatsBase: calibrated.logLoss < baseScores.logLoss,
+    heldOut: { plots: ordered, calibrated: calibratedHeldOut },
   }
 }

@@ -7,6 +7,7 @@ import {
   type PlantingMethod,
   type Site,
   type SurvivalModel,
+  type UncertaintyTerms,
   type UsState,
 } from '../../types.ts'
 import { modelInfo } from '../catalogue.ts'
@@ -197,6 +198,9 @@ export class StockingPlanService {
     model: SurvivalModel,
   ): Record<Horizon, HorizonDistribution> {
     const logOdds = { 1: [] as Float64Array[], 3: [] as Float64Array[], 5: [] as Float64Array[] }
+    // A calibrated version's terms differ by species (each offset's own variance): the mix takes its
+    // widest member's, so a plan never states less uncertainty than one of its species carries.
+    const terms = { 1: model.uncertainty, 3: model.uncertainty, 5: model.uncertainty }
     for (const { species } of mix) {
       const bySite = {
         1: new Float64Array(sites.length),
@@ -206,6 +210,8 @@ export class StockingPlanService {
       sites.forEach((site, j) => {
         for (const prediction of model.predict(site, species, method)) {
           bySite[prediction.horizonYears][j] = prediction.logOdds
+          if (j === 0 && prediction.uncertainty !== terms[prediction.horizonYears])
+            terms[prediction.horizonYears] = wider(terms[prediction.horizonYears], prediction.uncertainty)
         }
       })
       for (const horizon of HORIZONS) logOdds[horizon].push(bySite[horizon])
@@ -218,7 +224,7 @@ export class StockingPlanService {
         logOddsBySite: logOdds[horizon][k] as Float64Array,
       }))
       result[horizon] = {
-        distribution: survivalDistribution(members, model.uncertainty),
+        distribution: survivalDistribution(members, terms[horizon]),
         speciesSurvival: members.map((member) => meanSurvival(member.logOddsBySite)),
         countsInFull: members.map((member) => member.countsInFull),
       }
@@ -232,6 +238,11 @@ interface HorizonDistribution {
   /** Each species' own survival (mean over the sites), in mix order. */
   speciesSurvival: number[]
   countsInFull: boolean[]
+}
+
+/** The terms of the larger planting-year spread (the only term a calibration's offsets widen). */
+function wider(a: UncertaintyTerms, b: UncertaintyTerms): UncertaintyTerms {
+  return b.plantingYearSd > a.plantingYearSd ? b : a
 }
 
 function meanSurvival(logOddsBySite: ArrayLike<number>): number {

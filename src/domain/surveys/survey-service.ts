@@ -1,6 +1,5 @@
-import type { AuditActor } from '../../types.ts'
 import { ApiError, apiError, invalidField } from '../errors.ts'
-import { hashClientAddress } from '../key-service.ts'
+import { type Holder, holderActor } from '../holder-actor.ts'
 import type { SurveyFilter, SurveyStore } from '../ports.ts'
 import type { PredictionService } from '../prediction-service.ts'
 import { fieldOfRefusal, predictSurveyPlots } from './plot-predictions.ts'
@@ -18,12 +17,9 @@ export const SURVEY_PAGE_MAX = 1000
 export const SURVEY_PAGE_DEFAULT = 100
 
 /** Who is writing: the account and tier of the admitted key, the key, and the client address. */
-export interface SurveyWriter {
-  accountId: string
+/** A holder writing surveys, and the tier that sets how many plots the account keeps. */
+export interface SurveyWriter extends Holder {
   tierName: string
-  keyId: string
-  /** Kept in the audit log only as its keyed hash; undefined when the connection was gone. */
-  clientAddress: string | undefined
 }
 
 /** The cursor of a list page: the last plot's (plot_id, surveyed_on), base64url JSON. */
@@ -44,13 +40,6 @@ function readCursor(cursor: string): readonly [string, string] {
       return [value[0], value[1]]
   } catch {}
   throw invalidField('cursor', 'is not a cursor this list handed out')
-}
-
-/** The audit log's actor for a survey change: the key, and the client address as its keyed hash. */
-export function writerActor(addressHashKey: string, writer: Omit<SurveyWriter, 'tierName'>): AuditActor {
-  const { keyId, clientAddress } = writer
-  const addressHash = clientAddress === undefined ? null : hashClientAddress(addressHashKey, clientAddress)
-  return { kind: 'holder', keyId, addressHash }
 }
 
 /**
@@ -79,7 +68,7 @@ export class SurveyService {
     const outcome = await this.store.save(writer.accountId, kept, limit, {
       accountId: writer.accountId,
       kind: 'survey.stored',
-      actor: writerActor(this.addressHashKey, writer),
+      actor: holderActor(this.addressHashKey, writer),
       details: { surveys: kept.length },
     })
     if (!outcome.saved)
@@ -136,7 +125,7 @@ export class SurveyService {
     const removed = await this.store.remove(writer.accountId, plotId, {
       accountId: writer.accountId,
       kind: 'survey.deleted',
-      actor: writerActor(this.addressHashKey, writer),
+      actor: holderActor(this.addressHashKey, writer),
       details: { plot_id: plotId, all: plotId === null },
     })
     if (plotId !== null && removed === 0) throw apiError('not_found', { plot: plotId })

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { ApiError, apiError, ClientClosedError, invalidField } from '../errors.ts'
+import { holderActor } from '../holder-actor.ts'
 import type { SurveyRefusal, SurveyUploadRecord, SurveyUploadStore } from '../ports.ts'
 import type { PredictionService } from '../prediction-service.ts'
 import type { StreamedUpload } from '../streamed-upload.ts'
@@ -11,7 +12,7 @@ import {
   type SurveyPlot,
   type SurveyPlotInput,
 } from './survey-plot.ts'
-import { type SurveyWriter, writerActor } from './survey-service.ts'
+import type { SurveyWriter } from './survey-service.ts'
 
 /**
  * What an upload's file format makes of it, in order: a CSV upload first names the columns it ignores;
@@ -216,7 +217,7 @@ export class SurveyUploadService {
     const outcome = await this.store.commit(writer.accountId, id, limit, {
       accountId: writer.accountId,
       kind: 'survey.stored',
-      actor: writerActor(this.addressHashKey, writer),
+      actor: holderActor(this.addressHashKey, writer),
       details: { upload_id: id },
     })
     if ('wouldHold' in outcome) {

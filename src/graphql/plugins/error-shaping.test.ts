@@ -2,10 +2,12 @@ import fc from 'fast-check'
 import { createSchema, createYoga } from 'graphql-yoga'
 import { describe, expect, it } from 'vitest'
 import { recordingLogger, requestContext } from '../../../test/support/fakes.ts'
+import type { CalibrationService } from '../../domain/calibration/calibration-service.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
 import { apiError, StoreUnavailableError } from '../../domain/errors.ts'
 import type { HealthMonitor } from '../../domain/health.ts'
 import type { KeyService } from '../../domain/key-service.ts'
+import type { DefaultVersions } from '../../domain/models/default-version.ts'
 import type { ModelRegistry } from '../../domain/models/model-registry.ts'
 import type { PredictionService } from '../../domain/prediction-service.ts'
 import type { StockingPlanService } from '../../domain/stocking/stocking-service.ts'
@@ -61,6 +63,8 @@ function gateway(thrown: () => unknown) {
       surveys: {} as SurveyService,
       surveyUploads: {} as SurveyUploadService,
       surveyUploadTickets: {} as SurveyUploadTickets,
+      calibrations: {} as CalibrationService,
+      defaultVersions: {} as DefaultVersions,
       models: {} as ModelRegistry,
     }),
     plugins: [useErrorShaping(logger)],

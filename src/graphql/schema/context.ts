@@ -1,8 +1,10 @@
 import type { Caller } from '../../access/caller.ts'
 import type { QuotaStatus } from '../../access/quota/quota-guard.ts'
+import type { CalibrationService } from '../../domain/calibration/calibration-service.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
 import type { HealthMonitor } from '../../domain/health.ts'
 import type { KeyService } from '../../domain/key-service.ts'
+import type { DefaultVersions } from '../../domain/models/default-version.ts'
 import type { ModelRegistry } from '../../domain/models/model-registry.ts'
 import type { PredictionService } from '../../domain/prediction-service.ts'
 import type { StockingPlanService } from '../../domain/stocking/stocking-service.ts'
@@ -34,6 +36,10 @@ export interface GraphQLContext {
   surveyUploads: SurveyUploadService
   /** The model versions an account may answer with (models, model(version), every modelVersion). */
   models: ModelRegistry
+  /** Calibrations of an account's surveys (calibrateModel, calibration). */
+  calibrations: CalibrationService
+  /** The account's default version (setDefaultModel). */
+  defaultVersions: DefaultVersions
   /** Tickets to stream a survey upload over REST (surveyUploadTicket). */
   surveyUploadTickets: SurveyUploadTickets
 }

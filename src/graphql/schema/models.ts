@@ -10,7 +10,7 @@ import type { GraphQLContext } from './context.ts'
  */
 
 export const MODEL_VERSION_ARG =
-  'The model version to answer with (see models); absent: the current base version. One this key’s account cannot use is invalid_model_version'
+  'The model version to answer with (see models); absent: the account’s default (setDefaultModel), else the current base version. One this key’s account cannot use is invalid_model_version'
 
 /** The model a keyed field answers with: the version it names, or the default. */
 export function pinnedModel(ctx: GraphQLContext, version: string | null | undefined): Promise<SurvivalModel> {
@@ -25,29 +25,33 @@ const ModelVersionKindEnum = builder.enumType('ModelVersionKind', {
   description: 'Where a model version comes from',
   values: {
     BASE: { value: 'base', description: 'Shipped with the service: judgement values (docs/model-card.md)' },
+    CALIBRATED: {
+      value: 'calibrated',
+      description: 'Fitted on this account’s surveys from a base version (POST /v1/models/calibrations)',
+    },
   } as const,
 })
 
-const UncertaintyTermsRef = builder
-  .objectRef<ModelVersionView['uncertainty']>('ModelUncertaintyTerms')
-  .implement({
-    description: 'How far survival strays from a prediction, on the logit scale (docs/model-card.md)',
-    fields: (t) => ({
-      plantingYearSd: t.exposeFloat('plantingYearSd', {
-        description: 'SD of the planting-year effect shared by a stand planted in one year',
-      }),
-      siteSd: t.exposeFloat('siteSd', {
-        description: 'SD of the site effect the site’s attributes do not tell',
-      }),
-      clumpingDispersion: t.exposeFloat('clumpingDispersion', {
-        description: 'Variance of a count of survivors over the binomial’s (≥ 1): seedlings die in clumps',
-      }),
-      status: t.string({
-        description: 'assumption: stated, not estimated from observations',
-        resolve: () => 'assumption',
-      }),
+type TermsView = ModelVersionView['uncertainty'] & { status: ModelVersionView['uncertaintyStatus'] }
+
+const UncertaintyTermsRef = builder.objectRef<TermsView>('ModelUncertaintyTerms').implement({
+  description: 'How far survival strays from a prediction, on the logit scale (docs/model-card.md)',
+  fields: (t) => ({
+    plantingYearSd: t.exposeFloat('plantingYearSd', {
+      description: 'SD of the planting-year effect shared by a stand planted in one year',
     }),
-  })
+    siteSd: t.exposeFloat('siteSd', {
+      description: 'SD of the site effect the site’s attributes do not tell',
+    }),
+    clumpingDispersion: t.exposeFloat('clumpingDispersion', {
+      description: 'Variance of a count of survivors over the binomial’s (≥ 1): seedlings die in clumps',
+    }),
+    status: t.exposeString('status', {
+      description:
+        'assumption: stated, not estimated from observations (a base version); estimated: all three from the account’s surveys; partly_estimated: some (the fit’s notes say which)',
+    }),
+  }),
+})
 
 /** What an answer names (ModelInfo) or the registry shows (ModelVersionView): the same type, Model. */
 type ModelObject = ModelInfo | ModelVersionView
@@ -87,7 +91,10 @@ export const ModelRef = builder.objectRef<ModelObject>('Model').implement({
     uncertainty: t.field({
       type: UncertaintyTermsRef,
       description: 'Its uncertainty terms, behind survivalInterval and stocking plans',
-      resolve: async (m, _args, ctx) => (await viewOf(ctx, m)).uncertainty,
+      resolve: async (m, _args, ctx) => {
+        const view = await viewOf(ctx, m)
+        return { ...view.uncertainty, status: view.uncertaintyStatus }
+      },
     }),
   }),
 })

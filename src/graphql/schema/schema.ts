@@ -11,6 +11,7 @@ import './stocking-plan.ts'
 import './surveys.ts'
 import './survey-uploads.ts'
 import './models.ts'
+import './calibrations.ts'
 import './service.ts'
 import './viewer.ts'
 

@@ -53,7 +53,13 @@ function checkedPlot(plot: SurveyPlotInput, index: number): SurveyPlotInput {
 }
 
 /** Root fields whose work grows with what they ask for: once each per operation, so aliases cannot multiply it. */
-const ONCE_PER_OPERATION = ['storeSurveys', 'surveys', 'surveyReport', 'surveyUploadTicket'] as const
+const ONCE_PER_OPERATION = [
+  'storeSurveys',
+  'surveys',
+  'surveyReport',
+  'surveyUploadTicket',
+  'calibrateModel',
+] as const
 
 function countRootFields(
   selectionSet: SelectionSetNode,
@@ -104,7 +110,7 @@ export function writerOf(ctx: GraphQLContext, info: GraphQLResolveInfo): SurveyW
   }
 }
 
-interface FilterArg {
+export interface FilterArg {
   speciesCode?: string | null
   plantingMethod?: 'manual' | 'drone_seeded' | null
   /** Four numbers once the zod plugin has checked them (bboxList). */
@@ -113,7 +119,7 @@ interface FilterArg {
   surveyedTo?: string | null
 }
 
-function filterOf(filter: FilterArg | null | undefined): SurveyFilter {
+export function filterOf(filter: FilterArg | null | undefined): SurveyFilter {
   return {
     speciesCode: filter?.speciesCode ?? undefined,
     plantingMethod: filter?.plantingMethod ?? undefined,
@@ -131,7 +137,7 @@ const bboxList = z
   .pipe(bbox)
   .transform((corners) => [...corners])
 
-const SurveyFilterInput = builder.inputType('SurveyFilterInput', {
+export const SurveyFilterInput = builder.inputType('SurveyFilterInput', {
   description: 'Which of the account’s plots a list or report covers; every field given narrows it',
   fields: (t) => ({
     speciesCode: t.string({
@@ -159,6 +165,38 @@ const SurveyFilterInput = builder.inputType('SurveyFilterInput', {
       required: false,
       description: 'Only surveys on or before this date, YYYY-MM-DD',
       validate: { schema: surveyDateBound },
+    }),
+  }),
+})
+
+/** A filter as a calibration kept it: the fields given, null for those not. */
+export const SurveyFilterRef = builder.objectRef<SurveyFilter>('SurveyFilter').implement({
+  description: 'Which of the account’s plots something covers; a null field did not narrow it',
+  fields: (t) => ({
+    speciesCode: t.string({
+      nullable: true,
+      description: 'Only this species',
+      resolve: (f) => f.speciesCode ?? null,
+    }),
+    plantingMethod: t.string({
+      nullable: true,
+      description: 'Only this planting method',
+      resolve: (f) => f.plantingMethod ?? null,
+    }),
+    bbox: t.floatList({
+      nullable: true,
+      description: 'Only plots inside [west, south, east, north]',
+      resolve: (f) => (f.bbox ? [...f.bbox] : null),
+    }),
+    surveyedFrom: t.string({
+      nullable: true,
+      description: 'Only surveys on or after this date',
+      resolve: (f) => f.surveyedFrom ?? null,
+    }),
+    surveyedTo: t.string({
+      nullable: true,
+      description: 'Only surveys on or before this date',
+      resolve: (f) => f.surveyedTo ?? null,
     }),
   }),
 })

@@ -22,7 +22,7 @@ export type ComparisonInput = {
   latitude: number;
   /** Longitude of the planting site, decimal degrees (WGS84), −180 to 180 */
   longitude: number;
-  /** The model version to answer with (see models); absent: the current base version. One this key’s account cannot use is invalid_model_version */
+  /** The model version to answer with (see models); absent: the account’s default (setDefaultModel), else the current base version. One this key’s account cannot use is invalid_model_version */
   modelVersion?: string | null | undefined;
   /** Four-letter species code, e.g. PSME (see `species`) */
   speciesCode: string;
@@ -60,7 +60,7 @@ export type StockingPlanInput = {
   latitude?: number | null | undefined;
   /** Longitude of a point to plan for, decimal degrees */
   longitude?: number | null | undefined;
-  /** The model version to answer with (see models); absent: the current base version. One this key’s account cannot use is invalid_model_version */
+  /** The model version to answer with (see models); absent: the account’s default (setDefaultModel), else the current base version. One this key’s account cannot use is invalid_model_version */
   modelVersion?: string | null | undefined;
   /** How the trees are established */
   plantingMethod: PlantingMethod;

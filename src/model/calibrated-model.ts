@@ -1,0 +1,118 @@
+import { sigmoid } from '../stats/logistic.ts'
+import type {
+  CalibrationShift,
+  FactorContribution,
+  Horizon,
+  HorizonPrediction,
+  PlantingMethod,
+  SiteAttributes,
+  Species,
+  SurvivalModel,
+  UncertaintyTerms,
+} from '../types.ts'
+
+/*
+ * A calibrated version: its parent (a base version) with one logit offset per species × method added
+ * at every horizon, and its own uncertainty terms. The factors' contributions are the parent's, and
+ * the offset goes into the baseline, so baseline + Σ contributions = logit still holds exactly; the
+ * `calibration` block says how much of the baseline is the offset.
+ */
+
+export interface CalibratedGroup extends CalibrationShift {
+  speciesCode: string
+  plantingMethod: PlantingMethod
+  /** The offset's variance on the logit scale. */
+  variance: number
+}
+
+export interface CalibrationParameters {
+  version: string
+  /** The version's own terms: estimated from the surveys, or the parent's kept. */
+  uncertainty: UncertaintyTerms
+  /** One entry per species × method the parent predicts. */
+  groups: readonly CalibratedGroup[]
+}
+
+interface PreparedGroup {
+  offset: number
+  shift: CalibrationShift
+  uncertainty: UncertaintyTerms
+}
+
+class CalibratedHorizon implements HorizonPrediction {
+  readonly horizonYears: Horizon
+  readonly survivalProbability: number
+  readonly baselineLogOdds: number
+  readonly logOdds: number
+  readonly uncertainty: UncertaintyTerms
+  readonly calibration: CalibrationShift
+
+  constructor(
+    private readonly parent: HorizonPrediction,
+    group: PreparedGroup,
+  ) {
+    this.horizonYears = parent.horizonYears
+    this.baselineLogOdds = parent.baselineLogOdds + group.offset
+    this.logOdds = parent.logOdds + group.offset
+    this.survivalProbability = sigmoid(this.logOdds)
+    this.uncertainty = group.uncertainty
+    this.calibration = group.shift
+  }
+
+  get contributions(): FactorContribution[] {
+    return this.parent.contributions
+  }
+
+  topContributions(count: number): FactorContribution[] {
+    return this.parent.topContributions(count)
+  }
+}
+
+export function calibratedModel(parent: SurvivalModel, parameters: CalibrationParameters): SurvivalModel {
+  const byMethod = new Map<PlantingMethod, Map<string, PreparedGroup>>()
+  for (const group of parameters.groups) {
+    let bySpecies = byMethod.get(group.plantingMethod)
+    if (!bySpecies) {
+      bySpecies = new Map()
+      byMethod.set(group.plantingMethod, bySpecies)
+    }
+    const shift: CalibrationShift = Object.freeze({
+      offset: group.offset,
+      interval: Object.freeze([group.interval[0], group.interval[1]] as const),
+      level: group.level,
+      plots: group.plots,
+      trees: group.trees,
+    })
+    const uncertainty: UncertaintyTerms = Object.freeze({
+      plantingYearSd: Math.sqrt(parameters.uncertainty.plantingYearSd ** 2 + group.variance),
+      siteSd: parameters.uncertainty.siteSd,
+      clumpingDispersion: parameters.uncertainty.clumpingDispersion,
+    })
+    bySpecies.set(group.speciesCode, { offset: group.offset, shift, uncertainty })
+  }
+
+  function predict(
+    site: SiteAttributes,
+    species: Species,
+    method: PlantingMethod,
+    horizons?: readonly Horizon[],
+  ): HorizonPrediction[] {
+    const group = byMethod.get(method)?.get(species.code)
+    if (!group)
+      throw new RangeError(`calibration ${parameters.version} has no offset for ${species.code} ${method}`)
+    const predictions = parent.predict(site, species, method, horizons)
+    const calibrated = new Array<HorizonPrediction>(predictions.length)
+    for (let i = 0; i < predictions.length; i++)
+      calibrated[i] = new CalibratedHorizon(predictions[i] as HorizonPrediction, group)
+    return calibrated
+  }
+
+  return {
+    version: parameters.version,
+    series: parent.series,
+    codename: parent.codename,
+    factors: parent.factors,
+    uncertainty: Object.freeze({ ...parameters.uncertainty }),
+    predict,
+  }
+}
