@@ -143,8 +143,11 @@ export const DefaultModelBody = z.strictObject({
   model_version: modelVersion.nullable(),
 })
 
-/** GET /v1/surveys/report: the list's filters. */
-export const SurveyReportQuery = z.strictObject(surveyFilterFields)
+/** GET /v1/surveys/report: the list's filters, and the model version to compare with. */
+export const SurveyReportQuery = z.strictObject({
+  ...surveyFilterFields,
+  model_version: modelVersion.optional(),
+})
 
 /** A page's `limit` in a query string: a whole number from 1 to `max`. */
 function pageLimit(max: number) {

@@ -1,4 +1,5 @@
-import type { Interval, SurveyGroup, SurveyReport } from '../domain/surveys/survey-statistics.ts'
+import type { VersionedReport } from '../domain/surveys/survey-service.ts'
+import type { Interval, SurveyGroup } from '../domain/surveys/survey-statistics.ts'
 import { INTERVAL_LEVEL } from '../domain/surveys/survey-statistics.ts'
 
 const interval = ([low, high]: Interval) => ({ low, high })
@@ -23,9 +24,10 @@ function groupJson(group: SurveyGroup) {
 }
 
 /** GET /v1/surveys/report under the contract's names; an empty selection reports zero plots and no statistics. */
-export function surveyReportJson(report: SurveyReport | null) {
+export function surveyReportJson({ modelVersion, report }: VersionedReport) {
   if (!report)
     return {
+      model_version: modelVersion,
       interval_level: INTERVAL_LEVEL,
       overall: null,
       groups: [],
@@ -36,6 +38,7 @@ export function surveyReportJson(report: SurveyReport | null) {
   const [overall, ...groups] = report.groups
   const slope = report.calibrationSlope
   return {
+    model_version: modelVersion,
     interval_level: INTERVAL_LEVEL,
     overall: overall ? groupJson(overall) : null,
     groups: groups.map(groupJson),

@@ -118,7 +118,8 @@ export const SURVEY_ROUTES: readonly KeyedRoute[] = [
     authenticated: true,
     async handle(_req, url, deps, admission) {
       const query = parseInput(SurveyReportQuery, Object.fromEntries(url.searchParams), 'query string')
-      const report = await deps.surveys.report(admission.caller.accountId, filterOf(query))
+      const { model_version: version, ...filter } = query
+      const report = await deps.surveys.report(admission.caller.accountId, filterOf(filter), version)
       return { status: 200, body: surveyReportJson(report) }
     },
   },

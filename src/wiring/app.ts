@@ -269,6 +269,7 @@ export function createApp(options: AppOptions): App {
     predictions,
     config.ADDRESS_HASH_KEY,
     now,
+    models,
   )
   const calibrations = new CalibrationService(
     models.current,

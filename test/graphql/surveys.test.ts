@@ -49,7 +49,7 @@ const GROUP = `speciesCode plantingMethod ageBand plots treesPlanted treesAlive 
   observedInterval { low high } meanPredictedSurvival difference differenceInterval { low high } differs dispersion plotCorrelation`
 
 const REPORT = `query Report($filter: SurveyFilterInput) { surveyReport(filter: $filter) {
-  intervalLevel overall { ${GROUP} } groups { ${GROUP} }
+  modelVersion intervalLevel overall { ${GROUP} } groups { ${GROUP} }
   scores { brier logLoss calibrationInTheLarge { estimate interval { low high } }
     calibrationSlope { estimate interval { low high } intercept } }
   reliability { from to plots trees meanPredictedSurvival observedSurvival }
@@ -122,6 +122,7 @@ function asRestReport(report: Body): Body {
     }
   const scores = report.scores
   return {
+    model_version: report.modelVersion,
     interval_level: report.intervalLevel,
     overall: group(report.overall) ?? null,
     groups: report.groups.map(group),
@@ -398,6 +399,7 @@ describe('surveyReport', () => {
   it('reports nothing, with a note, when the filter keeps no plot, as REST does', async () => {
     const empty = dataOf(await send(REPORT, key.key, { filter: { speciesCode: 'ABGR' } })).surveyReport
     expect(empty).toEqual({
+      modelVersion: '0.2',
       intervalLevel: 0.9,
       overall: null,
       groups: [],

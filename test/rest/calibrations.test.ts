@@ -152,6 +152,38 @@ describe('a calibrated version in use', () => {
     expect(ranked.body.ranking.every((entry: { calibration?: unknown }) => entry.calibration)).toBe(true)
   })
 
+  it('re-expresses the survey report, so base and calibration compare side by side', async () => {
+    const report = (version?: string) =>
+      rest(
+        server.url,
+        'GET',
+        `/v1/surveys/report?species_code=PSME${version ? `&model_version=${encodeURIComponent(version)}` : ''}`,
+        {
+          key: owner.key,
+        },
+      )
+    const base = await report()
+    const calibrated = await report(version)
+    expect(base.status, base.text).toBe(200)
+    expect(calibrated.status, calibrated.text).toBe(200)
+    expect(base.body.model_version).toBe('0.2')
+    expect(calibrated.body.model_version).toBe(version)
+    // The same plots; the calibration predicts them far closer.
+    expect(calibrated.body.overall.trees_alive).toBe(base.body.overall.trees_alive)
+    expect(base.body.overall.differs).toBe(true)
+    expect(Math.abs(calibrated.body.overall.difference)).toBeLessThan(
+      Math.abs(base.body.overall.difference) / 4,
+    )
+    expect(calibrated.body.scores.log_loss).toBeLessThan(base.body.scores.log_loss)
+    expectError(
+      await rest(server.url, 'GET', `/v1/surveys/report?model_version=${encodeURIComponent(version)}`, {
+        key: other.key,
+      }),
+      422,
+      'invalid_model_version',
+    )
+  })
+
   it('is another account’s to no one: invalid_model_version, not_found for its calibration', async () => {
     const body = { ...PSME, planting_method: 'manual', model_version: version }
     expectError(await post(server.url, '/v1/predict', body, other.key), 422, 'invalid_model_version')

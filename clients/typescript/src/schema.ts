@@ -2918,6 +2918,11 @@ export interface components {
         };
         SurveyReport: {
             /**
+             * @description The model version whose predictions the surveys are compared with (`model_version`, else the account's default).
+             * @example 0.2
+             */
+            model_version: string;
+            /**
              * @description The level of every interval in the report.
              * @constant
              */
@@ -5165,6 +5170,16 @@ export interface operations {
                 surveyed_from?: components["parameters"]["SurveyedFrom"];
                 /** @description Only surveys on or before this date, `YYYY-MM-DD`. */
                 surveyed_to?: components["parameters"]["SurveyedTo"];
+                /**
+                 * @description The model version whose predictions the surveys are compared with, one of
+                 *     `GET /v1/models` (a `+` sent as `%2B`). Absent: the account's default (`PUT
+                 *     /v1/models/default`), else the current base version. A survey keeps the prediction its
+                 *     base version made when it was stored; a calibrated version moves it by its species ×
+                 *     method's offset on the logit scale, so the same surveys can be reported for the base and a
+                 *     calibration side by side. One this key's account cannot use is `422
+                 *     invalid_model_version`.
+                 */
+                model_version?: string;
             };
             header?: never;
             path?: never;
@@ -5192,6 +5207,7 @@ export interface operations {
             400: components["responses"]["QueryBadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            422: components["responses"]["ModelVersionUnprocessable"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

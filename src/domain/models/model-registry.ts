@@ -110,6 +110,23 @@ export class ModelRegistry {
     this.defaults.set(accountId, { version, until: this.now() + this.defaultTtlMs })
   }
 
+  /**
+   * How `version` (else the account's default) re-expresses predictions its parent made: a calibrated
+   * version's offset by species × method, or none for a base version (the survey report's ReportVersions).
+   */
+  async shiftOf(accountId: string, version: string | undefined) {
+    const model = await this.resolve(accountId, version)
+    if (this.byVersion.has(model.version)) return { version: model.version, offset: null }
+    const fit = readFit(await this.stored(accountId, model.version))
+    const offsets = new Map(
+      fit.offsets.map((group) => [`${group.speciesCode}/${group.plantingMethod}`, group.offset]),
+    )
+    return {
+      version: model.version,
+      offset: (speciesCode: string, method: string) => offsets.get(`${speciesCode}/${method}`) ?? 0,
+    }
+  }
+
   /** The versions the account may use: its calibrations newest first, then base versions newest first. */
   async list(accountId: string): Promise<ModelVersionView[]> {
     const chosen = await this.defaultOf(accountId)

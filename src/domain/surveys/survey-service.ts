@@ -1,6 +1,7 @@
+import { logit, sigmoid } from '../../stats/logistic.ts'
 import { ApiError, apiError, invalidField } from '../errors.ts'
 import { type Holder, holderActor } from '../holder-actor.ts'
-import type { SurveyFilter, SurveyStore } from '../ports.ts'
+import type { SurveyFilter, SurveyReportColumns, SurveyStore } from '../ports.ts'
 import type { PredictionService } from '../prediction-service.ts'
 import { fieldOfRefusal, predictSurveyPlots } from './plot-predictions.ts'
 import {
@@ -43,6 +44,34 @@ function readCursor(cursor: string): readonly [string, string] {
 }
 
 /**
+ * How a model version re-expresses the stored predictions (its parent's): a calibrated version moves
+ * each species × method's logit by its offset; a base version moves nothing. The version is the one
+ * named, else the account's default; invalid_model_version for one the account cannot use.
+ */
+export interface ReportVersions {
+  shiftOf(
+    accountId: string,
+    version: string | undefined,
+  ): Promise<{ version: string; offset: ((speciesCode: string, method: string) => number) | null }>
+}
+
+/** A report, and the model version whose predictions it compares with. */
+export interface VersionedReport {
+  modelVersion: string | null
+  report: SurveyReport | null
+}
+
+/** The group's stored predictions moved by the version's offset on the logit scale. */
+function shiftPredictions(
+  group: SurveyReportColumns,
+  offset: (speciesCode: string, method: string) => number,
+) {
+  const delta = offset(group.speciesCode, group.plantingMethod)
+  for (let i = 0; i < group.predicted.length; i++)
+    group.predicted[i] = sigmoid(logit(group.predicted[i] as number) + delta)
+}
+
+/**
  * Field surveys: an account's plots, each matched to its data site as a prediction is and kept with
  * the model's survival at its age, so the report compares without predicting again.
  */
@@ -53,6 +82,8 @@ export class SurveyService {
     /** The server's secret (ADDRESS_HASH_KEY) that client addresses are hashed under. */
     private readonly addressHashKey: string,
     private readonly now: () => Date = () => new Date(),
+    /** The versions a report can be asked for; without them, the predictions as stored. */
+    private readonly versions: ReportVersions | null = null,
   ) {}
 
   /**
@@ -115,9 +146,14 @@ export class SurveyService {
    * Observed beside predicted over the account's plots that the filter keeps (./survey-statistics.ts);
    * null when it keeps none. The predictions were made when the plots were stored: nothing is predicted here.
    */
-  async report(accountId: string, filter: SurveyFilter): Promise<SurveyReport | null> {
+  async report(accountId: string, filter: SurveyFilter, modelVersion?: string): Promise<VersionedReport> {
+    const shift = this.versions ? await this.versions.shiftOf(accountId, modelVersion) : null
     const plots = await this.store.reportPlots(accountId, filter)
-    return plots.length === 0 ? null : surveyStatistics(plots)
+    if (shift?.offset) for (const group of plots) shiftPredictions(group, shift.offset)
+    return {
+      modelVersion: shift?.version ?? null,
+      report: plots.length === 0 ? null : surveyStatistics(plots),
+    }
   }
 
   /** Deletes one plot (every survey of it), or with null every plot of the account; how many surveys went. */

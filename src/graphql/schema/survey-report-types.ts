@@ -1,3 +1,4 @@
+import type { VersionedReport } from '../../domain/surveys/survey-service.ts'
 import {
   type AgeBand,
   INTERVAL_LEVEL,
@@ -144,10 +145,15 @@ const ReliabilityBinRef = builder.objectRef<ReliabilityBin>('SurveyReliabilityBi
   }),
 })
 
-export const SurveyReportRef = builder.objectRef<{ report: SurveyReport | null }>('SurveyReport').implement({
+export const SurveyReportRef = builder.objectRef<VersionedReport>('SurveyReport').implement({
   description:
     'Observed survival beside the model’s prediction over the account’s plots that the filter keeps: the numbers of GET /v1/surveys/report (docs/surveys.md)',
   fields: (t) => ({
+    modelVersion: t.string({
+      nullable: true,
+      description: 'The model version whose predictions the plots are compared with',
+      resolve: ({ modelVersion }) => modelVersion,
+    }),
     intervalLevel: t.float({
       description: 'The level of every interval: 0.9',
       resolve: () => INTERVAL_LEVEL,

@@ -19,6 +19,7 @@ import {
 import { builder } from './builder.ts'
 import { PlantingMethodEnum } from './catalogue.ts'
 import type { GraphQLContext } from './context.ts'
+import { modelVersionRule } from './models.ts'
 import { SurveyReportRef } from './survey-report-types.ts'
 
 /*
@@ -374,13 +375,21 @@ builder.queryFields((t) => ({
     type: SurveyReportRef,
     description:
       'Observed survival against the prediction over the plots the filter keeps (as GET /v1/surveys/report): nothing predicted again. Counts as one request; once per operation',
-    args: { filter: t.arg({ type: SurveyFilterInput, required: false, description: FILTER }) },
-    resolve: async (_root, args, ctx, info) => ({
-      report: await ctx.surveys.report(
+    args: {
+      filter: t.arg({ type: SurveyFilterInput, required: false, description: FILTER }),
+      modelVersion: t.arg.string({
+        required: false,
+        description:
+          'The version whose predictions to compare with (see models); absent: the account’s default. A calibrated version moves each stored prediction by its offset, so base and calibration can be compared side by side',
+        validate: modelVersionRule,
+      }),
+    },
+    resolve: (_root, args, ctx, info) =>
+      ctx.surveys.report(
         callerOf(ctx, info).accountId,
         filterOf(args.filter as FilterArg | null | undefined),
+        args.modelVersion ?? undefined,
       ),
-    }),
   }),
 }))
 
