@@ -28,6 +28,7 @@
  */
 import postgres from 'postgres'
 import { startRedisCluster } from '../scripts/engines.ts'
+import { benchCalibrations } from './calibrations.ts'
 import {
   installReference,
   REFERENCE_API_KEY,
@@ -53,6 +54,7 @@ import {
 } from './runner.ts'
 import {
   buildScenarios,
+  CALIBRATED_SCENARIO,
   candidateBodies,
   type PredictBody,
   type ProcessName,
@@ -292,7 +294,8 @@ async function runScenarios(
   const points = await keepAnswered(candidates, answering, log)
   if (points.length < MIN_POINTS)
     log(`WARNING only ${points.length} points answered by every server (the load should hold ${MIN_POINTS})`)
-  const scenarios = buildScenarios(points, options).filter(chosen)
+  const calibratedVersions = selected(CALIBRATED_SCENARIO) ? await benchCalibrations(server, points, log) : []
+  const scenarios = buildScenarios(points, { ...options, calibratedVersions }).filter(chosen)
   log(`built ${scenarios.length} scenarios over ${points.length} points`)
 
   const settings = { ...TIMING, connections: CONNECTIONS, admin }
@@ -377,7 +380,11 @@ async function main(): Promise<void> {
     armSeconds: ARM_SECONDS,
   }
   // The scenarios asked for, built over a small pool (~2 s) to see which processes they load and how long.
-  const wanted = buildScenarios(candidateBodies(0), options).filter(chosen)
+  // (rest_predict_calibrated's versions are made once the server runs: a stand-in name here.)
+  const wanted = buildScenarios(candidateBodies(0), {
+    ...options,
+    calibratedVersions: selected(CALIBRATED_SCENARIO) ? ['0.2+cal.00000000'] : [],
+  }).filter(chosen)
   const measureMap = selected(SURVIVAL_MAP_ID)
   const measureSurveys = selected(SURVEY_REPORT_ID)
   if (wanted.length === 0 && !measureMap && !measureSurveys)

@@ -99,4 +99,6 @@ export interface ScenarioOptions {
   durationS: number
   /** Seconds of load one arm takes in a scenario: its warm-up and its rounds. */
   armSeconds: number
+  /** The calibrated versions rest_predict_calibrated pins (bench/calibrations.ts); none: not run. */
+  calibratedVersions?: readonly string[]
 }

@@ -336,6 +336,48 @@ export function buildScenarios(pool: readonly PredictBody[], options: ScenarioOp
       ],
       comparisons: [{ of: 'server:climate', to: 'server' }],
     },
+    ...calibratedScenario(singles, pool, options.calibratedVersions ?? []),
     ...planScenarios(pool, options),
   ]
 }
+
+/**
+ * The plain load's bodies pinned to the calibrated versions in turn: every answer must name its
+ * version and carry its calibration block. Empty when no versions were made (not selected).
+ */
+function calibratedScenario(
+  plain: Load,
+  bodies: readonly PredictBody[],
+  versions: readonly string[],
+): Scenario[] {
+  if (versions.length === 0) return []
+  const pinned: Load = {
+    ...plain,
+    bodies: bodies.map((body, index) =>
+      JSON.stringify({ ...body, model_version: versions[index % versions.length] }),
+    ),
+    check: (status, body) => {
+      const problem = plain.check(status, body)
+      if (problem) return problem
+      const answer = body as { calibration?: unknown; model?: { version?: string } } | null
+      return answer?.calibration && answer.model?.version?.includes('+cal.')
+        ? null
+        : `not calibrated: ${describe(status, body)}`
+    },
+  }
+  return [
+    {
+      id: CALIBRATED_SCENARIO,
+      title: `REST POST /v1/predict pinned to ${versions.length} calibrated versions in turn vs the base version (${bodies.length.toLocaleString('en-US')} points)`,
+      connections: 32,
+      arms: [
+        { process: 'server', load: plain },
+        { process: 'server', variant: 'calibrated', load: pinned },
+      ],
+      // The survival differs by design: the answers' shapes are checked, not their values.
+      comparisons: [{ of: 'server:calibrated', to: 'server', sameFields: false }],
+    },
+  ]
+}
+
+export const CALIBRATED_SCENARIO = 'rest_predict_calibrated'

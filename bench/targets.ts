@@ -25,6 +25,8 @@ export const THRESHOLDS = {
   redisClusterRps: 0.9,
   /** REST predict with a future climate against the same bodies without one, same process and run. */
   climatePredictRps: 0.95,
+  /** REST predict pinned to calibrated versions (50 in turn) against the base version, same process and run. */
+  calibratedPredictRps: 0.95,
   /** survivalMap's first call under a climate against today's first call (same map, fresh processes). */
   climateMapFirst: 1.5,
   /**
@@ -210,6 +212,17 @@ const RATIO_TARGETS: readonly RatioTarget[] = [
     threshold: THRESHOLDS.climatePredictRps,
     what: 'REST /v1/predict with a climate rps',
     toLabel: 'without (same run)',
+  },
+  {
+    id: 'calibrated_predict_rps',
+    scenario: 'rest_predict_calibrated',
+    of: 'server:calibrated',
+    to: 'server',
+    metric: 'rps',
+    bound: 'at least',
+    threshold: THRESHOLDS.calibratedPredictRps,
+    what: 'REST /v1/predict pinned to 50 calibrated versions rps',
+    toLabel: 'the base version (same run)',
   },
   {
     id: 'plan_point_cpu',

@@ -23,7 +23,7 @@ const event = (kind: 'model.calibrated' | 'model.default_set', accountId: string
   details: {},
 })
 const FIT = JSON.stringify({
-  method: 'offsets-eb-1',
+  method: 'offsets-eb-2',
   parent: '0.2',
   offsets: [{ offset: -0.1234567890123456 }],
 })

@@ -68,6 +68,8 @@ export function renderExplorerPage(assets: ExplorerAssets, data: ExplorerPageDat
       <div class="field"><label for="scenario">Emission scenario</label><select id="scenario" name="scenario"></select></div>
       <div class="field"><label for="map-mode">Map shows</label><select id="map-mode" name="map-mode"></select></div>
       <p id="climate-caveat" class="climate-caveat"></p>
+      <div class="field model-field"><label for="model-version">Model version</label><select id="model-version" name="model-version" aria-describedby="model-note"></select></div>
+      <p id="model-note" class="model-note"></p>
     </form>
     <form id="point-form" class="point-form">
       <div class="field"><label for="latitude">Latitude</label><input id="latitude" name="latitude" inputmode="decimal" required></div>
@@ -97,6 +99,7 @@ export function renderExplorerPage(assets: ExplorerAssets, data: ExplorerPageDat
       <h2>Why: every factor at <span id="factor-horizon"></span> years, <span id="factor-method"></span><span id="factor-climate"></span></h2>
       <div id="factor-chart" class="chart chart-factors"></div>
       <p id="factor-sum" class="factor-sum"></p>
+      <p id="factor-calibration" class="factor-calibration" hidden></p>
       <h2>The matched site</h2>
       <dl id="site-attributes" class="attributes"></dl>
       <p class="actions"><button type="button" id="download-compare" disabled>Download CSV</button> <span id="model-version" class="model"></span></p>
@@ -107,7 +110,7 @@ export function renderExplorerPage(assets: ExplorerAssets, data: ExplorerPageDat
       <div id="ranking-chart" class="chart chart-ranking"></div>
       <p id="ranking-note" class="summary"></p>
       <p id="ranking-climate-note" class="climate-note" hidden></p>
-      <p class="actions"><button type="button" id="download-ranking" disabled>Download CSV</button></p>
+      <p class="actions"><button type="button" id="download-ranking" disabled>Download CSV</button> <span id="ranking-model" class="model"></span></p>
     </section>
   </aside>
 </main>

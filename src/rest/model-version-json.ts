@@ -65,6 +65,7 @@ export function fitJson(fit: CalibrationFit) {
       calibrated: scoresJson(validation.calibrated),
       beats_base: validation.beatsBase,
     },
+    age_trend: fit.ageTrend,
     notes: fit.notes,
     warnings: fit.warnings,
   }

@@ -7,8 +7,34 @@ type Schemas = components['schemas']
 export type PredictRequest = Schemas['PredictRequest']
 /** One site of a batch: a predict body without `model_version` (the batch's applies). */
 export type BatchSite = Schemas['BatchSite']
-/** A model version of `GET /v1/models`. */
+/** A model version of `GET /v1/models`; a calibrated one (`kind: 'calibrated'`) carries its `fit`. */
 export type ModelVersion = Schemas['ModelVersion']
+/** `GET /v1/models` → `{models}`: the account's calibrated versions newest first, then the base versions. */
+export type ModelVersionList = Schemas['ModelVersionList']
+/** A calibrated version: what it was fitted on and what it found (offsets, terms, cross-validation). */
+export type CalibrationFit = Schemas['CalibrationFit']
+/** A version of the kind `calibrated`, whose `fit` is always there. */
+export type CalibratedModelVersion = ModelVersion & { kind: 'calibrated'; fit: CalibrationFit }
+/** `PUT /v1/models/default`: `{model_version}`, a version of `GET /v1/models` or null (the base version). */
+export type DefaultModelRequest = Schemas['DefaultModelRequest']
+/**
+ * `POST /v1/models/calibrations`: which surveyed plots to fit on (`species_code`, `planting_method`,
+ * `bbox` as `[w, s, e, n]` or `'w,s,e,n'`, `surveyed_from`, `surveyed_to`); none: every plot.
+ */
+export type CalibrationRequest = Schemas['CalibrationRequest']
+/** The filter a calibration fitted on, as the server read it (null for a field not given). */
+export type CalibrationFilter = Schemas['CalibrationFilter']
+/** A calibration as it stands (`GET /v1/models/calibrations/{id}`): `running`, `succeeded` or `failed`. */
+export type CalibrationRun = Schemas['CalibrationRun']
+export type CalibrationStatus = CalibrationRun['status']
+/** Why a calibration failed: `internal_error` or `interrupted` (start it again). */
+export type CalibrationRunError = NonNullable<CalibrationRun['error']>
+/** A calibration that succeeded: `model_version` and `model` (with its `fit`) are the version it made. */
+export type SucceededCalibration = CalibrationRun & {
+  status: 'succeeded'
+  model_version: string
+  model: CalibratedModelVersion
+}
 export type PredictionResponse = Schemas['PredictionResponse']
 export type CompareRequest = Schemas['CompareRequest']
 export type ComparisonResponse = Schemas['ComparisonResponse']

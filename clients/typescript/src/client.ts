@@ -3,11 +3,14 @@
  * (./schema.ts, generated; named types in ./api-types.ts). It returns the response body, throws
  * SurvivalApiError for every failure, retries 429 and 503 as `Retry-After` says (within bounds), and
  * adds the jobs helpers (streamed upload, poll, resumable download, GeoJSON jobs); the streamed body
- * (./upload-body.ts) is shared with the survey uploads (./surveys.ts).
+ * (./upload-body.ts) is shared with the survey uploads (./surveys.ts), the poller (./poll.ts) with the
+ * calibrations (./models.ts).
  */
 import { Readable } from 'node:stream'
 import createClient, { type Client } from 'openapi-fetch'
 import { isAbort, retryAfterMs, SurvivalApiError } from './errors.ts'
+import { modelMethods } from './models.ts'
+import { type PollOptions, pollUntilSettled, sleep } from './poll.ts'
 import type { paths } from './schema.ts'
 import { surveyMethods } from './surveys.ts'
 import {
@@ -19,6 +22,8 @@ import {
 } from './upload-body.ts'
 
 export { SurvivalApiError } from './errors.ts'
+export type { CalibrateOptions, CalibrationFailedDetails } from './models.ts'
+export type { PollOptions } from './poll.ts'
 export {
   SURVEY_UPLOAD_CONTENT_TYPES,
   type SurveyGroup,
@@ -104,13 +109,9 @@ export type GeoJsonUploadOptions = UploadBase & {
   defaults?: GeoJsonJobDefaults
 }
 
-export interface WaitOptions {
-  signal?: AbortSignal
-  /** Every status read while waiting, the final one included. */
-  onProgress?: (job: Job) => void
-  /** Between polls (default 1000 ms). */
-  pollMs?: number
-}
+/** `waitForJob`: polls every `pollMs` (default 1000 ms; `backoff` 1, unless given), with no `timeoutMs`. */
+export type WaitOptions = PollOptions<Job>
+const JOB_POLL = { pollMs: 1000, backoff: 1, maxPollMs: 60_000 }
 
 export interface ResultsOptions extends CallOptions {
   /**
@@ -316,15 +317,11 @@ export function createSurvivalClient(options: SurvivalClientOptions) {
         options,
       ),
 
-    /** The model versions this key's account may answer with (pin one with `model_version`). */
-    models: (options?: CallOptions) => body(() => api.GET('/v1/models', init(options)), options),
-
-    /** One model version; `invalid_model_version` (422) for one the account cannot use. */
-    model: (version: string, options?: CallOptions) =>
-      body(
-        () => api.GET('/v1/models/{version}', { params: { path: { version } }, ...init(options) }),
-        options,
-      ),
+    /**
+     * Model versions (./models.ts): models, model(version), calibrate (a calibrated version fitted on the
+     * account's surveys, waited for), calibration(id), setDefaultModel(version | null).
+     */
+    ...modelMethods({ api, body, call, init }),
 
     species: (query: SpeciesQuery = {}, options?: CallOptions) =>
       body(() => api.GET('/v1/species', { params: { query }, ...init(options) }), options),
@@ -377,17 +374,17 @@ export function createSurvivalClient(options: SurvivalClientOptions) {
       body(() => api.GET('/v1/jobs/{id}', { params: { path: { id } }, ...init(options) }), options),
 
     /** Polls the job until it is succeeded, failed or cancelled, and returns that status. */
-    async waitForJob(id: string, options: WaitOptions = {}): Promise<Job> {
-      for (;;) {
-        const job: Job = await body(
-          () => api.GET('/v1/jobs/{id}', { params: { path: { id } }, signal: options.signal }),
-          options,
-        )
-        options.onProgress?.(job)
-        if (FINAL_STATUSES.has(job.status)) return job
-        await sleep(options.pollMs ?? 1000, options.signal)
-      }
-    },
+    waitForJob: (id: string, options: WaitOptions = {}): Promise<Job> =>
+      pollUntilSettled(
+        {
+          name: `job ${id}`,
+          read: (signal) =>
+            body(() => api.GET('/v1/jobs/{id}', { params: { path: { id } }, signal }), { signal }),
+          settled: (job) => FINAL_STATUSES.has(job.status),
+          defaults: JOB_POLL,
+        },
+        options,
+      ),
 
     /**
      * The results of a succeeded job, streamed. `from` resumes at a byte offset (`Range: bytes=N-`);
@@ -434,19 +431,4 @@ function totalOf(response: Response): number | null {
   if (range) return Number(range[1])
   const length = response.headers.get('content-length')
   return response.status === 200 && length !== null ? Number(length) : null
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason)
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(signal?.reason)
-    }
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
 }

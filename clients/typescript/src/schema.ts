@@ -2345,7 +2345,7 @@ export interface components {
         CalibrationFit: {
             /**
              * @description The fit's method and its revision; a new method never reuses an old one's versions.
-             * @example offsets-eb-1
+             * @example offsets-eb-2
              */
             method: string;
             /**
@@ -2395,7 +2395,17 @@ export interface components {
                 /** @description The calibrated version's log loss is below the parent's; when not, `warnings` says to prefer the parent. */
                 beats_base: boolean;
             };
-            /** @description What to keep in mind (terms that kept the parent's assumption, plots left out). */
+            /**
+             * @description The score test of an age slope on the held-out plots: whether the surveys' survival changes
+             *     with age differently from the calibrated version's, which adds one offset at every age. `z`
+             *     positive: older plots survive better than it says. Below p 0.01 a note says so. Null when it
+             *     cannot be computed.
+             */
+            age_trend: {
+                z: number;
+                p: number;
+            } | null;
+            /** @description What to keep in mind (terms that kept the parent's assumption, plots left out, an age trend). */
             notes: string[];
             /** @description Reasons not to use the version (it predicts no better than its parent on plots it did not see). */
             warnings: string[];

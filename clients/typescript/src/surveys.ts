@@ -38,7 +38,10 @@ export type SurveyReliabilityBin = Schemas['SurveyReliabilityBin']
  * `surveyed_from`, `surveyed_to`, inclusive `YYYY-MM-DD`), `limit` (1–1,000, default 100) and `cursor`.
  */
 export type SurveyQuery = NonNullable<paths['/v1/surveys']['get']['parameters']['query']>
-/** `GET /v1/surveys/report`: the list's filters, without `limit` and `cursor`. */
+/**
+ * `GET /v1/surveys/report`: the list's filters, without `limit` and `cursor`, and `model_version` (also
+ * `surveyReport`'s `modelVersion` option).
+ */
 export type SurveyReportQuery = NonNullable<paths['/v1/surveys/report']['get']['parameters']['query']>
 
 /**
@@ -173,9 +176,15 @@ export function surveyMethods({ api, body, init, upload }: SurveyClientParts) {
     /**
      * Observed survival beside the model's prediction over the surveys the filters keep (none given:
      * every survey): `overall`, `groups` by species × method and age band, `scores`, `reliability`.
+     * `modelVersion` (sent as `model_version`; it wins over the query's) reports them against that
+     * version's predictions, a calibrated one's included; absent: the account's default. The report
+     * says which in `model_version`.
      */
-    surveyReport: (query: SurveyReportQuery = {}, options?: CallOptions) =>
-      body(() => api.GET('/v1/surveys/report', { params: { query }, ...init(options) }), options),
+    surveyReport: (query: SurveyReportQuery = {}, options?: CallOptions & { modelVersion?: string }) => {
+      const version = options?.modelVersion ? { model_version: options.modelVersion } : {}
+      const params = { query: { ...query, ...version } }
+      return body(() => api.GET('/v1/surveys/report', { params, ...init(options) }), options)
+    },
 
     /**
      * Stores the surveys of a CSV, NDJSON or GeoJSON body (`POST /v1/surveys/uploads`), streamed from a

@@ -4,6 +4,7 @@ import type { SurveyFilter } from '../ports.ts'
 import { calibrationSlope } from '../surveys/calibration-slope.ts'
 import { INTERVAL_LEVEL } from '../surveys/quasi-binomial.ts'
 import { calibrationInTheLarge } from '../surveys/survey-statistics.ts'
+import { AGE_TREND_LEVEL, type AgeTrend, ageTrend } from './age-trend.ts'
 import { CROSS_VALIDATION_FOLDS, crossValidate, type Scores } from './cross-validation.ts'
 import { type CalibrationPlot, fitOffsets, MIN_PLOTS, MIN_YEARS, type VarianceTerm } from './offset-fit.ts'
 
@@ -15,7 +16,7 @@ import { type CalibrationPlot, fitOffsets, MIN_PLOTS, MIN_YEARS, type VarianceTe
  */
 
 /** Bumped when the fit's method changes, so a new method never reuses an old method's ids. */
-export const FIT_METHOD = 'offsets-eb-1'
+export const FIT_METHOD = 'offsets-eb-2'
 /** Fewer plots than this cannot be cross-validated in 5 folds with any use. */
 export const MIN_CALIBRATION_PLOTS = 10
 
@@ -69,6 +70,8 @@ export interface CalibrationFit {
     calibrated: Scores & AgreementScores
     beatsBase: boolean
   }
+  /** The score test of an age slope on the held-out plots; null when it cannot be computed. */
+  ageTrend: AgeTrend | null
   notes: string[]
   warnings: string[]
 }
@@ -159,6 +162,15 @@ export function fitCalibration(
       `On plots its fit did not see, this calibration predicts no better than ${input.parent.version} (log loss ${validation.calibrated.logLoss.toFixed(4)} against ${validation.base.logLoss.toFixed(4)}): prefer ${input.parent.version}.`,
     )
   const notes = termNotes(fit, input.plots.length)
+  const trend = ageTrend(validation.heldOut.plots, validation.heldOut.calibrated, {
+    clumping: fit.clumping.value,
+    siteVariance: fit.siteVariance.value,
+    yearVariance: fit.yearVariance.value,
+  })
+  if (trend && trend.p < AGE_TREND_LEVEL)
+    notes.push(
+      `The surveys' survival changes with age differently from the model's (age trend z = ${trend.z.toFixed(2)}, p = ${trend.p.toPrecision(2)}): the offset is the same at every age, so it fits ${trend.z > 0 ? 'older plots too low and younger ones too high' : 'older plots too high and younger ones too low'}. The survey report's age bands show by how much.`,
+    )
   if (input.otherVersionPlots > 0)
     notes.push(
       `${input.otherVersionPlots} plot${input.otherVersionPlots === 1 ? '' : 's'} the filter kept were predicted by another model version when stored, and were left out.`,
@@ -206,6 +218,7 @@ export function fitCalibration(
       },
       beatsBase: validation.beatsBase,
     },
+    ageTrend: trend,
     notes,
     warnings,
   }

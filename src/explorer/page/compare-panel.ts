@@ -2,14 +2,15 @@ import { type Comparison, factorChart, survivalChart, type TodayBeside } from '.
 import { type ComparisonAnswer, renderClimateSection } from './compare-climate.ts'
 import { type CsvCell, climateFileLabel, downloadCsv, pointFileLabel, toCsv } from './csv.ts'
 import { busy, chartHeight, chartWidth, element, placeholder, tableRow } from './dom.ts'
-import { climateLabel, METHOD_LABELS, percent, periodLabel } from './format.ts'
+import { climateLabel, METHOD_LABELS, modelName, percent, periodLabel } from './format.ts'
 import {
   ExplorerClimateCompareDocument,
   type ExplorerClimateFragment,
   ExplorerCompareDocument,
 } from './generated/operations.ts'
 import type { PanelHost } from './host.ts'
-import { type Climate, HORIZONS, type Point, sameClimate, type ViewState } from './state.ts'
+import { type Climate, HORIZONS, type Point, pinned, sameClimate, type ViewState } from './state.ts'
+import { signed } from './survey-data.ts'
 
 const SITE_ATTRIBUTES: [keyof Comparison['site'], string, (value: never) => string][] = [
   ['forestRegion', 'Forest region', String],
@@ -69,15 +70,21 @@ export class ComparePanel {
     this.host.map.say(null)
     busy(panel, true)
     try {
-      const { answer, errors, model } = await this.ask(point, climate)
+      const { answer, errors } = await this.ask(point, climate)
       if (asked !== this.asked) return
       this.answer = answer
+      const named = element('model-version')
       if (!this.answer) {
         const error = errors[0]
         this.host.map.say(error ? this.host.messageFor(error) : 'No answer for this point.', 'warning')
+        named.textContent = ''
+        delete named.dataset.version
       } else {
         this.host.map.showMatch(this.answer.comparison.site)
-        element('model-version').textContent = `Model ${model.series} ${model.version} (${model.codename})`
+        // The version that answered, as the answer names it (not the root's public current version).
+        const model = this.answer.comparison.model
+        named.textContent = `Model ${modelName(model)}`
+        named.dataset.version = model.version
       }
       this.render()
     } catch (error) {
@@ -93,6 +100,7 @@ export class ComparePanel {
       latitude: point.latitude,
       longitude: point.longitude,
       speciesCode: this.host.view().species,
+      ...pinned(this.host.view()),
     }
     if (!climate) {
       const { data, errors } = await this.host.api.query(ExplorerCompareDocument, { input: today })
@@ -100,7 +108,7 @@ export class ComparePanel {
       const answer: ComparisonAnswer | null = comparison
         ? { comparison, climate, projection: null, today: null }
         : null
-      return { answer, errors, model: data.model }
+      return { answer, errors }
     }
     const { data, errors } = await this.host.api.query(ExplorerClimateCompareDocument, {
       input: { ...today, climate },
@@ -111,7 +119,7 @@ export class ComparePanel {
       comparison && data.today
         ? { comparison, climate, projection: comparison.climate ?? null, today: data.today }
         : null
-    return { answer, errors, model: data.model }
+    return { answer, errors }
   }
 
   /** Draws the answer shown (again, at the panel's width), or says what to do while there is none. */
@@ -131,6 +139,7 @@ export class ComparePanel {
       differential.replaceChildren(...HORIZONS.map((years) => tableRow([String(years), '—', '—', '—'])))
       attributes.replaceChildren()
       sum.textContent = ''
+      element('factor-calibration').hidden = true
       element('site-summary').textContent = ''
       return
     }
@@ -159,10 +168,16 @@ export class ComparePanel {
     )
     const horizons = method === 'manual' ? comparison.manual : comparison.droneSeeded
     const prediction = horizons.find((h) => h.horizonYears === horizon) ?? horizons[horizons.length - 1]
+    const shift = element('factor-calibration')
+    shift.hidden = !prediction?.calibration
+    shift.textContent = ''
     if (prediction) {
       factors.replaceChildren(factorChart(prediction, chartWidth(factors), chartHeight(factors)))
       const total = prediction.allFactors.reduce((s, f) => s + f.contribution, 0)
       sum.textContent = `Baseline ${prediction.baselineLogOdds.toFixed(2)} + contributions ${total >= 0 ? '+' : '−'}${Math.abs(total).toFixed(2)} = log-odds ${prediction.logOdds.toFixed(2)} → survival ${percent(prediction.survivalProbability)}`
+      const calibration = prediction.calibration
+      if (calibration)
+        shift.textContent = `The baseline includes the calibration’s shift of ${signed(calibration.offset)} on the logit scale for ${comparison.species.commonName}, ${METHOD_LABELS[method].toLowerCase()} (${percent(calibration.intervalLevel, 0)} interval ${signed(calibration.interval[0] ?? 0)} to ${signed(calibration.interval[1] ?? 0)}), ${calibration.plots > 0 ? `from ${calibration.plots.toLocaleString('en-US')} surveyed plots` : 'the method’s pooled mean: no surveyed plots of it'}.`
     }
     // Under a future climate, the attributes it changes read "today → future".
     const future =

@@ -48,3 +48,26 @@ export const years = (n: number): string => `${n} year${n === 1 ? '' : 's'}`
 /** "1 feature", "1,200 features". */
 export const count = (n: number, one: string, many = `${one}s`): string =>
   `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`
+
+/** A model version as an answer names it (the fields the page reads). */
+export interface ModelName {
+  series: string
+  version: string
+  codename: string
+  kind: 'BASE' | 'CALIBRATED'
+  parent?: string | null
+}
+
+/** "mycel 0.2 (chanterelle)", or "mycel 0.2+cal.3f9a1c2e (chanterelle), calibrated from 0.2". */
+export function modelName(model: ModelName): string {
+  const from = model.kind === 'CALIBRATED' ? `, calibrated${model.parent ? ` from ${model.parent}` : ''}` : ''
+  return `${model.series} ${model.version} (${model.codename})${from}`
+}
+
+/** An instant of the API (ISO 8601) as a date, "2026-05-01", or with its UTC time. */
+export function dateOf(iso: string, withTime = false): string {
+  const at = new Date(iso)
+  if (Number.isNaN(at.getTime())) return iso
+  const text = at.toISOString()
+  return withTime ? `${text.slice(0, 10)} ${text.slice(11, 16)} UTC` : text.slice(0, 10)
+}

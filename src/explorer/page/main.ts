@@ -6,6 +6,7 @@ import { apiMessage, type PanelHost } from './host.ts'
 import { KeyPanel } from './key-panel.ts'
 import { ExplorerMap } from './map.ts'
 import { MapPanel } from './map-panel.ts'
+import { ModelSelect } from './model-select.ts'
 import { ObservationsPanel } from './observations-panel.ts'
 import { PlanPanel } from './plan-panel.ts'
 import { RankingPanel } from './ranking-panel.ts'
@@ -42,6 +43,7 @@ class Explorer implements ControlsHost {
   private readonly compare: ComparePanel
   private readonly ranking: RankingPanel
   private readonly mapPanel: MapPanel
+  private readonly models: ModelSelect
   private readonly controls: Controls
   private readonly tabs: Tabs
 
@@ -52,18 +54,28 @@ class Explorer implements ControlsHost {
       keyChanged: () => {
         this.mapPanel.forgetCoverage()
         this.observations.forget()
+        void this.models.load()
         this.start()
       },
     })
     this.map = new ExplorerMap(element('map'), element('map-message'), element('map-legend'), (point) =>
       this.pick(point),
     )
+    const messageFor = (error: unknown) => apiMessage(error, data.searchRadiusKm)
+    this.models = new ModelSelect({
+      api: this.key.api,
+      hasKey: () => this.key.hasKey,
+      chosen: () => this.state.model,
+      choose: (version) => this.chooseModel(version),
+      messageFor,
+    })
     const host: PanelHost = {
       api: this.key.api,
       map: this.map,
       view: () => this.state,
       hasKey: () => this.key.hasKey,
-      messageFor: (error) => apiMessage(error, data.searchRadiusKm),
+      messageFor,
+      models: this.models,
     }
     this.plan = new PlanPanel(
       { ...host, species: data.species, open: () => this.openPanel('plan') },
@@ -71,7 +83,7 @@ class Explorer implements ControlsHost {
       element('panel-ranking'),
     )
     this.observations = new ObservationsPanel(
-      { ...host, species: data.species },
+      { ...host, species: data.species, useModel: (version) => this.chooseModel(version) },
       this.plan.tab,
       element('panel-ranking'),
     )
@@ -102,6 +114,7 @@ class Explorer implements ControlsHost {
     this.observations.setShown(this.state.panel === 'observations', false)
     this.compare.render()
     this.ranking.render()
+    void this.models.load()
     this.start()
   }
 
@@ -124,6 +137,7 @@ class Explorer implements ControlsHost {
    */
   private reflect(): void {
     this.controls.reflect(this.state)
+    this.models.reflect()
     this.compare.reflect(this.state)
     this.ranking.reflect(this.state)
     this.tabs.reflect(this.state.panel)
@@ -169,6 +183,16 @@ class Explorer implements ControlsHost {
     if (this.state.point && this.key.hasKey) void this.compare.load()
     this.refreshRankingAndMap()
     this.plan.contextChanged()
+  }
+
+  /** Another model version (null: the account's default): every prediction shown is asked for again with it. */
+  chooseModel(model: string | null): void {
+    if (model === this.state.model) return
+    this.update({ model })
+    if (this.state.point && this.key.hasKey) void this.compare.load()
+    this.refreshRankingAndMap()
+    this.plan.contextChanged()
+    this.observations.modelChanged()
   }
 
   chooseMapMode(mode: MapMode): void {

@@ -1,12 +1,12 @@
 import { busy, element } from './dom.ts'
-import { climateLabel, METHOD_LABELS } from './format.ts'
+import { climateLabel, METHOD_LABELS, modelName } from './format.ts'
 import {
   ExplorerCoverageDocument,
   ExplorerSurvivalMapDocument,
   type ExplorerSurvivalMapQuery,
 } from './generated/operations.ts'
 import type { PanelHost } from './host.ts'
-import { climateOf, GRAPHQL_METHOD, mapModeUnder } from './state.ts'
+import { climateOf, GRAPHQL_METHOD, mapModeUnder, pinned } from './state.ts'
 
 type SurvivalMapAnswer = NonNullable<ExplorerSurvivalMapQuery['survivalMap']>
 
@@ -45,7 +45,8 @@ export class MapPanel {
   }
 
   async loadSurvivalMap(): Promise<void> {
-    const { species, method, horizon, climate, mapCellKm: cellKm } = this.host.view()
+    const view = this.host.view()
+    const { species, method, horizon, climate, mapCellKm: cellKm } = view
     if (cellKm === null || !this.host.hasKey()) return
     const asked = ++this.asked.survivalMap
     const region = element('map-pane')
@@ -57,6 +58,7 @@ export class MapPanel {
         horizon,
         cellKm,
         climate,
+        ...pinned(view),
       })
       if (asked !== this.asked.survivalMap) return
       this.survivalMap = data.survivalMap ?? null
@@ -89,7 +91,10 @@ export class MapPanel {
       mode === 'change'
         ? `${what}, ${survival.horizonYears} years: change from today to ${climateLabel(mapped)}, percentage points`
         : `${what}: mean survival at ${survival.horizonYears} years${mapped ? `, ${climateLabel(mapped)}` : ''}`
-    this.host.map.showCells(survival.cells, { mode, label, note: mapped ? MAP_FUTURE_NOTE : null })
+    // A calibrated version names itself under the legend: the map is its, not the base version's.
+    const calibrated = survival.model.kind === 'CALIBRATED' ? `Model ${modelName(survival.model)}.` : null
+    const note = [mapped ? MAP_FUTURE_NOTE : null, calibrated].filter((part) => part !== null).join(' ')
+    this.host.map.showCells(survival.cells, { mode, label, note: note || null })
   }
 
   hideSurvivalMap(): void {

@@ -81,4 +81,5 @@ export const PLAN_PANEL_HTML = `
   </table>
   <h2>Notes</h2>
   <ul id="plan-notes" class="plan-notes"></ul>
+  <p id="plan-model" class="model"></p>
 </div>`

@@ -4,6 +4,7 @@ import { busy, elementIn } from './dom.ts'
 import { climateLabel, METHOD_LABELS } from './format.ts'
 import { ExplorerStockingPlanDocument } from './generated/operations.ts'
 import { API_UNREACHABLE, type PanelHost } from './host.ts'
+import { pinned } from './state.ts'
 import { MIN_STAND_VERTICES } from './map-stand.ts'
 import { PlanForm, type Target } from './plan-form.ts'
 import { PLAN_PANEL_HTML, PLAN_TAB_HTML } from './plan-html.ts'
@@ -325,7 +326,9 @@ export class PlanPanel {
     status.textContent = 'Planning…'
     busy(this.panel, true)
     try {
-      const { data, errors } = await this.host.api.query(ExplorerStockingPlanDocument, { input: built.input })
+      const { data, errors } = await this.host.api.query(ExplorerStockingPlanDocument, {
+        input: { ...built.input, ...pinned(this.host.view()) },
+      })
       if (asked !== this.asked) return
       const plan = data.stockingPlan ?? null
       if (!plan) {

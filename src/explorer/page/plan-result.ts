@@ -1,5 +1,5 @@
 import { elementIn, placeholder, tableRow } from './dom.ts'
-import { climateLabel, METHOD_LABELS, percent, trees, years } from './format.ts'
+import { climateLabel, METHOD_LABELS, modelName, percent, trees, years } from './format.ts'
 import type { ExplorerStockingPlanQuery } from './generated/operations.ts'
 import { formatShare, TREES_PER_ACRE_MAX } from './plan-input.ts'
 import { climateOf } from './state.ts'
@@ -25,7 +25,7 @@ export class PlanResult {
   render(plan: StockingPlanAnswer | null, standSource: string | null): void {
     const chart = this.el('plan-chart')
     this.el('plan-result').dataset.state = plan ? 'planned' : 'empty'
-    for (const id of ['plan-verdict', 'plan-required', 'plan-rule', 'plan-site'])
+    for (const id of ['plan-verdict', 'plan-required', 'plan-rule', 'plan-site', 'plan-model'])
       this.el(id).replaceChildren()
     this.el('plan-notes').replaceChildren()
     this.el('plan-verify').hidden = true
@@ -76,6 +76,9 @@ export class PlanResult {
         return li
       }),
     )
+    // The version that answered, as the answer names it.
+    this.el('plan-model').textContent = `Model ${modelName(plan.model)}`
+    this.el('plan-model').dataset.version = plan.model.version
   }
 
   /**

@@ -1,10 +1,10 @@
 import { type RankedRow, rankingChart } from './charts.ts'
 import { climateFileLabel, downloadCsv, pointFileLabel, toCsv } from './csv.ts'
 import { busy, chartHeight, chartWidth, element, placeholder } from './dom.ts'
-import { climateLabel, climateNote, METHOD_LABELS } from './format.ts'
+import { climateLabel, climateNote, METHOD_LABELS, modelName } from './format.ts'
 import { ExplorerRankingDocument } from './generated/operations.ts'
 import type { PanelHost } from './host.ts'
-import { type Climate, GRAPHQL_METHOD, type ViewState } from './state.ts'
+import { type Climate, GRAPHQL_METHOD, pinned, type ViewState } from './state.ts'
 
 /**
  * The Rank species tab: every species ranked by survival at the chosen point, method, horizon and
@@ -29,7 +29,8 @@ export class RankingPanel {
   }
 
   async load(): Promise<void> {
-    const { point, method, horizon, climate } = this.host.view()
+    const view = this.host.view()
+    const { point, method, horizon, climate } = view
     if (!point) return
     const asked = ++this.asked
     const panel = element('panel-ranking')
@@ -41,9 +42,15 @@ export class RankingPanel {
         plantingMethod: GRAPHQL_METHOD[method],
         horizon,
         climate,
+        ...pinned(view),
       })
       if (asked !== this.asked) return
       const ranking = data.speciesRanking
+      // The version that answered, as the answer names it.
+      const named = element('ranking-model')
+      named.textContent = ranking ? `Model ${modelName(ranking.model)}` : ''
+      if (ranking) named.dataset.version = ranking.model.version
+      else delete named.dataset.version
       this.climate = climate
       const note = element('ranking-climate-note')
       note.hidden = !(climate && ranking?.climate)

@@ -24,6 +24,12 @@ const viewState: fc.Arbitrary<ViewState> = fc
     climate: fc.option(
       fc.record({ period: fc.constantFrom(...FUTURE_PERIODS), scenario: fc.constantFrom(...SCENARIOS) }),
     ),
+    model: fc.option(
+      fc.oneof(
+        fc.constantFrom('0.2', '0.1'),
+        fc.stringMatching(/^[0-9a-f]{8}$/).map((hex) => `0.2+cal.${hex}`),
+      ),
+    ),
     point: fc.option(
       fc.record({
         latitude: fc.double({ min: -90, max: 90, noNaN: true }).map(roundCoordinate),
@@ -101,6 +107,20 @@ describe('view state in the URL', () => {
     expect(
       serializeViewState({ ...DEFAULT_STATE, climate: { period: '2041-2070', scenario: 'ssp370' } }),
     ).toBe('?species=PSME&method=manual&horizon=5&period=2041-2070&scenario=ssp370&panel=compare')
+  })
+
+  it('keeps a model version, its + written %2B, and writes nothing for the account default', () => {
+    const calibrated = { ...DEFAULT_STATE, model: '0.2+cal.3f9a1c2e' }
+    expect(serializeViewState(calibrated)).toBe(
+      '?species=PSME&method=manual&horizon=5&model=0.2%2Bcal.3f9a1c2e&panel=compare',
+    )
+    expect(parseViewState('?model=0.2%2Bcal.3f9a1c2e').model).toBe('0.2+cal.3f9a1c2e')
+    // A + typed as it is reads as a space: the version meant.
+    expect(parseViewState('?model=0.2+cal.3f9a1c2e').model).toBe('0.2+cal.3f9a1c2e')
+    expect(parseViewState('?model=0.2').model).toBe('0.2')
+    for (const search of ['?model=', '?model=%3Cscript%3E', `?model=${'9'.repeat(65)}`, '?model=.2'])
+      expect(parseViewState(search).model, search).toBeNull()
+    expect(serializeViewState(DEFAULT_STATE)).not.toContain('model')
   })
 
   it('maps the change from today only under a future climate', () => {

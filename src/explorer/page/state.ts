@@ -1,8 +1,9 @@
 import type { PlantingMethod } from './generated/operations.ts'
 
 /**
- * The view a URL describes: species, planting method, horizon, climate, the clicked point, the open
- * panel and the map layer. Reloading a URL shows the same view; the API key is never part of it.
+ * The view a URL describes: species, planting method, horizon, climate, the model version, the clicked
+ * point, the open panel and the map layer. Reloading a URL shows the same view; the API key is never
+ * part of it.
  */
 
 export const METHODS = ['manual', 'drone_seeded'] as const
@@ -48,6 +49,11 @@ export interface ViewState {
   horizon: Horizon
   /** The future climate the comparison, the ranking and the map are for; null is today's. */
   climate: Climate | null
+  /**
+   * The model version every prediction of the page names (modelVersion), e.g. 0.2+cal.3f9a1c2e; null
+   * names none, so the account's default answers.
+   */
+  model: string | null
   point: Point | null
   panel: Panel
   /** The survival-map layer is shown, at this cell size; null when it is off. */
@@ -61,11 +67,15 @@ export const DEFAULT_STATE: ViewState = {
   method: 'manual',
   horizon: 5,
   climate: null,
+  model: null,
   point: null,
   panel: 'compare',
   mapCellKm: null,
   mapMode: 'survival',
 }
+
+/** A model version as the API takes one (1 to 64 characters); the page keeps to the characters versions use. */
+const MODEL_VERSION = /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$/
 
 /** Coordinates are kept to 5 decimals (about a metre): enough for a site, short in a URL. */
 const COORDINATE_DECIMALS = 5
@@ -104,6 +114,11 @@ export function mapModeUnder(climate: Climate | null, mode: MapMode): MapMode {
   return climate ? mode : 'survival'
 }
 
+/** What a prediction's input adds to name the view's model version: nothing for the account's default. */
+export function pinned(state: Pick<ViewState, 'model'>): { modelVersion?: string } {
+  return state.model === null ? {} : { modelVersion: state.model }
+}
+
 /** Reads a view from a query string; anything missing or malformed falls back to the default. */
 export function parseViewState(search: string): ViewState {
   const params = new URLSearchParams(search)
@@ -111,11 +126,14 @@ export function parseViewState(search: string): ViewState {
   const latitude = coordinate(params.get('lat'), 90)
   const longitude = coordinate(params.get('lng'), 180)
   const climate = climateOf(params.get('period'), params.get('scenario'))
+  // A '+' typed into a link reads as a space; versions have none, so it is the '+' meant.
+  const model = params.get('model')?.trim().replaceAll(' ', '+') ?? ''
   return {
     species: /^[A-Z]{2,8}$/.test(species) ? species : DEFAULT_STATE.species,
     method: oneOf(METHODS, params.get('method'), DEFAULT_STATE.method),
     horizon: oneOf(HORIZONS, params.get('horizon'), DEFAULT_STATE.horizon),
     climate,
+    model: MODEL_VERSION.test(model) ? model : null,
     point: latitude !== null && longitude !== null ? { latitude, longitude } : null,
     panel: oneOf(PANELS, params.get('panel'), DEFAULT_STATE.panel),
     mapCellKm: params.has('map') ? oneOf(CELL_SIZES_KM, params.get('map'), 25) : null,
@@ -124,8 +142,9 @@ export function parseViewState(search: string): ViewState {
 }
 
 /**
- * The query string of a view (with its leading '?'), in a fixed parameter order. Today's climate and
- * the survival map mode are the defaults and write nothing, so today's links read as they always have.
+ * The query string of a view (with its leading '?'), in a fixed parameter order. Today's climate, the
+ * account's default model version and the survival map mode are the defaults and write nothing, so
+ * today's links read as they always have. A version's '+' is written %2B.
  */
 export function serializeViewState(state: ViewState): string {
   const params = new URLSearchParams()
@@ -136,6 +155,7 @@ export function serializeViewState(state: ViewState): string {
     params.set('period', state.climate.period)
     params.set('scenario', state.climate.scenario)
   }
+  if (state.model !== null) params.set('model', state.model)
   if (state.point) {
     params.set('lat', String(roundCoordinate(state.point.latitude)))
     params.set('lng', String(roundCoordinate(state.point.longitude)))

@@ -150,7 +150,20 @@ const FitRef = builder.objectRef<CalibrationFit>('CalibrationFit').implement({
       description: 'Base against calibrated on plots the fit did not see',
       resolve: (fit) => fit.crossValidation,
     }),
-    notes: t.exposeStringList('notes', { description: 'What the fit kept as assumptions, and why' }),
+    ageTrendZ: t.float({
+      nullable: true,
+      description:
+        'The score test of an age slope on held-out plots (positive: older plots survive better than this version says); null when it cannot be computed',
+      resolve: (fit) => fit.ageTrend?.z ?? null,
+    }),
+    ageTrendP: t.float({
+      nullable: true,
+      description: 'Its two-sided p; below 0.01 a note says so',
+      resolve: (fit) => fit.ageTrend?.p ?? null,
+    }),
+    notes: t.exposeStringList('notes', {
+      description: 'What the fit kept as assumptions, an age trend, and why',
+    }),
     warnings: t.exposeStringList('warnings', {
       description: 'Reasons to prefer the parent (e.g. no better out of sample)',
     }),

@@ -4,6 +4,15 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** Where a calibration stands */
+export type CalibrationStatus =
+  /** Nothing was kept (error says why) */
+  | 'FAILED'
+  /** Reading the surveys or fitting */
+  | 'RUNNING'
+  /** Its version is kept (model) */
+  | 'SUCCEEDED';
+
 /** A climate to predict for, with the Seedlot Selection Tool’s identifiers: a future period (2011-2040, 2041-2070, 2071-2100) with an emission scenario (ssp245, ssp370, ssp585). Absent, null, or period 1991_2020 alone: today’s climate, exactly as without it. Any other combination is invalid_climate (422); climateScenarios lists the values */
 export type ClimateInput = {
   /** e.g. 2041-2070; 1991_2020 is today’s climate */
@@ -34,6 +43,13 @@ export type Impact =
   | 'NEGATIVE'
   /** Supports survival (or has no effect) */
   | 'POSITIVE';
+
+/** Where a model version comes from */
+export type ModelVersionKind =
+  /** Shipped with the service: judgement values (docs/model-card.md) */
+  | 'BASE'
+  /** Fitted on this account’s surveys from a base version (POST /v1/models/calibrations) */
+  | 'CALIBRATED';
 
 /** How the trees are established */
 export type PlantingMethod =
@@ -89,18 +105,34 @@ export type SurveyAgeBand =
   /** Under 2 years (REST under_2) */
   | 'UNDER_2';
 
-export type ExplorerModelFragment = { series: string, version: string, codename: string };
+/** Which of the account’s plots a list or report covers; every field given narrows it */
+export type SurveyFilterInput = {
+  /** Only plots inside [west, south, east, north], degrees (west ≤ east, south ≤ north), as REST’s bbox */
+  bbox?: Array<number> | null | undefined;
+  /** Only this planting method */
+  plantingMethod?: PlantingMethod | null | undefined;
+  /** Only this species, e.g. PSME */
+  speciesCode?: string | null | undefined;
+  /** Only surveys on or after this date, YYYY-MM-DD */
+  surveyedFrom?: string | null | undefined;
+  /** Only surveys on or before this date, YYYY-MM-DD */
+  surveyedTo?: string | null | undefined;
+};
+
+export type ExplorerModelFragment = { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null };
+
+export type ExplorerModelVersionFragment = { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null, isDefault: boolean, createdAt: string, uncertainty: { status: string } };
 
 export type ExplorerSiteFragment = { latitude: number, longitude: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, siteId: number, region: string, forestRegion: string, zone: string, elevationM: number, slopeDeg: number, aspectDeg: number, annualPrecipMm: number, summerWaterDeficitMm: number, growingSeasonFrostDays: number, heatLoadIndex: number, soilDepthCm: number, rockFractionPct: number, vegetationCoverPct: number, browsePressureIndex: number };
 
-export type ExplorerHorizonFragment = { horizonYears: number, survivalProbability: number, baselineLogOdds: number, logOdds: number, allFactors: Array<{ key: string, factor: string, contribution: number, impact: Impact }> };
+export type ExplorerHorizonFragment = { horizonYears: number, survivalProbability: number, baselineLogOdds: number, logOdds: number, allFactors: Array<{ key: string, factor: string, contribution: number, impact: Impact }>, calibration: { offset: number, interval: Array<number>, intervalLevel: number, plots: number, trees: number } | null };
 
 export type ExplorerCoverageQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ExplorerCoverageQuery = { coverage: { geojson: unknown, searchRadiusKm: number }, model: { series: string, version: string, codename: string } };
+export type ExplorerCoverageQuery = { coverage: { geojson: unknown, searchRadiusKm: number }, model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null } };
 
-export type ExplorerComparisonFragment = { site: { latitude: number, longitude: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, siteId: number, region: string, forestRegion: string, zone: string, elevationM: number, slopeDeg: number, aspectDeg: number, annualPrecipMm: number, summerWaterDeficitMm: number, growingSeasonFrostDays: number, heatLoadIndex: number, soilDepthCm: number, rockFractionPct: number, vegetationCoverPct: number, browsePressureIndex: number }, species: { code: string, commonName: string }, manual: Array<{ horizonYears: number, survivalProbability: number, baselineLogOdds: number, logOdds: number, allFactors: Array<{ key: string, factor: string, contribution: number, impact: Impact }> }>, droneSeeded: Array<{ horizonYears: number, survivalProbability: number, baselineLogOdds: number, logOdds: number, allFactors: Array<{ key: string, factor: string, contribution: number, impact: Impact }> }>, methodDifferential: Array<{ horizonYears: number, manual: number, droneSeeded: number, difference: number }> };
+export type ExplorerComparisonFragment = { model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null }, site: { latitude: number, longitude: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, siteId: number, region: string, forestRegion: string, zone: string, elevationM: number, slopeDeg: number, aspectDeg: number, annualPrecipMm: number, summerWaterDeficitMm: number, growingSeasonFrostDays: number, heatLoadIndex: number, soilDepthCm: number, rockFractionPct: number, vegetationCoverPct: number, browsePressureIndex: number }, species: { code: string, commonName: string }, manual: Array<{ horizonYears: number, survivalProbability: number, baselineLogOdds: number, logOdds: number, allFactors: Array<{ key: string, factor: string, contribution: number, impact: Impact }>, calibration: { offset: number, interval: Array<number>, intervalLevel: number, plots: number, trees: number } | null }>, droneSeeded: Array<{ horizonYears: number, survivalProbability: number, baselineLogOdds: number, logOdds: number, allFactors: Array<{ key: string, factor: string, contribution: number, impact: Impact }>, calibration: { offset: number, interval: Array<number>, intervalLevel: number, plots: number, trees: number } | null }>, methodDifferential: Array<{ horizonYears: number, manual: number, droneSeeded: number, difference: number }> };
 
 export type ExplorerClimateFragment = { period: string, scenario: string, dataVersion: string, note: string, deltas: { meanAnnualTemperatureC: number, summerMaxTemperatureC: number, annualPrecipitationPct: number, summerPrecipitationPct: number, waterDeficitMm: number }, projected: { annualPrecipMm: number, summerWaterDeficitMm: number, growingSeasonFrostDays: number, thermalElevationM: number } };
 
@@ -109,7 +141,7 @@ export type ExplorerCompareQueryVariables = Exact<{
 }>;
 
 
-export type ExplorerCompareQuery = { compareMethods: { site: { latitude: number, longitude: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, siteId: number, region: string, forestRegion: string, zone: string, elevationM: number, slopeDeg: number, aspectDeg: number, annualPrecipMm: number, summerWaterDeficitMm: number, growingSeasonFrostDays: number, heatLoadIndex: number, soilDepthCm: number, rockFractionPct: number, vegetationCoverPct: number, browsePressureIndex: number }, species: { code: string, commonName: string }, manual: Array<{ horizonYears: number, survivalProbability: number, baselineLogOdds: number, logOdds: number, allFactors: Array<{ key: string, factor: string, contribution: number, impact: Impact }> }>, droneSeeded: Array<{ horizonYears: number, survivalProbability: number, baselineLogOdds: number, logOdds: number, allFactors: Array<{ key: string, factor: string, contribution: number, impact: Impact }> }>, methodDifferential: Array<{ horizonYears: number, manual: number, droneSeeded: number, difference: number }> } | null, model: { series: string, version: string, codename: string } };
+export type ExplorerCompareQuery = { compareMethods: { model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null }, site: { latitude: number, longitude: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, siteId: number, region: string, forestRegion: string, zone: string, elevationM: number, slopeDeg: number, aspectDeg: number, annualPrecipMm: number, summerWaterDeficitMm: number, growingSeasonFrostDays: number, heatLoadIndex: number, soilDepthCm: number, rockFractionPct: number, vegetationCoverPct: number, browsePressureIndex: number }, species: { code: string, commonName: string }, manual: Array<{ horizonYears: number, survivalProbability: number, baselineLogOdds: number, logOdds: number, allFactors: Array<{ key: string, factor: string, contribution: number, impact: Impact }>, calibration: { offset: number, interval: Array<number>, intervalLevel: number, plots: number, trees: number } | null }>, droneSeeded: Array<{ horizonYears: number, survivalProbability: number, baselineLogOdds: number, logOdds: number, allFactors: Array<{ key: string, factor: string, contribution: number, impact: Impact }>, calibration: { offset: number, interval: Array<number>, intervalLevel: number, plots: number, trees: number } | null }>, methodDifferential: Array<{ horizonYears: number, manual: number, droneSeeded: number, difference: number }> } | null, model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null } };
 
 export type ExplorerClimateCompareQueryVariables = Exact<{
   input: ComparisonInput;
@@ -117,7 +149,7 @@ export type ExplorerClimateCompareQueryVariables = Exact<{
 }>;
 
 
-export type ExplorerClimateCompareQuery = { compareMethods: { climate: { period: string, scenario: string, dataVersion: string, note: string, deltas: { meanAnnualTemperatureC: number, summerMaxTemperatureC: number, annualPrecipitationPct: number, summerPrecipitationPct: number, waterDeficitMm: number }, projected: { annualPrecipMm: number, summerWaterDeficitMm: number, growingSeasonFrostDays: number, thermalElevationM: number } } | null, site: { latitude: number, longitude: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, siteId: number, region: string, forestRegion: string, zone: string, elevationM: number, slopeDeg: number, aspectDeg: number, annualPrecipMm: number, summerWaterDeficitMm: number, growingSeasonFrostDays: number, heatLoadIndex: number, soilDepthCm: number, rockFractionPct: number, vegetationCoverPct: number, browsePressureIndex: number }, species: { code: string, commonName: string }, manual: Array<{ horizonYears: number, survivalProbability: number, baselineLogOdds: number, logOdds: number, allFactors: Array<{ key: string, factor: string, contribution: number, impact: Impact }> }>, droneSeeded: Array<{ horizonYears: number, survivalProbability: number, baselineLogOdds: number, logOdds: number, allFactors: Array<{ key: string, factor: string, contribution: number, impact: Impact }> }>, methodDifferential: Array<{ horizonYears: number, manual: number, droneSeeded: number, difference: number }> } | null, today: { manual: Array<{ horizonYears: number, survivalProbability: number }>, droneSeeded: Array<{ horizonYears: number, survivalProbability: number }> } | null, model: { series: string, version: string, codename: string } };
+export type ExplorerClimateCompareQuery = { compareMethods: { climate: { period: string, scenario: string, dataVersion: string, note: string, deltas: { meanAnnualTemperatureC: number, summerMaxTemperatureC: number, annualPrecipitationPct: number, summerPrecipitationPct: number, waterDeficitMm: number }, projected: { annualPrecipMm: number, summerWaterDeficitMm: number, growingSeasonFrostDays: number, thermalElevationM: number } } | null, model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null }, site: { latitude: number, longitude: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, siteId: number, region: string, forestRegion: string, zone: string, elevationM: number, slopeDeg: number, aspectDeg: number, annualPrecipMm: number, summerWaterDeficitMm: number, growingSeasonFrostDays: number, heatLoadIndex: number, soilDepthCm: number, rockFractionPct: number, vegetationCoverPct: number, browsePressureIndex: number }, species: { code: string, commonName: string }, manual: Array<{ horizonYears: number, survivalProbability: number, baselineLogOdds: number, logOdds: number, allFactors: Array<{ key: string, factor: string, contribution: number, impact: Impact }>, calibration: { offset: number, interval: Array<number>, intervalLevel: number, plots: number, trees: number } | null }>, droneSeeded: Array<{ horizonYears: number, survivalProbability: number, baselineLogOdds: number, logOdds: number, allFactors: Array<{ key: string, factor: string, contribution: number, impact: Impact }>, calibration: { offset: number, interval: Array<number>, intervalLevel: number, plots: number, trees: number } | null }>, methodDifferential: Array<{ horizonYears: number, manual: number, droneSeeded: number, difference: number }> } | null, today: { manual: Array<{ horizonYears: number, survivalProbability: number }>, droneSeeded: Array<{ horizonYears: number, survivalProbability: number }> } | null, model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null } };
 
 export type ExplorerRankingQueryVariables = Exact<{
   latitude: number;
@@ -125,10 +157,11 @@ export type ExplorerRankingQueryVariables = Exact<{
   plantingMethod: PlantingMethod;
   horizon: number;
   climate?: ClimateInput | null | undefined;
+  modelVersion?: string | null | undefined;
 }>;
 
 
-export type ExplorerRankingQuery = { speciesRanking: { horizonYears: number, site: { latitude: number, longitude: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number }, climate: { period: string, scenario: string, dataVersion: string, note: string } | null, ranking: Array<{ rank: number, survivalProbability: number, nativeRange: boolean, species: { code: string, commonName: string }, topFactor: { factor: string, contribution: number } }> } | null, model: { series: string, version: string, codename: string } };
+export type ExplorerRankingQuery = { speciesRanking: { horizonYears: number, model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null }, site: { latitude: number, longitude: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number }, climate: { period: string, scenario: string, dataVersion: string, note: string } | null, ranking: Array<{ rank: number, survivalProbability: number, nativeRange: boolean, species: { code: string, commonName: string }, topFactor: { factor: string, contribution: number } }> } | null, model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null } };
 
 export type ExplorerSurvivalMapQueryVariables = Exact<{
   speciesCode: string;
@@ -136,17 +169,18 @@ export type ExplorerSurvivalMapQueryVariables = Exact<{
   horizon: number;
   cellKm: number;
   climate?: ClimateInput | null | undefined;
+  modelVersion?: string | null | undefined;
 }>;
 
 
-export type ExplorerSurvivalMapQuery = { survivalMap: { horizonYears: number, cellKm: number, siteCount: number, species: { code: string, commonName: string }, climate: { period: string, scenario: string, dataVersion: string } | null, cells: Array<{ h3Index: string, boundary: Array<Array<number>>, meanSurvival: number, minSurvival: number, maxSurvival: number, sites: number, changeFromToday: number | null }> } | null, model: { series: string, version: string, codename: string } };
+export type ExplorerSurvivalMapQuery = { survivalMap: { horizonYears: number, cellKm: number, siteCount: number, model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null }, species: { code: string, commonName: string }, climate: { period: string, scenario: string, dataVersion: string } | null, cells: Array<{ h3Index: string, boundary: Array<Array<number>>, meanSurvival: number, minSurvival: number, maxSurvival: number, sites: number, changeFromToday: number | null }> } | null, model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null } };
 
 export type ExplorerStockingPlanQueryVariables = Exact<{
   input: StockingPlanInput;
 }>;
 
 
-export type ExplorerStockingPlanQuery = { stockingPlan: { plantingMethod: PlantingMethod, plantedTreesPerAcre: number, plantedTreesPerHectare: number, confidence: number, meetsProbability: number, meetsAtConfidence: boolean, requiredTreesPerAcre: number | null, requiredTreesPerHectare: number | null, overplantingFactor: number | null, climatePeriod: string | null, climateScenario: string | null, notes: Array<string>, rule: { id: string, name: string, citation: string, minimumTreesPerAcre: number, targetTreesPerAcre: number, customTarget: boolean, horizonYears: number, siteClass: string | null, hardwoodShareCap: number | null, verify: boolean, status: string }, horizons: Array<{ horizonYears: number, survivalProbability: number, expectedTreesPerAcre: number, lower: number, upper: number, bySpecies: Array<{ share: number, plantedTreesPerAcre: number, survivalProbability: number, expectedTreesPerAcre: number, countsInFull: boolean, species: { code: string, commonName: string } }> }>, site: { latitude: number, longitude: number, siteId: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, zone: string, state: string | null, siteClass: string } | null, stand: { areaHa: number, centroidLatitude: number, centroidLongitude: number, sitesInside: number, nearestSiteUsed: boolean, nearestSiteDistanceKm: number | null, state: string | null, siteClass: string, sites: Array<{ siteId: number, latitude: number, longitude: number }> } | null } | null, model: { series: string, version: string, codename: string } };
+export type ExplorerStockingPlanQuery = { stockingPlan: { plantingMethod: PlantingMethod, plantedTreesPerAcre: number, plantedTreesPerHectare: number, confidence: number, meetsProbability: number, meetsAtConfidence: boolean, requiredTreesPerAcre: number | null, requiredTreesPerHectare: number | null, overplantingFactor: number | null, climatePeriod: string | null, climateScenario: string | null, notes: Array<string>, model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null }, rule: { id: string, name: string, citation: string, minimumTreesPerAcre: number, targetTreesPerAcre: number, customTarget: boolean, horizonYears: number, siteClass: string | null, hardwoodShareCap: number | null, verify: boolean, status: string }, horizons: Array<{ horizonYears: number, survivalProbability: number, expectedTreesPerAcre: number, lower: number, upper: number, bySpecies: Array<{ share: number, plantedTreesPerAcre: number, survivalProbability: number, expectedTreesPerAcre: number, countsInFull: boolean, species: { code: string, commonName: string } }> }>, site: { latitude: number, longitude: number, siteId: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, zone: string, state: string | null, siteClass: string } | null, stand: { areaHa: number, centroidLatitude: number, centroidLongitude: number, sitesInside: number, nearestSiteUsed: boolean, nearestSiteDistanceKm: number | null, state: string | null, siteClass: string, sites: Array<{ siteId: number, latitude: number, longitude: number }> } | null } | null, model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null } };
 
 export type ExplorerSurveyGroupFragment = { speciesCode: string | null, plantingMethod: PlantingMethod | null, ageBand: SurveyAgeBand | null, plots: number, treesPlanted: number, treesAlive: number, observedSurvival: number, meanPredictedSurvival: number, difference: number, differs: boolean, observedInterval: { low: number, high: number }, differenceInterval: { low: number, high: number } };
 
@@ -156,12 +190,50 @@ export type ExplorerSurveyPlotsQueryVariables = Exact<{
 }>;
 
 
-export type ExplorerSurveyPlotsQuery = { surveys: { nextCursor: string | null, plots: Array<{ plotId: string, surveyedOn: string, latitude: number, longitude: number, speciesCode: string, plantingMethod: PlantingMethod, planted: number, alive: number, ageYears: number, observedSurvival: number, predictedSurvival: number }> }, model: { series: string, version: string, codename: string } };
+export type ExplorerSurveyPlotsQuery = { surveys: { nextCursor: string | null, plots: Array<{ plotId: string, surveyedOn: string, latitude: number, longitude: number, speciesCode: string, plantingMethod: PlantingMethod, planted: number, alive: number, ageYears: number, observedSurvival: number, predictedSurvival: number }> }, model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null } };
 
-export type ExplorerSurveyReportQueryVariables = Exact<{ [key: string]: never; }>;
+export type ExplorerSurveyReportQueryVariables = Exact<{
+  filter?: SurveyFilterInput | null | undefined;
+  modelVersion?: string | null | undefined;
+}>;
 
 
-export type ExplorerSurveyReportQuery = { surveyReport: { intervalLevel: number, notes: Array<string>, overall: { speciesCode: string | null, plantingMethod: PlantingMethod | null, ageBand: SurveyAgeBand | null, plots: number, treesPlanted: number, treesAlive: number, observedSurvival: number, meanPredictedSurvival: number, difference: number, differs: boolean, observedInterval: { low: number, high: number }, differenceInterval: { low: number, high: number } } | null, groups: Array<{ speciesCode: string | null, plantingMethod: PlantingMethod | null, ageBand: SurveyAgeBand | null, plots: number, treesPlanted: number, treesAlive: number, observedSurvival: number, meanPredictedSurvival: number, difference: number, differs: boolean, observedInterval: { low: number, high: number }, differenceInterval: { low: number, high: number } }>, reliability: Array<{ from: number, to: number, plots: number, trees: number, meanPredictedSurvival: number | null, observedSurvival: number | null }>, scores: { brier: number, logLoss: number, calibrationInTheLarge: { estimate: number, interval: { low: number, high: number } }, calibrationSlope: { estimate: number, intercept: number, interval: { low: number, high: number } } | null } | null }, model: { series: string, version: string, codename: string } };
+export type ExplorerSurveyReportQuery = { surveyReport: { modelVersion: string | null, intervalLevel: number, notes: Array<string>, overall: { speciesCode: string | null, plantingMethod: PlantingMethod | null, ageBand: SurveyAgeBand | null, plots: number, treesPlanted: number, treesAlive: number, observedSurvival: number, meanPredictedSurvival: number, difference: number, differs: boolean, observedInterval: { low: number, high: number }, differenceInterval: { low: number, high: number } } | null, groups: Array<{ speciesCode: string | null, plantingMethod: PlantingMethod | null, ageBand: SurveyAgeBand | null, plots: number, treesPlanted: number, treesAlive: number, observedSurvival: number, meanPredictedSurvival: number, difference: number, differs: boolean, observedInterval: { low: number, high: number }, differenceInterval: { low: number, high: number } }>, reliability: Array<{ from: number, to: number, plots: number, trees: number, meanPredictedSurvival: number | null, observedSurvival: number | null }>, scores: { brier: number, logLoss: number, calibrationInTheLarge: { estimate: number, interval: { low: number, high: number } }, calibrationSlope: { estimate: number, intercept: number, interval: { low: number, high: number } } | null } | null }, model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null } };
+
+export type ExplorerModelsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ExplorerModelsQuery = { models: Array<{ series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null, isDefault: boolean, createdAt: string, uncertainty: { status: string } }> };
+
+export type ExplorerPublicModelQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ExplorerPublicModelQuery = { model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null, isDefault: boolean, createdAt: string, uncertainty: { status: string } } };
+
+export type ExplorerFitFragment = { method: string, intervalLevel: number, plots: number, trees: number, plantingYears: Array<number>, notes: Array<string>, warnings: Array<string>, filter: { speciesCode: string | null, plantingMethod: string | null, bbox: Array<number> | null, surveyedFrom: string | null, surveyedTo: string | null }, offsets: Array<{ speciesCode: string, plantingMethod: string, offset: number, interval: Array<number>, ownEstimate: number | null, shrinkage: number, plots: number, trees: number }>, plantingYearSd: { value: number, status: string, interval: Array<number> | null }, siteSd: { value: number, status: string, interval: Array<number> | null }, clumpingDispersion: { value: number, status: string, interval: Array<number> | null }, crossValidation: { folds: number, plots: number, beatsBase: boolean, base: { brier: number, logLoss: number, calibrationInTheLarge: number, calibrationSlope: number | null }, calibrated: { brier: number, logLoss: number, calibrationInTheLarge: number, calibrationSlope: number | null } } };
+
+export type ExplorerCalibrationFragment = { id: string, status: CalibrationStatus, stagesDone: number, stages: number, plots: number | null, errorMessage: string | null, createdAt: string, finishedAt: string | null, model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null, isDefault: boolean, createdAt: string, fit: { method: string, intervalLevel: number, plots: number, trees: number, plantingYears: Array<number>, notes: Array<string>, warnings: Array<string>, filter: { speciesCode: string | null, plantingMethod: string | null, bbox: Array<number> | null, surveyedFrom: string | null, surveyedTo: string | null }, offsets: Array<{ speciesCode: string, plantingMethod: string, offset: number, interval: Array<number>, ownEstimate: number | null, shrinkage: number, plots: number, trees: number }>, plantingYearSd: { value: number, status: string, interval: Array<number> | null }, siteSd: { value: number, status: string, interval: Array<number> | null }, clumpingDispersion: { value: number, status: string, interval: Array<number> | null }, crossValidation: { folds: number, plots: number, beatsBase: boolean, base: { brier: number, logLoss: number, calibrationInTheLarge: number, calibrationSlope: number | null }, calibrated: { brier: number, logLoss: number, calibrationInTheLarge: number, calibrationSlope: number | null } } } | null, uncertainty: { status: string } } | null };
+
+export type ExplorerCalibrateMutationVariables = Exact<{
+  filter?: SurveyFilterInput | null | undefined;
+}>;
+
+
+export type ExplorerCalibrateMutation = { calibrateModel: { id: string, status: CalibrationStatus, stagesDone: number, stages: number, plots: number | null, errorMessage: string | null, createdAt: string, finishedAt: string | null, model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null, isDefault: boolean, createdAt: string, fit: { method: string, intervalLevel: number, plots: number, trees: number, plantingYears: Array<number>, notes: Array<string>, warnings: Array<string>, filter: { speciesCode: string | null, plantingMethod: string | null, bbox: Array<number> | null, surveyedFrom: string | null, surveyedTo: string | null }, offsets: Array<{ speciesCode: string, plantingMethod: string, offset: number, interval: Array<number>, ownEstimate: number | null, shrinkage: number, plots: number, trees: number }>, plantingYearSd: { value: number, status: string, interval: Array<number> | null }, siteSd: { value: number, status: string, interval: Array<number> | null }, clumpingDispersion: { value: number, status: string, interval: Array<number> | null }, crossValidation: { folds: number, plots: number, beatsBase: boolean, base: { brier: number, logLoss: number, calibrationInTheLarge: number, calibrationSlope: number | null }, calibrated: { brier: number, logLoss: number, calibrationInTheLarge: number, calibrationSlope: number | null } } } | null, uncertainty: { status: string } } | null } };
+
+export type ExplorerCalibrationPollQueryVariables = Exact<{
+  id: string | number;
+}>;
+
+
+export type ExplorerCalibrationPollQuery = { calibration: { id: string, status: CalibrationStatus, stagesDone: number, stages: number, plots: number | null, errorMessage: string | null, createdAt: string, finishedAt: string | null, model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null, isDefault: boolean, createdAt: string, fit: { method: string, intervalLevel: number, plots: number, trees: number, plantingYears: Array<number>, notes: Array<string>, warnings: Array<string>, filter: { speciesCode: string | null, plantingMethod: string | null, bbox: Array<number> | null, surveyedFrom: string | null, surveyedTo: string | null }, offsets: Array<{ speciesCode: string, plantingMethod: string, offset: number, interval: Array<number>, ownEstimate: number | null, shrinkage: number, plots: number, trees: number }>, plantingYearSd: { value: number, status: string, interval: Array<number> | null }, siteSd: { value: number, status: string, interval: Array<number> | null }, clumpingDispersion: { value: number, status: string, interval: Array<number> | null }, crossValidation: { folds: number, plots: number, beatsBase: boolean, base: { brier: number, logLoss: number, calibrationInTheLarge: number, calibrationSlope: number | null }, calibrated: { brier: number, logLoss: number, calibrationInTheLarge: number, calibrationSlope: number | null } } } | null, uncertainty: { status: string } } | null }, model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null } };
+
+export type ExplorerSetDefaultModelMutationVariables = Exact<{
+  modelVersion?: string | null | undefined;
+}>;
+
+
+export type ExplorerSetDefaultModelMutation = { setDefaultModel: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null, isDefault: boolean, createdAt: string, uncertainty: { status: string } } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -186,6 +258,8 @@ export const ExplorerModelFragmentDoc = new TypedDocumentString(`
   series
   version
   codename
+  kind
+  parent
 }
     `, {"fragmentName":"ExplorerModel"}) as unknown as TypedDocumentString<ExplorerModelFragment, unknown>;
 export const ExplorerSiteFragmentDoc = new TypedDocumentString(`
@@ -224,10 +298,20 @@ export const ExplorerHorizonFragmentDoc = new TypedDocumentString(`
     contribution
     impact
   }
+  calibration {
+    offset
+    interval
+    intervalLevel
+    plots
+    trees
+  }
 }
     `, {"fragmentName":"ExplorerHorizon"}) as unknown as TypedDocumentString<ExplorerHorizonFragment, unknown>;
 export const ExplorerComparisonFragmentDoc = new TypedDocumentString(`
     fragment ExplorerComparison on MethodComparison {
+  model {
+    ...ExplorerModel
+  }
   site {
     ...ExplorerSite
   }
@@ -248,7 +332,14 @@ export const ExplorerComparisonFragmentDoc = new TypedDocumentString(`
     difference
   }
 }
-    fragment ExplorerSite on Site {
+    fragment ExplorerModel on Model {
+  series
+  version
+  codename
+  kind
+  parent
+}
+fragment ExplorerSite on Site {
   latitude
   longitude
   matchedLatitude
@@ -280,6 +371,13 @@ fragment ExplorerHorizon on HorizonPrediction {
     factor
     contribution
     impact
+  }
+  calibration {
+    offset
+    interval
+    intervalLevel
+    plots
+    trees
   }
 }`, {"fragmentName":"ExplorerComparison"}) as unknown as TypedDocumentString<ExplorerComparisonFragment, unknown>;
 export const ExplorerClimateFragmentDoc = new TypedDocumentString(`
@@ -325,6 +423,167 @@ export const ExplorerSurveyGroupFragmentDoc = new TypedDocumentString(`
   differs
 }
     `, {"fragmentName":"ExplorerSurveyGroup"}) as unknown as TypedDocumentString<ExplorerSurveyGroupFragment, unknown>;
+export const ExplorerModelVersionFragmentDoc = new TypedDocumentString(`
+    fragment ExplorerModelVersion on Model {
+  series
+  version
+  codename
+  kind
+  parent
+  isDefault
+  createdAt
+  uncertainty {
+    status
+  }
+}
+    `, {"fragmentName":"ExplorerModelVersion"}) as unknown as TypedDocumentString<ExplorerModelVersionFragment, unknown>;
+export const ExplorerFitFragmentDoc = new TypedDocumentString(`
+    fragment ExplorerFit on CalibrationFit {
+  method
+  intervalLevel
+  plots
+  trees
+  plantingYears
+  filter {
+    speciesCode
+    plantingMethod
+    bbox
+    surveyedFrom
+    surveyedTo
+  }
+  offsets {
+    speciesCode
+    plantingMethod
+    offset
+    interval
+    ownEstimate
+    shrinkage
+    plots
+    trees
+  }
+  plantingYearSd {
+    value
+    status
+    interval
+  }
+  siteSd {
+    value
+    status
+    interval
+  }
+  clumpingDispersion {
+    value
+    status
+    interval
+  }
+  crossValidation {
+    folds
+    plots
+    beatsBase
+    base {
+      brier
+      logLoss
+      calibrationInTheLarge
+      calibrationSlope
+    }
+    calibrated {
+      brier
+      logLoss
+      calibrationInTheLarge
+      calibrationSlope
+    }
+  }
+  notes
+  warnings
+}
+    `, {"fragmentName":"ExplorerFit"}) as unknown as TypedDocumentString<ExplorerFitFragment, unknown>;
+export const ExplorerCalibrationFragmentDoc = new TypedDocumentString(`
+    fragment ExplorerCalibration on Calibration {
+  id
+  status
+  stagesDone
+  stages
+  plots
+  errorMessage
+  createdAt
+  finishedAt
+  model {
+    ...ExplorerModelVersion
+    fit {
+      ...ExplorerFit
+    }
+  }
+}
+    fragment ExplorerModelVersion on Model {
+  series
+  version
+  codename
+  kind
+  parent
+  isDefault
+  createdAt
+  uncertainty {
+    status
+  }
+}
+fragment ExplorerFit on CalibrationFit {
+  method
+  intervalLevel
+  plots
+  trees
+  plantingYears
+  filter {
+    speciesCode
+    plantingMethod
+    bbox
+    surveyedFrom
+    surveyedTo
+  }
+  offsets {
+    speciesCode
+    plantingMethod
+    offset
+    interval
+    ownEstimate
+    shrinkage
+    plots
+    trees
+  }
+  plantingYearSd {
+    value
+    status
+    interval
+  }
+  siteSd {
+    value
+    status
+    interval
+  }
+  clumpingDispersion {
+    value
+    status
+    interval
+  }
+  crossValidation {
+    folds
+    plots
+    beatsBase
+    base {
+      brier
+      logLoss
+      calibrationInTheLarge
+      calibrationSlope
+    }
+    calibrated {
+      brier
+      logLoss
+      calibrationInTheLarge
+      calibrationSlope
+    }
+  }
+  notes
+  warnings
+}`, {"fragmentName":"ExplorerCalibration"}) as unknown as TypedDocumentString<ExplorerCalibrationFragment, unknown>;
 export const ExplorerCoverageDocument = new TypedDocumentString(`
     query ExplorerCoverage {
   coverage {
@@ -339,6 +598,8 @@ export const ExplorerCoverageDocument = new TypedDocumentString(`
   series
   version
   codename
+  kind
+  parent
 }`) as unknown as TypedDocumentString<ExplorerCoverageQuery, ExplorerCoverageQueryVariables>;
 export const ExplorerCompareDocument = new TypedDocumentString(`
     query ExplorerCompare($input: ComparisonInput!) {
@@ -353,6 +614,8 @@ export const ExplorerCompareDocument = new TypedDocumentString(`
   series
   version
   codename
+  kind
+  parent
 }
 fragment ExplorerSite on Site {
   latitude
@@ -387,8 +650,18 @@ fragment ExplorerHorizon on HorizonPrediction {
     contribution
     impact
   }
+  calibration {
+    offset
+    interval
+    intervalLevel
+    plots
+    trees
+  }
 }
 fragment ExplorerComparison on MethodComparison {
+  model {
+    ...ExplorerModel
+  }
   site {
     ...ExplorerSite
   }
@@ -435,6 +708,8 @@ export const ExplorerClimateCompareDocument = new TypedDocumentString(`
   series
   version
   codename
+  kind
+  parent
 }
 fragment ExplorerSite on Site {
   latitude
@@ -469,8 +744,18 @@ fragment ExplorerHorizon on HorizonPrediction {
     contribution
     impact
   }
+  calibration {
+    offset
+    interval
+    intervalLevel
+    plots
+    trees
+  }
 }
 fragment ExplorerComparison on MethodComparison {
+  model {
+    ...ExplorerModel
+  }
   site {
     ...ExplorerSite
   }
@@ -511,14 +796,18 @@ fragment ExplorerClimate on ClimateProjection {
   }
 }`) as unknown as TypedDocumentString<ExplorerClimateCompareQuery, ExplorerClimateCompareQueryVariables>;
 export const ExplorerRankingDocument = new TypedDocumentString(`
-    query ExplorerRanking($latitude: Float!, $longitude: Float!, $plantingMethod: PlantingMethod!, $horizon: Int!, $climate: ClimateInput) {
+    query ExplorerRanking($latitude: Float!, $longitude: Float!, $plantingMethod: PlantingMethod!, $horizon: Int!, $climate: ClimateInput, $modelVersion: String) {
   speciesRanking(
     latitude: $latitude
     longitude: $longitude
     plantingMethod: $plantingMethod
     horizon: $horizon
     climate: $climate
+    modelVersion: $modelVersion
   ) {
+    model {
+      ...ExplorerModel
+    }
     site {
       latitude
       longitude
@@ -555,16 +844,22 @@ export const ExplorerRankingDocument = new TypedDocumentString(`
   series
   version
   codename
+  kind
+  parent
 }`) as unknown as TypedDocumentString<ExplorerRankingQuery, ExplorerRankingQueryVariables>;
 export const ExplorerSurvivalMapDocument = new TypedDocumentString(`
-    query ExplorerSurvivalMap($speciesCode: String!, $plantingMethod: PlantingMethod!, $horizon: Int!, $cellKm: Float!, $climate: ClimateInput) {
+    query ExplorerSurvivalMap($speciesCode: String!, $plantingMethod: PlantingMethod!, $horizon: Int!, $cellKm: Float!, $climate: ClimateInput, $modelVersion: String) {
   survivalMap(
     speciesCode: $speciesCode
     plantingMethod: $plantingMethod
     horizon: $horizon
     cellKm: $cellKm
     climate: $climate
+    modelVersion: $modelVersion
   ) {
+    model {
+      ...ExplorerModel
+    }
     species {
       code
       commonName
@@ -595,10 +890,15 @@ export const ExplorerSurvivalMapDocument = new TypedDocumentString(`
   series
   version
   codename
+  kind
+  parent
 }`) as unknown as TypedDocumentString<ExplorerSurvivalMapQuery, ExplorerSurvivalMapQueryVariables>;
 export const ExplorerStockingPlanDocument = new TypedDocumentString(`
     query ExplorerStockingPlan($input: StockingPlanInput!) {
   stockingPlan(input: $input) {
+    model {
+      ...ExplorerModel
+    }
     rule {
       id
       name
@@ -677,6 +977,8 @@ export const ExplorerStockingPlanDocument = new TypedDocumentString(`
   series
   version
   codename
+  kind
+  parent
 }`) as unknown as TypedDocumentString<ExplorerStockingPlanQuery, ExplorerStockingPlanQueryVariables>;
 export const ExplorerSurveyPlotsDocument = new TypedDocumentString(`
     query ExplorerSurveyPlots($cursor: String, $limit: Int!) {
@@ -704,10 +1006,13 @@ export const ExplorerSurveyPlotsDocument = new TypedDocumentString(`
   series
   version
   codename
+  kind
+  parent
 }`) as unknown as TypedDocumentString<ExplorerSurveyPlotsQuery, ExplorerSurveyPlotsQueryVariables>;
 export const ExplorerSurveyReportDocument = new TypedDocumentString(`
-    query ExplorerSurveyReport {
-  surveyReport {
+    query ExplorerSurveyReport($filter: SurveyFilterInput, $modelVersion: String) {
+  surveyReport(filter: $filter, modelVersion: $modelVersion) {
+    modelVersion
     intervalLevel
     notes
     overall {
@@ -752,6 +1057,8 @@ export const ExplorerSurveyReportDocument = new TypedDocumentString(`
   series
   version
   codename
+  kind
+  parent
 }
 fragment ExplorerSurveyGroup on SurveyGroup {
   speciesCode
@@ -773,3 +1080,251 @@ fragment ExplorerSurveyGroup on SurveyGroup {
   }
   differs
 }`) as unknown as TypedDocumentString<ExplorerSurveyReportQuery, ExplorerSurveyReportQueryVariables>;
+export const ExplorerModelsDocument = new TypedDocumentString(`
+    query ExplorerModels {
+  models {
+    ...ExplorerModelVersion
+  }
+}
+    fragment ExplorerModelVersion on Model {
+  series
+  version
+  codename
+  kind
+  parent
+  isDefault
+  createdAt
+  uncertainty {
+    status
+  }
+}`) as unknown as TypedDocumentString<ExplorerModelsQuery, ExplorerModelsQueryVariables>;
+export const ExplorerPublicModelDocument = new TypedDocumentString(`
+    query ExplorerPublicModel {
+  model {
+    ...ExplorerModelVersion
+  }
+}
+    fragment ExplorerModelVersion on Model {
+  series
+  version
+  codename
+  kind
+  parent
+  isDefault
+  createdAt
+  uncertainty {
+    status
+  }
+}`) as unknown as TypedDocumentString<ExplorerPublicModelQuery, ExplorerPublicModelQueryVariables>;
+export const ExplorerCalibrateDocument = new TypedDocumentString(`
+    mutation ExplorerCalibrate($filter: SurveyFilterInput) {
+  calibrateModel(filter: $filter) {
+    ...ExplorerCalibration
+  }
+}
+    fragment ExplorerModelVersion on Model {
+  series
+  version
+  codename
+  kind
+  parent
+  isDefault
+  createdAt
+  uncertainty {
+    status
+  }
+}
+fragment ExplorerFit on CalibrationFit {
+  method
+  intervalLevel
+  plots
+  trees
+  plantingYears
+  filter {
+    speciesCode
+    plantingMethod
+    bbox
+    surveyedFrom
+    surveyedTo
+  }
+  offsets {
+    speciesCode
+    plantingMethod
+    offset
+    interval
+    ownEstimate
+    shrinkage
+    plots
+    trees
+  }
+  plantingYearSd {
+    value
+    status
+    interval
+  }
+  siteSd {
+    value
+    status
+    interval
+  }
+  clumpingDispersion {
+    value
+    status
+    interval
+  }
+  crossValidation {
+    folds
+    plots
+    beatsBase
+    base {
+      brier
+      logLoss
+      calibrationInTheLarge
+      calibrationSlope
+    }
+    calibrated {
+      brier
+      logLoss
+      calibrationInTheLarge
+      calibrationSlope
+    }
+  }
+  notes
+  warnings
+}
+fragment ExplorerCalibration on Calibration {
+  id
+  status
+  stagesDone
+  stages
+  plots
+  errorMessage
+  createdAt
+  finishedAt
+  model {
+    ...ExplorerModelVersion
+    fit {
+      ...ExplorerFit
+    }
+  }
+}`) as unknown as TypedDocumentString<ExplorerCalibrateMutation, ExplorerCalibrateMutationVariables>;
+export const ExplorerCalibrationPollDocument = new TypedDocumentString(`
+    query ExplorerCalibrationPoll($id: ID!) {
+  calibration(id: $id) {
+    ...ExplorerCalibration
+  }
+  model {
+    ...ExplorerModel
+  }
+}
+    fragment ExplorerModel on Model {
+  series
+  version
+  codename
+  kind
+  parent
+}
+fragment ExplorerModelVersion on Model {
+  series
+  version
+  codename
+  kind
+  parent
+  isDefault
+  createdAt
+  uncertainty {
+    status
+  }
+}
+fragment ExplorerFit on CalibrationFit {
+  method
+  intervalLevel
+  plots
+  trees
+  plantingYears
+  filter {
+    speciesCode
+    plantingMethod
+    bbox
+    surveyedFrom
+    surveyedTo
+  }
+  offsets {
+    speciesCode
+    plantingMethod
+    offset
+    interval
+    ownEstimate
+    shrinkage
+    plots
+    trees
+  }
+  plantingYearSd {
+    value
+    status
+    interval
+  }
+  siteSd {
+    value
+    status
+    interval
+  }
+  clumpingDispersion {
+    value
+    status
+    interval
+  }
+  crossValidation {
+    folds
+    plots
+    beatsBase
+    base {
+      brier
+      logLoss
+      calibrationInTheLarge
+      calibrationSlope
+    }
+    calibrated {
+      brier
+      logLoss
+      calibrationInTheLarge
+      calibrationSlope
+    }
+  }
+  notes
+  warnings
+}
+fragment ExplorerCalibration on Calibration {
+  id
+  status
+  stagesDone
+  stages
+  plots
+  errorMessage
+  createdAt
+  finishedAt
+  model {
+    ...ExplorerModelVersion
+    fit {
+      ...ExplorerFit
+    }
+  }
+}`) as unknown as TypedDocumentString<ExplorerCalibrationPollQuery, ExplorerCalibrationPollQueryVariables>;
+export const ExplorerSetDefaultModelDocument = new TypedDocumentString(`
+    mutation ExplorerSetDefaultModel($modelVersion: String) {
+  setDefaultModel(modelVersion: $modelVersion) {
+    ...ExplorerModelVersion
+  }
+}
+    fragment ExplorerModelVersion on Model {
+  series
+  version
+  codename
+  kind
+  parent
+  isDefault
+  createdAt
+  uncertainty {
+    status
+  }
+}`) as unknown as TypedDocumentString<ExplorerSetDefaultModelMutation, ExplorerSetDefaultModelMutationVariables>;
