@@ -85,7 +85,10 @@ async function insertPlots(sql: Sql, accountId: string, plots: number): Promise<
 }
 
 /** A hypha key of a new account holding `plots` survey plots. */
-async function accountWithPlots(sql: Sql, plots: number): Promise<{ key: string; seedSeconds: number }> {
+export async function accountWithPlots(
+  sql: Sql,
+  plots: number,
+): Promise<{ key: string; seedSeconds: number }> {
   const issued = await createKey(sql, { tier: 'hypha', name: `bench surveys ${plots}` })
   const [row] = await sql<{ accountId: string }[]>`SELECT account_id FROM api_keys WHERE id = ${issued.id}`
   const seedSeconds = await insertPlots(sql, (row as { accountId: string }).accountId, plots)

@@ -820,10 +820,10 @@ export interface paths {
          *     species × method's offset, its interval and the plots behind it). A calibration that makes
          *     a version the account did not have yet is recorded in the audit log (`model.calibrated`).
          *
-         *     - **201**: the fit ended within about 2 seconds. Succeeded: `model_version` and `model` are
-         *       the version, and `Location` is the version (`/v1/models/{version}`, `+` sent as `%2B`).
-         *       Failed (`status` `failed`, `error` says why; nothing is kept): `Location` is the
-         *       calibration.
+         *     - **201**: the fit succeeded within about 2 seconds: `model_version` and `model` are the
+         *       version, and `Location` is the version (`/v1/models/{version}`, `+` sent as `%2B`). A fit
+         *       that failed within them is `500 internal_error`: nothing is kept, and the calibration is
+         *       `failed`.
          *     - **202**: the fit is still running; `Location` is the calibration
          *       (`/v1/models/calibrations/{id}`): poll it until `status` is `succeeded` or `failed`.
          *
