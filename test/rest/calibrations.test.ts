@@ -233,38 +233,79 @@ describe('a calibrated version in use', () => {
     expect(back.body.model.version).toBe('0.2')
   })
 
-  it('answers byte for byte the same after more calibrations and a restart', async () => {
-    const body = { ...PSME, planting_method: 'manual', model_version: version }
+  it('answers byte for byte the same after 10 further calibrations and a restart', async () => {
     const timeless = (text: string) => text.replace(/"generated_at":"[^"]+"/g, '')
-    const before = await post(server.url, '/v1/predict', body, owner.key)
-    const more = await rest(server.url, 'POST', '/v1/surveys', {
-      key: owner.key,
-      json: {
-        plots: [
-          {
-            plot_id: 'late-1',
-            ...POINTS[1],
-            species_code: 'PSME',
-            planting_method: 'manual',
-            planted_on: '2021-03-01',
-            surveyed_on: '2024-03-01',
-            planted: 50,
-            alive: 45,
-          },
-        ],
-      },
-    })
-    expect(more.status, more.text).toBe(200)
-    const newer = await calibrate(owner.key)
-    expect(newer.body.model_version).not.toBe(version)
+    const asked = [
+      ['/v1/predict', { ...PSME, planting_method: 'manual', model_version: version }],
+      ['/v1/predict/compare', { ...PSME, model_version: version }],
+      [
+        '/v1/plans/stocking',
+        {
+          latitude: PSME.latitude,
+          longitude: PSME.longitude,
+          planting_method: 'manual',
+          species_mix: [{ species_code: 'PSME', share: 1 }],
+          trees_per_acre: 300,
+          model_version: version,
+        },
+      ],
+    ] as const
+    const answers = async () =>
+      Promise.all(
+        asked.map(async ([path, body]) => timeless((await post(server.url, path, body, owner.key)).text)),
+      )
+    const before = await answers()
+    const made = new Set<string>([version])
+    for (let k = 0; k < 10; k++) {
+      const more = await rest(server.url, 'POST', '/v1/surveys', {
+        key: owner.key,
+        json: {
+          plots: [
+            {
+              plot_id: `late-${k}`,
+              ...POINTS[k + 1],
+              species_code: 'PSME',
+              planting_method: 'manual',
+              planted_on: '2021-03-01',
+              surveyed_on: '2024-03-01',
+              planted: 50,
+              alive: 45 - k,
+            },
+          ],
+        },
+      })
+      expect(more.status, more.text).toBe(200)
+      const newer = await calibrate(owner.key)
+      expect(newer.status, newer.text).toBe(201)
+      made.add(newer.body.model_version)
+    }
+    expect(made.size).toBe(11)
+    expect(await answers()).toEqual(before)
     await server.close()
     server = await startTestServer({ database: db, keyCacheMs: 0 })
-    const after = await post(server.url, '/v1/predict', body, owner.key)
-    expect(timeless(after.text)).toBe(timeless(before.text))
-    const described = await rest(server.url, 'GET', `/v1/models/${encodeURIComponent(version)}`, {
-      key: owner.key,
-    })
-    expect(described.status, described.text).toBe(200)
+    expect(await answers()).toEqual(before)
+  })
+
+  it('fits on one snapshot of surveys that change while it starts', async () => {
+    const listed = await rest(server.url, 'GET', '/v1/surveys/report', { key: owner.key })
+    const held = listed.body.overall.plots as number
+    const batch = POINTS.slice(0, 20).map((point, i) => ({
+      plot_id: `during-${i}`,
+      ...point,
+      species_code: 'THPL',
+      planting_method: 'manual',
+      planted_on: '2019-03-01',
+      surveyed_on: '2022-03-01',
+      planted: 40,
+      alive: 30,
+    }))
+    const [stored, made] = await Promise.all([
+      rest(server.url, 'POST', '/v1/surveys', { key: owner.key, json: { plots: batch } }),
+      calibrate(owner.key),
+    ])
+    expect(stored.status, stored.text).toBe(200)
+    expect(made.status, made.text).toBe(201)
+    expect([held, held + batch.length]).toContain(made.body.model.fit.surveys.plots)
   })
 
   it('records calibrations and default changes in the audit log', async () => {

@@ -3,6 +3,7 @@ import { type Database, openDatabase } from '../../src/db/connect.ts'
 import { createKey } from '../../src/db/keys.ts'
 import { migrate } from '../../src/db/migrate.ts'
 import { seedAll } from '../../src/seed/seed-all.ts'
+import { calibrationSurveys } from '../support/calibration-surveys.ts'
 import { graphql } from '../support/graphql-helpers.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
 import { forestGrid } from '../support/sites.ts'
@@ -95,5 +96,33 @@ describe('surveys on the embedded store', () => {
     expect(stored.body).toMatchObject({ stored: 1 })
     const again = await rest(server.url, 'POST', path, { raw: body, contentType: 'text/csv' })
     expect(again.status).toBe(404)
+  })
+
+  it('calibrates a version on the surveys, pins it and makes it the default', async () => {
+    const { key } = await createKey(db.sql, { tier: 'mycel' })
+    const plots = calibrationSurveys().slice(0, 96)
+    expect((await rest(server.url, 'POST', '/v1/surveys', { key, json: { plots } })).status).toBe(200)
+    const made = await rest(server.url, 'POST', '/v1/models/calibrations', { key, json: {} })
+    expect(made.status, made.text).toBe(201)
+    const version = made.body.model_version as string
+    expect(version).toMatch(/^0\.2\+cal\.[0-9a-f]{8}$/)
+    expect(made.body.model.fit.surveys.plots).toBe(96)
+    const point = plots[0] as { latitude: number; longitude: number }
+    const body = {
+      latitude: point.latitude,
+      longitude: point.longitude,
+      species_code: 'PSME',
+      planting_method: 'manual',
+    }
+    const pinned = await rest(server.url, 'POST', '/v1/predict', {
+      key,
+      json: { ...body, model_version: version },
+    })
+    expect(pinned.body).toMatchObject({ model: { version }, calibration: { plots: 48 } })
+    const set = await rest(server.url, 'PUT', '/v1/models/default', { key, json: { model_version: version } })
+    expect(set.body).toMatchObject({ version, default: true })
+    expect((await rest(server.url, 'POST', '/v1/predict', { key, json: body })).body.model.version).toBe(
+      version,
+    )
   })
 })
