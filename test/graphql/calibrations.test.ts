@@ -108,6 +108,35 @@ describe('calibrateModel, calibration(id), setDefaultModel', () => {
     }
   })
 
+  it('draws the survival map with it, and composes with a future climate', async () => {
+    const map = (extra: string) =>
+      graphql(
+        server.url,
+        `{ survivalMap(speciesCode: "PSME", plantingMethod: MANUAL, horizon: 5, cellKm: 100${extra}) { siteCount cells { h3Index meanSurvival } model { version } } }`,
+        { key: owner.key },
+      )
+    const base = (await map('')).body.data.survivalMap
+    const calibrated = (await map(`, modelVersion: "${version}"`)).body.data.survivalMap
+    expect(calibrated.model.version).toBe(version)
+    expect(calibrated.siteCount).toBe(base.siteCount)
+    const mean = (cells: { meanSurvival: number }[]) =>
+      cells.reduce((sum, c) => sum + c.meanSurvival, 0) / cells.length
+    expect(mean(calibrated.cells)).toBeLessThan(mean(base.cells))
+    const future = await graphql(
+      server.url,
+      `{ predict(input: { latitude: ${latitude}, longitude: ${longitude}, speciesCode: "PSME", plantingMethod: MANUAL, modelVersion: "${version}", climate: { period: "2071-2100", scenario: "ssp585" } }) { model { version } climate { period } predictions { logOdds calibration { offset } } } }`,
+      { key: owner.key },
+    )
+    const today = await graphql(server.url, PREDICT, { key: owner.key, variables: { version } })
+    const projected = future.body.data.predict
+    expect(projected.model.version).toBe(version)
+    expect(projected.climate.period).toBe('2071-2100')
+    expect(projected.predictions[0].calibration.offset).toBe(
+      today.body.data.predict.predictions[0].calibration.offset,
+    )
+    expect(projected.predictions[2].logOdds).not.toBe(today.body.data.predict.predictions[2].logOdds)
+  })
+
   it('keeps versions and calibrations to their account', async () => {
     const pinned = await graphql(server.url, PREDICT, { key: other.key, variables: { version } })
     expect(firstError(pinned).extensions?.code).toBe('invalid_model_version')
