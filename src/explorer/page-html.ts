@@ -68,8 +68,8 @@ export function renderExplorerPage(assets: ExplorerAssets, data: ExplorerPageDat
       <div class="field"><label for="scenario">Emission scenario</label><select id="scenario" name="scenario"></select></div>
       <div class="field"><label for="map-mode">Map shows</label><select id="map-mode" name="map-mode"></select></div>
       <p id="climate-caveat" class="climate-caveat"></p>
-      <div class="field model-field"><label for="model-version">Model version</label><select id="model-version" name="model-version" aria-describedby="model-note"></select></div>
-      <p id="model-note" class="model-note"></p>
+      <div class="field model-field"><label for="model-choice">Model version</label><select id="model-choice" name="model-choice" aria-describedby="model-choice-note"></select></div>
+      <p id="model-choice-note" class="model-note"></p>
     </form>
     <form id="point-form" class="point-form">
       <div class="field"><label for="latitude">Latitude</label><input id="latitude" name="latitude" inputmode="decimal" required></div>

@@ -30,6 +30,18 @@ export function tableRow(cells: readonly string[]): HTMLTableRowElement {
   return tr
 }
 
+/** A table cell of a value with a second, quieter line under it (a method, an interval). */
+export function stacked(value: string, under: string): HTMLTableCellElement {
+  const td = document.createElement('td')
+  td.textContent = value
+  if (under) {
+    const small = document.createElement('small')
+    small.textContent = under
+    td.append(small)
+  }
+  return td
+}
+
 export function paragraph(text: string): HTMLParagraphElement {
   const p = document.createElement('p')
   p.textContent = text

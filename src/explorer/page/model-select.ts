@@ -20,11 +20,20 @@ export interface ModelSelectHost {
   messageFor(error: unknown): string
 }
 
-/** How the selector lists a version: "0.2+cal.3f9a1c2e — calibrated 2026-05-01, default". */
+/**
+ * How the selector lists a version, under its kind's group: "0.2+cal.3f9a1c2e — 2026-05-01, default"
+ * (a calibration, with the day it was made), "0.2 — base".
+ */
 export function versionLabel(version: ModelVersion): string {
-  const kind = version.kind === 'CALIBRATED' ? `calibrated ${dateOf(version.createdAt)}` : 'base'
-  return `${version.version} — ${kind}${version.isDefault ? ', default' : ''}`
+  const what = version.kind === 'CALIBRATED' ? dateOf(version.createdAt) : 'base'
+  return `${version.version} — ${what}${version.isDefault ? ', default' : ''}`
 }
+
+/** The selector's groups, by kind: the account's calibrations first, as `models` lists them. */
+const GROUPS = [
+  ['CALIBRATED', 'Calibrated on your surveys'],
+  ['BASE', 'Base versions'],
+] as const
 
 /** What the note under the selector says of the version answers come from. */
 export function versionNote(version: ModelVersion, named: boolean): string {
@@ -52,7 +61,7 @@ export class ModelSelect {
   private asked = 0
 
   constructor(private readonly host: ModelSelectHost) {
-    const select = element<HTMLSelectElement>('model-version')
+    const select = element<HTMLSelectElement>('model-choice')
     select.addEventListener('change', () => host.choose(select.value === '' ? null : select.value))
     this.reflect()
   }
@@ -97,23 +106,33 @@ export class ModelSelect {
 
   /** Puts the versions and the URL's choice into the selector, and says what it is. */
   reflect(): void {
-    const select = element<HTMLSelectElement>('model-version')
-    const note = element('model-note')
+    const select = element<HTMLSelectElement>('model-choice')
+    const note = element('model-choice-note')
     const chosen = this.host.chosen()
     const fallback = this.versions.find((v) => v.isDefault)
-    const options = [
+    const options: HTMLElement[] = [
       new Option(
         this.keyed
           ? `Account default${fallback ? ` (${fallback.version})` : ''}`
           : `Current version${fallback ? ` (${fallback.version})` : ''}`,
         '',
       ),
-      ...this.versions.map((v) => new Option(versionLabel(v), v.version)),
     ]
+    for (const [kind, label] of GROUPS) {
+      const versions = this.versions.filter((v) => v.kind === kind)
+      if (versions.length === 0) continue
+      const group = document.createElement('optgroup')
+      group.label = label
+      group.append(...versions.map((v) => new Option(versionLabel(v), v.version)))
+      options.push(group)
+    }
     const unknown = chosen !== null && !this.find(chosen)
     if (unknown)
       options.push(
-        new Option(`${chosen} — ${this.keyed ? 'not available to this key' : 'enter a key to use it'}`, chosen),
+        new Option(
+          `${chosen} — ${this.keyed ? 'not available to this key' : 'enter a key to use it'}`,
+          chosen,
+        ),
       )
     select.replaceChildren(...options)
     select.value = chosen ?? ''

@@ -35,13 +35,13 @@ const CALIBRATION_HTML = `<section id="calibration" class="calibration" aria-lab
     <p id="calibration-data" class="calibration-data"></p>
     <table id="calibration-offsets" class="differential observations-table calibration-offsets">
       <caption id="calibration-offsets-caption">Offsets of the species × method with plots</caption>
-      <thead><tr><th scope="col">Species, method</th><th scope="col">Plots</th><th scope="col">Offset</th><th scope="col">Interval</th><th scope="col">Shrinkage</th></tr></thead>
+      <thead><tr><th scope="col">Species, method</th><th scope="col">Plots, trees</th><th scope="col">Offset, interval</th><th scope="col">Shrinkage</th></tr></thead>
       <tbody id="calibration-offsets-body"></tbody>
     </table>
     <p id="calibration-pooled" class="observations-status"></p>
     <table id="calibration-terms" class="differential observations-table calibration-terms">
       <caption id="calibration-terms-caption">Uncertainty terms</caption>
-      <thead><tr><th scope="col">Term</th><th scope="col">Value</th><th scope="col">Status</th><th scope="col">Interval</th></tr></thead>
+      <thead><tr><th scope="col">Term</th><th scope="col">Value, interval</th><th scope="col">Status</th></tr></thead>
       <tbody id="calibration-terms-body"></tbody>
     </table>
     <h3 class="calibration-subheading">Out of sample: cross-validation by plot</h3>
@@ -69,8 +69,8 @@ export const OBSERVATIONS_PANEL_HTML = `
 <form id="observations-filter-form" class="observations-filter" novalidate>
   <fieldset>
     <legend>Which plots</legend>
-    <div class="field"><label for="observations-filter-species">Species</label><select id="observations-filter-species" name="observations-filter-species"></select></div>
-    <div class="field"><label for="observations-filter-method">Planting method</label><select id="observations-filter-method" name="observations-filter-method"></select></div>
+    <div class="field"><label for="observations-filter-species">Surveyed species</label><select id="observations-filter-species" name="observations-filter-species"></select></div>
+    <div class="field"><label for="observations-filter-method">Surveyed method</label><select id="observations-filter-method" name="observations-filter-method"></select></div>
   </fieldset>
 </form>
 <form id="observations-upload-form" class="observations-upload" novalidate>
@@ -122,7 +122,7 @@ export const OBSERVATIONS_PANEL_HTML = `
     <dl id="observations-scores" class="attributes observations-scores"></dl>
     <table id="observations-scores-compare" class="differential observations-table observations-scores-compare" hidden>
       <caption>The base version and the calibration on the same plots</caption>
-      <thead><tr><th scope="col">Score</th><th scope="col" id="observations-scores-base">Base</th><th scope="col" id="observations-scores-calibrated">Calibrated</th></tr></thead>
+      <thead><tr><th scope="col">Score</th><th scope="col">Base<small id="observations-scores-base"></small></th><th scope="col">Calibrated<small id="observations-scores-calibrated"></small></th></tr></thead>
       <tbody id="observations-scores-compare-body"></tbody>
     </table>
     <h2 id="observations-notes-heading">Notes</h2>

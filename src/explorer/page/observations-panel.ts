@@ -1,42 +1,49 @@
 import type { SpeciesOption } from '../page-data.ts'
+import { CalibrationBox } from './calibration-box.ts'
 import { busy, elementIn, tableRow } from './dom.ts'
-import { count } from './format.ts'
+import { count, METHOD_LABELS, type ModelName } from './format.ts'
 import {
   ExplorerSurveyPlotsDocument,
   type ExplorerSurveyPlotsQuery,
   ExplorerSurveyReportDocument,
+  type SurveyFilterInput,
 } from './generated/operations.ts'
 import type { PanelHost } from './host.ts'
 import { OBSERVATIONS_PANEL_HTML, OBSERVATIONS_TAB_HTML } from './observations-html.ts'
+import { GRAPHQL_METHOD, METHODS, type Method } from './state.ts'
 import {
   MAX_PLOTS_DRAWN,
   plotMarks,
   plotsNote,
   SURVEY_PAGE,
   type SurveyPlot,
-  type SurveyReport,
   type UploadSummary,
   uploadSummary,
 } from './survey-data.ts'
-import { type ModelName, SurveyReportView } from './survey-report-view.ts'
+import { type ShownReport, SurveyReportView } from './survey-report-view.ts'
 
 /**
- * The Observations tab: the account's field survey plots against the model. The plots on the map,
- * coloured by observed − predicted survival (`surveys`, a page of 1,000 at a time, at most 5,000
- * drawn); the report (`surveyReport`): the reliability diagram, each species × method, the scores;
- * and a survey CSV uploaded as it is to `POST /v1/surveys/uploads`, with what it stored or refused.
+ * The Observations tab: the account's field survey plots (those its filter keeps) against the model
+ * version chosen. The plots on the map, coloured by observed − predicted survival (`surveys`, a page
+ * of 1,000 at a time, at most 5,000 drawn); the report (`surveyReport`): the reliability diagram, each
+ * species × method, the scores, and under a calibrated version its base version's beside it; a survey
+ * CSV uploaded as it is to `POST /v1/surveys/uploads`, with what it stored or refused; and Calibrate.
  */
 
 export interface ObservationsHost extends PanelHost {
   species: readonly SpeciesOption[]
+  /** Puts a version into the selector and the URL (the calibration's "Use this version"). */
+  useModel(version: string): void
 }
 
 const NO_KEY = 'Enter your API key above (or get a free spore key) to see your survey plots.'
 
-/** What was read of the account: its report, the plots drawn, and whether it has more than those. */
+/**
+ * What was read of the account: its report (and its base version's beside a calibration), the plots
+ * drawn, and whether it has more than those.
+ */
 interface Read {
-  report: SurveyReport
-  model: ModelName
+  shown: ShownReport
   plots: SurveyPlot[]
   more: boolean
 }
@@ -45,7 +52,10 @@ export class ObservationsPanel {
   readonly tab: HTMLButtonElement
   readonly panel: HTMLElement
   private readonly view: SurveyReportView
+  private readonly calibration: CalibrationBox
   private read: Read | null = null
+  /** What was read is for another model version than the one chosen now: read again when opened. */
+  private stale = false
   /** Each load's number: an answer that arrives after a newer question is dropped. */
   private asked = 0
   private shown = false
@@ -69,6 +79,12 @@ export class ObservationsPanel {
     this.panel.innerHTML = OBSERVATIONS_PANEL_HTML
     afterPanel.after(this.panel)
     this.view = new SurveyReportView(this.panel, host.species)
+    this.fillFilter(host.species)
+    this.calibration = new CalibrationBox(this.panel, {
+      ...host,
+      filter: () => this.filter(),
+      names: new Map(host.species.map((s) => [s.code, s.commonName])),
+    })
     this.wire()
     this.host.map.surveys.setVisible(false)
     this.render()
@@ -85,6 +101,36 @@ export class ObservationsPanel {
     })
     this.el('observations-reload').addEventListener('click', () => void this.load())
     this.el('observations-file').addEventListener('change', () => this.clearProblem())
+    this.el<HTMLFormElement>('observations-filter-form').addEventListener('submit', (event) =>
+      event.preventDefault(),
+    )
+    for (const id of ['observations-filter-species', 'observations-filter-method'])
+      this.el(id).addEventListener('change', () => {
+        this.calibration.filterChanged()
+        void this.load()
+      })
+  }
+
+  private fillFilter(species: readonly SpeciesOption[]): void {
+    this.el<HTMLSelectElement>('observations-filter-species').append(
+      new Option('All species', ''),
+      ...species.map(({ code, commonName }) => new Option(`${commonName} (${code})`, code)),
+    )
+    this.el<HTMLSelectElement>('observations-filter-method').append(
+      new Option('Both methods', ''),
+      ...METHODS.map((method) => new Option(METHOD_LABELS[method], method)),
+    )
+  }
+
+  /** The plots the tab covers: the report, the map, and a calibration; null: every plot. */
+  filter(): SurveyFilterInput | null {
+    const species = this.el<HTMLSelectElement>('observations-filter-species').value
+    const method = this.el<HTMLSelectElement>('observations-filter-method').value as Method | ''
+    if (!species && !method) return null
+    return {
+      ...(species ? { speciesCode: species } : {}),
+      ...(method ? { plantingMethod: GRAPHQL_METHOD[method] } : {}),
+    }
   }
 
   // ----- what the page around it tells -----
@@ -97,13 +143,21 @@ export class ObservationsPanel {
     if (!opened) return
     // Drawn while hidden, the chart had no width: drawn again at the panel's.
     this.render()
-    if (load && !this.read) void this.load()
+    if (load && (!this.read || this.stale)) void this.load()
+  }
+
+  /** Another model version was chosen: the report is read again with it (now, or when the tab opens). */
+  modelChanged(): void {
+    if (this.shown) void this.load()
+    else this.stale = this.read !== null
+    this.calibration.reflect()
   }
 
   /** Another key, maybe another account: what was read is forgotten (the page reads it again if the tab is open). */
   forget(): void {
     this.asked++
     this.read = null
+    this.calibration.forget()
     this.host.map.surveys.clear()
     this.el('observations-drawn').textContent = ''
     this.el('observations-upload-result').hidden = true
@@ -115,23 +169,49 @@ export class ObservationsPanel {
 
   // ----- reading the account's plots -----
 
-  /** The report and the plots, read afresh (both at once); the map shows the plots and fits them. */
+  /**
+   * The report and the plots, read afresh (at once); the map shows the plots and fits them. Under a
+   * calibrated version (chosen, or the account's default) its parent's report is read beside it.
+   */
   async load(): Promise<void> {
     if (!this.host.hasKey()) {
       this.render()
       return
     }
     const asked = ++this.asked
+    this.stale = false
     if (!this.uploading) this.clearProblem()
     this.status('Reading the account’s survey plots…')
     busy(this.panel, true)
     try {
-      const [report, plots] = await Promise.all([
-        this.host.api.query(ExplorerSurveyReportDocument, {}),
-        this.readPlots(asked),
+      const filter = this.filter()
+      const chosen = this.host.view().model
+      // The selector's versions say whether the version that answers is a calibration, and its parent.
+      await this.host.models.ready()
+      const answering = this.host.models.answering()
+      const parent = answering?.kind === 'CALIBRATED' ? (answering.parent ?? null) : null
+      const report = (modelVersion: string | null) =>
+        this.host.api.query(ExplorerSurveyReportDocument, {
+          ...(filter ? { filter } : {}),
+          ...(modelVersion === null ? {} : { modelVersion }),
+        })
+      const [main, base, plots] = await Promise.all([
+        report(chosen),
+        parent === null ? null : report(parent),
+        this.readPlots(asked, filter),
       ])
       if (asked !== this.asked || !plots) return
-      this.read = { report: report.data.surveyReport, model: report.data.model, ...plots }
+      const version = main.data.surveyReport.modelVersion
+      const listed = version ? this.host.models.find(version) : undefined
+      const model: ModelName | null = listed ?? (version ? { ...main.data.model, version } : main.data.model)
+      this.read = {
+        shown: {
+          report: main.data.surveyReport,
+          model,
+          base: base && parent !== null ? { report: base.data.surveyReport, version: parent } : null,
+        },
+        ...plots,
+      }
       this.status('')
       this.render()
       this.drawPlots()
@@ -145,13 +225,20 @@ export class ObservationsPanel {
   }
 
   /** The account's plots a page at a time, up to MAX_PLOTS_DRAWN; null when a newer load began. */
-  private async readPlots(asked: number): Promise<{ plots: SurveyPlot[]; more: boolean } | null> {
+  private async readPlots(
+    asked: number,
+    filter: SurveyFilterInput | null,
+  ): Promise<{ plots: SurveyPlot[]; more: boolean } | null> {
     const plots: SurveyPlot[] = []
     let cursor: string | null = null
     do {
       const { data }: { data: ExplorerSurveyPlotsQuery } = await this.host.api.query(
         ExplorerSurveyPlotsDocument,
-        { cursor, limit: Math.min(SURVEY_PAGE, MAX_PLOTS_DRAWN - plots.length) },
+        {
+          cursor,
+          limit: Math.min(SURVEY_PAGE, MAX_PLOTS_DRAWN - plots.length),
+          ...(filter ? { filter } : {}),
+        },
       )
       if (asked !== this.asked) return null
       plots.push(...data.surveys.plots)
@@ -238,8 +325,7 @@ export class ObservationsPanel {
   render(): void {
     const read = this.read
     this.view.render(
-      read?.report ?? null,
-      read?.model ?? null,
+      read?.shown ?? null,
       this.host.hasKey() ? 'Reading the account’s survey plots when the tab opens.' : NO_KEY,
     )
   }

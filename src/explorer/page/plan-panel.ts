@@ -4,7 +4,6 @@ import { busy, elementIn } from './dom.ts'
 import { climateLabel, METHOD_LABELS } from './format.ts'
 import { ExplorerStockingPlanDocument } from './generated/operations.ts'
 import { API_UNREACHABLE, type PanelHost } from './host.ts'
-import { pinned } from './state.ts'
 import { MIN_STAND_VERTICES } from './map-stand.ts'
 import { PlanForm, type Target } from './plan-form.ts'
 import { PLAN_PANEL_HTML, PLAN_TAB_HTML } from './plan-html.ts'
@@ -18,6 +17,7 @@ import {
   standFromText,
 } from './plan-input.ts'
 import { PlanResult, type StockingPlanAnswer } from './plan-result.ts'
+import { pinned } from './state.ts'
 
 /**
  * The Plan tab: how many trees to plant. A planted density of a species mix, a planting method and a

@@ -92,9 +92,11 @@ export function decimal(value: number, digits = 2): string {
   return `${value < 0 ? '−' : ''}${Math.abs(value).toFixed(digits)}`
 }
 
-/** A signed number with a real minus: "+0.12", "−0.30". */
+/** A signed number with a real minus: "+0.12", "−0.30"; one that rounds to zero has no sign, "0.00". */
 export function signed(value: number, digits = 2): string {
-  return `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(digits)}`
+  const magnitude = Math.abs(value).toFixed(digits)
+  if (Number(magnitude) === 0) return magnitude
+  return `${value > 0 ? '+' : '−'}${magnitude}`
 }
 
 /** The plots as the map draws them: each with its method in words. */

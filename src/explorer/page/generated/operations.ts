@@ -187,6 +187,7 @@ export type ExplorerSurveyGroupFragment = { speciesCode: string | null, planting
 export type ExplorerSurveyPlotsQueryVariables = Exact<{
   cursor?: string | null | undefined;
   limit: number;
+  filter?: SurveyFilterInput | null | undefined;
 }>;
 
 
@@ -981,8 +982,8 @@ export const ExplorerStockingPlanDocument = new TypedDocumentString(`
   parent
 }`) as unknown as TypedDocumentString<ExplorerStockingPlanQuery, ExplorerStockingPlanQueryVariables>;
 export const ExplorerSurveyPlotsDocument = new TypedDocumentString(`
-    query ExplorerSurveyPlots($cursor: String, $limit: Int!) {
-  surveys(cursor: $cursor, limit: $limit) {
+    query ExplorerSurveyPlots($cursor: String, $limit: Int!, $filter: SurveyFilterInput) {
+  surveys(cursor: $cursor, limit: $limit, filter: $filter) {
     nextCursor
     plots {
       plotId
