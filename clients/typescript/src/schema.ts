@@ -2479,6 +2479,13 @@ export interface components {
             code: "calibration_running";
             /** @description Names the running calibration and where to poll it. */
             message: string;
+            details: {
+                /**
+                 * Format: uuid
+                 * @description The running calibration's id (`GET /v1/models/calibrations/{id}`).
+                 */
+                calibration: string;
+            };
         };
         NotEnoughSurveysError: {
             /** @constant */

@@ -75,7 +75,11 @@ describe('CalibrationService', () => {
     expect(running.stagesDone).toBe(1)
     const second = await service.start(HOLDER, {}).catch((error: unknown) => error)
     expect(second).toBeInstanceOf(ApiError)
-    expect(second).toMatchObject({ code: 'calibration_running', status: 409 })
+    expect(second).toMatchObject({
+      code: 'calibration_running',
+      status: 409,
+      details: { calibration: running.id },
+    })
     // Another account's calibration is its own.
     expect((await service.start({ ...HOLDER, accountId: 'acct-2' }, {})).status).toBe('running')
     release()

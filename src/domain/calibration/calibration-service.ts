@@ -117,7 +117,12 @@ export class CalibrationService {
       { id: randomUUID(), accountId, filter, stages: CALIBRATION_STAGES },
       new Date(Date.now() - this.staleMs),
     )
-    if ('running' in outcome) throw apiError('calibration_running', { calibration: outcome.running.id })
+    if ('running' in outcome)
+      throw apiError(
+        'calibration_running',
+        { calibration: outcome.running.id },
+        { details: { calibration: outcome.running.id } },
+      )
     const run = outcome.started
     const request: FitRequest = {
       parent: { version: parent.version, uncertainty: parent.uncertainty },

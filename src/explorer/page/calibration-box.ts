@@ -88,10 +88,11 @@ export function calibrationMessage(error: unknown, messageFor: (error: unknown) 
   }
 }
 
-/** The running calibration a calibration_running message names (its id is in the message only). */
+/** The running calibration a calibration_running error names (extensions.details.calibration). */
 export function runningCalibrationId(error: unknown): string | null {
   if (!(error instanceof ExplorerApiError) || error.code !== 'calibration_running') return null
-  return /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/i.exec(error.message)?.[0] ?? null
+  const details = error.extensions.details as { calibration?: unknown } | undefined
+  return typeof details?.calibration === 'string' ? details.calibration : null
 }
 
 /**
