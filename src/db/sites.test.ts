@@ -105,7 +105,7 @@ describe('nearest-site lookup on PostgreSQL', () => {
       `EXPLAIN SELECT id FROM sites ORDER BY earth_point <-> ll_to_earth(45.5, -122.0) LIMIT 1`,
     )
     const text = plan.map((row) => Object.values(row)[0]).join('\n')
-    expect(text).toMatch(/Index Scan using sites_earth_point_knn/)
+    expect(text).toMatch(/Index Scan using sites_[0-9a-f]{12}_knn/)
   })
 
   it('answers a 500-point batch with exactly one SQL statement', async () => {

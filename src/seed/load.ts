@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto'
 import type { Sql } from '../db/connect.ts'
+import {
+  abandonSiteImport,
+  activateSiteVersion,
+  activeSiteVersion,
+  adoptUnversionedSites,
+  beginSiteImport,
+  finishSiteImport,
+  insertSites,
+  listSiteVersions,
+  SiteContentHash,
+} from '../db/site-data-versions.ts'
 import { SPECIES } from '../domain/species.ts'
 import type { Site, Species } from '../types.ts'
 
@@ -73,41 +84,51 @@ export function seedSpecies(sql: Sql, species: readonly Species[] = SPECIES): Pr
   })
 }
 
-export function seedSites(
+/** The source a synthetic data set is catalogued under (`npm run sites -- list`). */
+export const SYNTHETIC_SOURCE = 'synthetic generator (src/seed/generate-sites.ts)'
+
+/**
+ * The synthetic sites as a site data version (src/db/site-data-versions.ts), activated unless an
+ * operator's data set is active: `npm run db:seed` never replaces imported data. The same sites are the
+ * same version, so seeding again changes nothing; a changed generator makes a new version and
+ * activates it in place of the old synthetic one.
+ */
+export async function seedSites(
   sql: Sql,
   sites: readonly Site[],
   onProgress?: (progress: SeedProgress) => void,
 ): Promise<SeedResult> {
-  return replaceDataset(sql, 'sites', sites, async (tx, rows) => {
-    await tx`DELETE FROM sites`
-    for (let start = 0; start < rows.length; start += SITE_CHUNK) {
-      await insertSiteChunk(tx, rows.slice(start, start + SITE_CHUNK))
-      onProgress?.({ dataset: 'sites', done: Math.min(start + SITE_CHUNK, rows.length), total: rows.length })
+  await adoptUnversionedSites(sql, SYNTHETIC_SOURCE)
+  const hash = new SiteContentHash()
+  for (const site of sites) hash.add(site)
+  const made = hash.finish()
+  const kept = (await listSiteVersions(sql)).find((version) => version.version === made.version)
+  if (!kept) {
+    const staging = await beginSiteImport(sql, SYNTHETIC_SOURCE)
+    try {
+      for (let start = 0; start < sites.length; start += SITE_CHUNK) {
+        await insertSites(sql, staging, sites.slice(start, start + SITE_CHUNK))
+        onProgress?.({
+          dataset: 'sites',
+          done: Math.min(start + SITE_CHUNK, sites.length),
+          total: sites.length,
+        })
+      }
+      await finishSiteImport(sql, staging, made, { source: SYNTHETIC_SOURCE, defaults: {} })
+    } catch (error) {
+      await abandonSiteImport(sql, staging).catch(() => {})
+      throw error
     }
-    await tx`ANALYZE sites`
-  })
+  }
+  const active = await activeSiteVersion(sql)
+  if (active?.version === made.version) return { dataset: 'sites', rows: sites.length, changed: false }
+  if (active && active.source !== SYNTHETIC_SOURCE)
+    return { dataset: 'sites', rows: sites.length, changed: false }
+  await activateSiteVersion(sql, made.version)
+  return { dataset: 'sites', rows: sites.length, changed: true }
 }
 
-/** Column arrays + unnest: one statement per chunk, 17 parameters whatever the chunk size. */
-export async function insertSiteChunk(tx: Sql, sites: readonly Site[]): Promise<void> {
-  const column = <K extends keyof Site>(key: K) => sites.map((site) => site[key])
-  await tx`
-    INSERT INTO sites (id, latitude, longitude, earth_point, region_id, zone, state, elevation_m, slope_deg, aspect_deg,
-      heat_load_index, soil_depth_cm, rock_fraction_pct, vegetation_cover_pct, annual_precip_mm,
-      summer_water_deficit_mm, growing_season_frost_days, browse_pressure_index)
-    SELECT id, lat, lon, ll_to_earth(lat, lon)::cube, region_id, zone, state, elevation_m, slope_deg, aspect_deg,
-      heat_load_index, soil_depth_cm, rock_fraction_pct, vegetation_cover_pct, annual_precip_mm,
-      summer_water_deficit_mm, growing_season_frost_days, browse_pressure_index
-    FROM unnest(
-      ${column('id')}::integer[], ${column('latitude')}::float8[], ${column('longitude')}::float8[],
-      ${column('regionId')}::text[], ${column('zone')}::text[], ${sites.map((site) => site.state ?? null)}::text[],
-      ${column('elevationM')}::integer[],
-      ${column('slopeDeg')}::float8[], ${column('aspectDeg')}::float8[], ${column('heatLoadIndex')}::float8[],
-      ${column('soilDepthCm')}::integer[], ${column('rockFractionPct')}::float8[],
-      ${column('vegetationCoverPct')}::float8[], ${column('annualPrecipMm')}::integer[],
-      ${column('summerWaterDeficitMm')}::integer[], ${column('growingSeasonFrostDays')}::integer[],
-      ${column('browsePressureIndex')}::float8[]
-    ) AS t (id, lat, lon, region_id, zone, state, elevation_m, slope_deg, aspect_deg, heat_load_index, soil_depth_cm,
-      rock_fraction_pct, vegetation_cover_pct, annual_precip_mm, summer_water_deficit_mm,
-      growing_season_frost_days, browse_pressure_index)`
+/** Inserts into the active `sites` table (tests and benchmarks that add sites by hand). */
+export function insertSiteChunk(tx: Sql, sites: readonly Site[]): Promise<void> {
+  return insertSites(tx, 'sites', sites)
 }

@@ -152,7 +152,7 @@ async function siteScans(sql: postgres.Sql): Promise<SiteScans> {
   const [row] = await sql<{ table: number; knn: number }[]>`
     SELECT (coalesce(t.seq_scan, 0) + coalesce(t.idx_scan, 0))::int AS table, i.idx_scan::int AS knn
     FROM pg_stat_user_tables t
-    JOIN pg_stat_user_indexes i ON i.relid = t.relid AND i.indexrelname = 'sites_earth_point_knn'
+    JOIN pg_stat_user_indexes i ON i.relid = t.relid AND i.indexrelname LIKE 'sites_%knn'
     WHERE t.relname = 'sites'`
   return row as SiteScans
 }
