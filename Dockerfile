@@ -4,6 +4,8 @@ FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 ENV SKIP_EMBEDDED_SNAPSHOT=1
+# better-sqlite3 (GeoPackage site files) is a native addon: built here when no prebuilt binary is fetched.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -15,6 +17,7 @@ FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 ENV SKIP_EMBEDDED_SNAPSHOT=1
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:20-bookworm-slim

@@ -40,6 +40,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   'job-files': ['domain'],
   /** The survey upload files (CSV, NDJSON, GeoJSON): the domain's SurveyFileFormats port. */
   'survey-files': ['domain', 'job-files'],
+  /** Site data files (CSV, GeoJSON, NDJSON, GeoPackage) read, checked and written for site data imports. */
+  'site-files': ['geo', 'seed'],
   /** Connecting to a single Redis or a Redis Cluster (REDIS_URL, REDIS_CLUSTER_NODES). */
   redis: [],
   /** Synthetic data: the sites (from the reference shapes, loaded into the store) and simulated surveys. */
