@@ -37,7 +37,7 @@ async function imported(sql: Database['sql'], sites: readonly Site[], source = '
 describe.each([
   ['PostgreSQL', createTestDatabase],
   ['embedded PGlite', openEmbeddedDatabase],
-] as const)('site data versions (%s)', (_name, open) => {
+] as const)('site data versions (%s)', (name, open) => {
   let db: Database
   beforeAll(async () => {
     db = await open()
@@ -102,6 +102,28 @@ describe.each([
     expect(table).toBeUndefined()
     const given = await beginSiteImport(db.sql, 'given-up.csv')
     await abandonSiteImport(db.sql, given)
+    expect(await db.sql`SELECT * FROM site_data_imports`).toHaveLength(0)
+  })
+
+  it('keeps an import whose lock is held, and drops it as soon as its holder is gone', async () => {
+    const staging = await beginSiteImport(db.sql, 'held.csv')
+    await insertSites(db.sql, staging, SYNTHETIC.slice(0, 10))
+    expect(await dropStaleImports(db.sql)).toBe(0)
+    expect(await listSiteVersions(db.sql)).toHaveLength(1)
+    expect(await db.sql`SELECT 1 FROM site_data_imports WHERE staging = ${staging}`).toHaveLength(1)
+    if (name === 'PostgreSQL') {
+      // The lock's connection ends, as a killed process's do: no minute's wait.
+      const [holder] = await db.sql<{ pid: number }[]>`
+        SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = hashtext(${staging})::oid`
+      await db.sql`SELECT pg_terminate_backend(${holder?.pid as number})`
+      await expect
+        .poll(() => db.sql`SELECT 1 FROM pg_locks WHERE pid = ${holder?.pid as number}`.then((r) => r.length))
+        .toBe(0)
+      expect(await dropStaleImports(db.sql)).toBe(1)
+      expect(await db.sql`SELECT 1 FROM pg_class WHERE relname = ${staging}`).toHaveLength(0)
+    } else {
+      await abandonSiteImport(db.sql, staging)
+    }
     expect(await db.sql`SELECT * FROM site_data_imports`).toHaveLength(0)
   })
 })

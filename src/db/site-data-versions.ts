@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
+import type { ReservedSql } from 'postgres'
 import type { Site } from '../types.ts'
 import type { Sql } from './connect.ts'
 
@@ -7,6 +8,8 @@ import type { Sql } from './connect.ts'
  * at a time, then becomes `sites_<12 hex of its content hash>`; activating a version renames its table
  * to `sites`, the one every query reads, in one transaction with site_revision. Versions never change:
  * the same rows give the same name, and an import of rows already kept keeps the version there is.
+ * An import under way holds an advisory lock: the staging table of one whose process died is dropped
+ * by the next import or list.
  */
 
 export interface SiteDataVersion {
@@ -22,8 +25,14 @@ export interface SiteDataVersion {
   activatedAt: Date | null
 }
 
-/** A minute without a batch: the import's process is gone. */
+/** A minute without a batch: the import's process is gone, or hangs. */
 const STALE_IMPORT_MS = 60_000
+/**
+ * An import holds a session advisory lock for its staging table, keyed (this, hashtext(staging)), from
+ * before its row is written until after it is finished or abandoned: a process that dies loses it at
+ * once, and the next import or list drops what it left.
+ */
+const IMPORT_LOCK_SPACE = 'site_data_imports'
 const VERSION_NAME = /^sites_[0-9a-f]{12}$/
 
 /** The content hash of a data set, row by row in order: the version's name. */
@@ -73,27 +82,80 @@ export class SiteContentHash {
   }
 }
 
-/** Drops the staging tables of imports whose process is gone; how many. */
+/** The lock holders of this process's imports under way, each releasing its lock (and connection). */
+const heldImports = new Map<string, () => Promise<void>>()
+
+/**
+ * Takes an import's lock for good: on a connection reserved from the pool for it, idle but for the
+ * lock, so that the import's statements run on the pool meanwhile. A pool of one connection (the
+ * embedded store) cannot spare one: the lock is taken on that connection, whose session then runs
+ * every statement of the import.
+ */
+async function holdImportLock(sql: Sql, staging: string): Promise<void> {
+  const canReserve = typeof sql.reserve === 'function' && (sql.options?.max ?? 1) > 1
+  const holder = canReserve ? await sql.reserve() : sql
+  try {
+    await holder`SELECT pg_advisory_lock(hashtext(${IMPORT_LOCK_SPACE}), hashtext(${staging}))`
+  } catch (error) {
+    if (holder !== sql) (holder as ReservedSql).release()
+    throw error
+  }
+  heldImports.set(staging, async () => {
+    heldImports.delete(staging)
+    try {
+      await holder`SELECT pg_advisory_unlock(hashtext(${IMPORT_LOCK_SPACE}), hashtext(${staging}))`
+    } catch {
+      // A connection that is gone has let go of its locks already.
+    } finally {
+      if (holder !== sql) (holder as ReservedSql).release()
+    }
+  })
+}
+
+async function releaseImportLock(staging: string): Promise<void> {
+  await heldImports.get(staging)?.()
+}
+
+/**
+ * Drops the staging tables of imports whose process is gone: their lock is held by no session (the
+ * process died, and its connections with it), or their heartbeat is a minute old (it hangs). How many.
+ */
 export async function dropStaleImports(sql: Sql, now = new Date()): Promise<number> {
   const stale = await sql<{ staging: string }[]>`
-    SELECT staging FROM site_data_imports WHERE heartbeat_at < ${new Date(now.getTime() - STALE_IMPORT_MS)}`
+    SELECT staging FROM site_data_imports i
+    WHERE heartbeat_at < ${new Date(now.getTime() - STALE_IMPORT_MS)}
+      OR NOT EXISTS (
+        SELECT 1 FROM pg_locks l
+        WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND l.classid = hashtext(${IMPORT_LOCK_SPACE})::oid AND l.objid = hashtext(i.staging)::oid)`
   for (const { staging } of stale) {
     await sql.begin(async (tx) => {
       await tx`DROP TABLE IF EXISTS ${tx(staging)}`
       await tx`DELETE FROM site_data_imports WHERE staging = ${staging}`
     })
+    await releaseImportLock(staging)
   }
   return stale.length
 }
 
-/** A new, empty staging table shaped as `sites` (no index yet: they are built once it is full). */
+/**
+ * A new, empty staging table shaped as `sites` (no index yet: they are built once it is full), its
+ * lock held until finishSiteImport or abandonSiteImport.
+ */
 export async function beginSiteImport(sql: Sql, source: string): Promise<string> {
   await dropStaleImports(sql)
   const staging = `sites_import_${randomBytes(8).toString('hex')}`
-  await sql.begin(async (tx) => {
-    await tx`CREATE TABLE ${tx(staging)} (LIKE sites INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`
-    await tx`INSERT INTO site_data_imports (staging, source) VALUES (${staging}, ${source})`
-  })
+  await holdImportLock(sql, staging)
+  try {
+    await sql.begin(async (tx) => {
+      await tx`CREATE TABLE ${tx(staging)} (LIKE sites INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`
+      await tx`INSERT INTO site_data_imports (staging, source) VALUES (${staging}, ${source})`
+    })
+  } catch (error) {
+    await releaseImportLock(staging)
+    throw error
+  }
   return staging
 }
 
@@ -133,7 +195,7 @@ export async function finishSiteImport(
   details: { source: string; defaults: Record<string, number> },
 ): Promise<{ version: SiteDataVersion; created: boolean }> {
   if (!VERSION_NAME.test(made.version)) throw new RangeError(`not a site data version: ${made.version}`)
-  return sql.begin(async (tx) => {
+  const finished = await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(hashtext('site_data_versions'))`
     await tx`DELETE FROM site_data_imports WHERE staging = ${staging}`
     const [kept] = await tx<
@@ -158,15 +220,21 @@ export async function finishSiteImport(
               ${tx.json(details.defaults)})
       RETURNING *`
     return { version: versionOf(row as SiteDataVersion), created: true }
-  }) as Promise<{ version: SiteDataVersion; created: boolean }>
+  })
+  await releaseImportLock(staging)
+  return finished as { version: SiteDataVersion; created: boolean }
 }
 
 /** Gives up an import: its staging table and its row. */
 export async function abandonSiteImport(sql: Sql, staging: string): Promise<void> {
-  await sql.begin(async (tx) => {
-    await tx`DROP TABLE IF EXISTS ${tx(staging)}`
-    await tx`DELETE FROM site_data_imports WHERE staging = ${staging}`
-  })
+  try {
+    await sql.begin(async (tx) => {
+      await tx`DROP TABLE IF EXISTS ${tx(staging)}`
+      await tx`DELETE FROM site_data_imports WHERE staging = ${staging}`
+    })
+  } finally {
+    await releaseImportLock(staging)
+  }
 }
 
 type VersionRow = Omit<SiteDataVersion, 'bounds'> & Record<'west' | 'south' | 'east' | 'north', number | null>
