@@ -205,7 +205,8 @@ export async function finishSiteImport(
       await tx`DROP TABLE ${tx(staging)}`
       return { version: versionOf(kept), created: false }
     }
-    await tx`ALTER TABLE ${tx(staging)} ADD PRIMARY KEY (id)`
+    // Its indexes are named by the version, as its table: none keeps the staging table's name.
+    await tx`ALTER TABLE ${tx(staging)} ADD CONSTRAINT ${tx(`${made.version}_pkey`)} PRIMARY KEY (id)`
     await tx`CREATE INDEX ${tx(`${made.version}_knn`)} ON ${tx(staging)} USING gist (earth_point)`
     // A version is not edited, but a change made to it by hand in SQL still reaches every cache.
     await tx`
