@@ -42,6 +42,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   'survey-files': ['domain', 'job-files'],
   /** Site data files (CSV, GeoJSON, NDJSON, GeoPackage) read, checked and written for site data imports. */
   'site-files': ['geo', 'seed'],
+  /** Site data sets as versions: files imported into the store (checked, batched, hashed) and exported. */
+  'site-data': ['db', 'site-files'],
   /** Connecting to a single Redis or a Redis Cluster (REDIS_URL, REDIS_CLUSTER_NODES). */
   redis: [],
   /** Synthetic data: the sites (from the reference shapes, loaded into the store) and simulated surveys. */
