@@ -1,6 +1,11 @@
 import { StringDecoder } from 'node:string_decoder'
-import { JSONParser } from '@streamparser/json'
 import { type ColumnMap, NO_COLUMN_MAP } from './column-map.ts'
+import {
+  FeatureCollectionScanner,
+  FeatureScanError,
+  idInFeatureText,
+  sizeText,
+} from './feature-collection-scanner.ts'
 import { SiteFileError, valueText } from './site-file-error.ts'
 import type { OpenedSource } from './site-file-source.ts'
 import {
@@ -14,12 +19,16 @@ import {
 /*
  * GeoJSON site files: a FeatureCollection of Point features (RFC 7946: WGS84 longitude, latitude), or
  * newline-delimited GeoJSON, one Feature a line. A feature's properties are its columns; its point
- * gives latitude and longitude (over any properties of those names). The collection is parsed as it
- * streams in (@streamparser/json), one feature at a time, never whole.
+ * gives latitude and longitude (over any properties of those names). The collection is read as it
+ * streams in, one feature at a time, never whole: feature-collection-scanner.ts finds each feature's
+ * bytes, JSON.parse reads them; a feature over MAX_FEATURE_BYTES, or JSON that does not parse, stops the
+ * file there, naming the feature.
  */
 
 export interface GeoJsonReadOptions {
   columnMap?: ColumnMap
+  /** A collection: the most bytes one feature may take (MAX_FEATURE_BYTES); a larger one stops the file. */
+  maxFeatureBytes?: number
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -101,72 +110,107 @@ const notACollection = (name: string, what: string) =>
     `is ${what}, not a GeoJSON FeatureCollection: {"type": "FeatureCollection", "features": [...]} (one Feature a line: name it .ndjson)`,
   )
 
+/** One feature of a collection, and one other member of it: far more than a site needs, and a bound on memory. */
+export const MAX_FEATURE_BYTES = 1024 * 1024
+
+/** A scan's error as the file's. */
+function scanFailure(name: string, error: FeatureScanError): SiteFileError {
+  if (error.kind === 'not_an_object') return notACollection(name, error.message)
+  if (error.kind === 'features_not_array')
+    return new SiteFileError(name, 'has "features" that is not an array')
+  if (error.kind === 'too_large')
+    return new SiteFileError(
+      name,
+      `has a feature too large to be a site: ${error.message}; is a "}" or "]" missing?`,
+      { row: error.feature },
+    )
+  return new SiteFileError(name, `is not valid JSON: ${error.message}`)
+}
+
 /** The features of a GeoJSON FeatureCollection as site rows, as the file streams in. */
 export async function* readGeoJsonSites(
   source: OpenedSource,
   options: GeoJsonReadOptions = {},
 ): AsyncGenerator<SiteRecord> {
   const map = options.columnMap ?? NO_COLUMN_MAP
-  const first = source.head
-    .toString('utf8')
-    .replace(/^\uFEFF/, '')
-    .trimStart()[0]
-  if (first !== '{') {
-    source.close()
-    throw notACollection(source.name, 'a JSON array')
-  }
-  // Not '$.features' itself: the parser would keep every feature to hand over the whole array.
-  const parser = new JSONParser({ paths: ['$.type', '$.crs', '$.features.*'], keepStack: false })
+  const maxBytes = options.maxFeatureBytes ?? MAX_FEATURE_BYTES
+  const name = source.name
   let rootType: unknown
-  let pending: unknown[] = []
-  let featuresNotArray = false
-  parser.onValue = ({ value, key, parent, stack }) => {
-    if (stack.length === 1 && key === 'type') rootType = value
-    else if (stack.length === 1 && key === 'crs') checkCrs(value, source.name)
-    else if (stack.length === 2) {
-      if (Array.isArray(parent)) pending.push(value)
-      else featuresNotArray = true
+  // The last feature read, for a message about what follows it.
+  let lastRow = 0
+  let lastId: string | null = null
+  let ready: SiteRecord[] = []
+  // A feature in a message: its number, its id (read from its text, or its record's), where it begins.
+  const featureName = (index: number, partial: string | null, offset: number | null) => {
+    const id = partial !== null ? idInFeatureText(partial) : index === lastRow ? lastId : null
+    const details = [id === null ? '' : `id ${id}`, offset === null ? '' : `from byte ${offset}`]
+    const known = details.filter((detail) => detail !== '')
+    return `feature ${index}${known.length > 0 ? ` (${known.join(', ')})` : ''}`
+  }
+  const parsed = (text: string, what: () => string, row: number | null): unknown => {
+    try {
+      return JSON.parse(text)
+    } catch (error) {
+      throw new SiteFileError(name, `is not valid JSON: ${what()}: ${(error as Error).message}`, {
+        row,
+        cause: error,
+      })
     }
   }
-  const step = (work: () => void) => {
+  const scanner = new FeatureCollectionScanner(
+    {
+      onFeature(index, text, offset) {
+        const feature = parsed(text, () => `${featureName(index, text, offset)} does not parse`, index)
+        const record = featureRecord(index, feature, map)
+        lastRow = index
+        lastId = record.featureId
+        ready.push(record)
+      },
+      onMember(member, text, offset) {
+        const known = member === 'type' || member === 'crs'
+        if (text === null) {
+          if (known) throw new SiteFileError(name, `has a "${member}" larger than ${sizeText(maxBytes)}`)
+          return
+        }
+        const value = parsed(
+          text,
+          () => `the value of ${JSON.stringify(member)} from byte ${offset} does not parse`,
+          null,
+        )
+        if (member === 'type') {
+          rootType = value
+          if (value !== 'FeatureCollection') throw notACollection(name, `a GeoJSON ${valueText(value)}`)
+        } else if (member === 'crs') checkCrs(value, name)
+      },
+    },
+    { maxValueBytes: maxBytes, featureName },
+  )
+  const scan = (work: () => void): unknown => {
     try {
       work()
+      return null
     } catch (error) {
-      if (error instanceof SiteFileError) throw error
-      throw new SiteFileError(source.name, `is not valid JSON: ${(error as Error).message}`, { cause: error })
+      return error instanceof FeatureScanError ? scanFailure(name, error) : error
     }
   }
-  let row = 0
   try {
     for await (const chunk of source.chunks) {
-      step(() => parser.write(chunk))
-      if (rootType !== undefined && rootType !== 'FeatureCollection')
-        throw notACollection(source.name, `a GeoJSON ${valueText(rootType)}`)
-      if (featuresNotArray) throw new SiteFileError(source.name, 'has "features" that is not an array')
-      if (pending.length > 0) {
-        const features = pending
-        pending = []
-        for (const feature of features) {
-          row += 1
-          yield featureRecord(row, feature, map)
-        }
+      // The rows read before a fault are handed on before it is thrown.
+      const failure = scan(() => scanner.write(chunk))
+      if (ready.length > 0) {
+        const records = ready
+        ready = []
+        yield* records
       }
+      if (failure !== null) throw failure
     }
-    step(() => {
-      if (!parser.isEnded) parser.end()
-    })
+    const failure = scan(() => scanner.end())
+    if (failure !== null) throw failure
   } finally {
     source.close()
   }
   if (rootType !== 'FeatureCollection')
-    throw notACollection(
-      source.name,
-      rootType === undefined ? 'an object without "type"' : valueText(rootType),
-    )
-  for (const feature of pending) {
-    row += 1
-    yield featureRecord(row, feature, map)
-  }
+    throw notACollection(name, rootType === undefined ? 'an object without "type"' : valueText(rootType))
 }
 
 /** One NDJSON line: far more than a site needs; a whole collection written on one line is refused by it. */
