@@ -49,15 +49,17 @@ function headline(report: SiteImportReport): string {
 /** The import report as text. */
 export function importReportText(report: SiteImportReport): string {
   const lines = [headline(report)]
-  const row = (label: string, value: string) => lines.push(`  ${label.padEnd(16)} ${value}`)
+  const row = (label: string, value: string) => lines.push(`  ${label.padEnd(17)} ${value}`)
   row('rows read', count(report.rowsRead))
   row('rows loaded', count(report.rowsLoaded))
   row(report.skipInvalid ? 'rows skipped' : 'rows invalid', count(report.rowsRefused))
-  if (report.version) row('bounds', `${boundsText(report.bounds)} (west, south, east, north)`)
-  for (const { column, rows, default: made } of report.defaulted)
-    row('defaulted', `${column}: ${count(rows)} rows took its default, ${made}`)
-  for (const { column, rows } of report.rounded)
-    row('rounded', `${column}: ${count(rows)} rows rounded to a whole number`)
+  if (report.version) {
+    row('bounds', `${boundsText(report.bounds)} (west, south, east, north)`)
+    for (const { column, rows, default: made } of report.defaulted)
+      row('defaulted', `${column}: ${count(rows)} rows took its default, ${made}`)
+    for (const { column, rows } of report.rounded)
+      row('rounded', `${column}: ${count(rows)} rows rounded to a whole number`)
+  }
   if (report.missingColumns.length > 0)
     row('missing columns', `${report.missingColumns.join(', ')} (required on every row; --map names yours)`)
   if (report.ignoredColumns.length > 0) row('columns not read', report.ignoredColumns.join(', '))
