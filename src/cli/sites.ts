@@ -158,7 +158,11 @@ program
         progress.end()
         if (options.json) printJson(importReportJson(report))
         else process.stdout.write(importReportText(report))
-        if (report.outcome === 'interrupted') process.exitCode = SIGNAL_EXIT[signalled ?? 'SIGINT']
+        if (signalled && report.version)
+          process.stderr.write(
+            `sites: every row was in when ${signalled} came: ${report.version} is kept${report.active ? '' : ', not active'}\n`,
+          )
+        if (signalled) process.exitCode = SIGNAL_EXIT[signalled]
         else if (report.outcome === 'refused') process.exitCode = 1
       } finally {
         progress.end()

@@ -318,6 +318,7 @@ export async function importSiteFile(
     if (staged.loaded === 0) return report('refused', { reason: 'no row is valid: nothing was kept' })
     await staged.flush()
     await staged.settle()
+    if (options.signal?.aborted) throw new SiteImportInterrupted('interrupted')
     progress('indexing')
     const finished = await staged.finish(
       hash.finish(),
@@ -325,7 +326,8 @@ export async function importSiteFile(
     )
     let version = finished.version
     let activated = false
-    if (options.activate && !version.active) {
+    // Stopped while the version was being indexed: it is kept, but not made active.
+    if (options.activate && !version.active && !options.signal?.aborted) {
       version = await activateSiteVersion(sql, version.version)
       activated = true
     }
