@@ -86,6 +86,8 @@ export interface NearestSite {
   site: Site
   /** Great-circle distance on the earthdistance sphere, km. */
   distanceKm: number
+  /** The site data version the site was read from (sql/018); null before any version is active. */
+  dataVersion: string | null
 }
 
 export const TOLERANCE_LEVELS = ['low', 'moderate', 'high'] as const
@@ -315,6 +317,8 @@ export interface JobRecord {
   rowsDone: number
   rowsFailed: number
   errorsByCode: Record<string, number>
+  /** The site data versions its chunks were scored from, in the order first seen (docs/site-data.md). */
+  dataVersions: string[]
   failure: string | null
   createdAt: Date
   startedAt: Date | null

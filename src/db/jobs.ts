@@ -16,6 +16,7 @@ interface JobRow {
   rowsDone: number
   rowsFailed: number
   errorsByCode: Record<string, number> | null
+  dataVersions: string[] | null
   failure: string | null
   createdAt: Date
   startedAt: Date | null
@@ -63,7 +64,11 @@ export async function findJob(sql: Sql, jobId: string): Promise<JobRecord | null
            (SELECT jsonb_object_agg(code, total) FROM (
               SELECT e.key AS code, sum(e.value::int)::int AS total
               FROM job_result_chunks r, jsonb_each_text(r.errors) e
-              WHERE r.job_id = j.id GROUP BY e.key) codes) AS errors_by_code
+              WHERE r.job_id = j.id GROUP BY e.key) codes) AS errors_by_code,
+           (SELECT array_agg(version ORDER BY first_chunk) FROM (
+              SELECT r.data_version AS version, min(r.chunk_index) AS first_chunk
+              FROM job_result_chunks r WHERE r.job_id = j.id AND r.data_version IS NOT NULL
+              GROUP BY r.data_version) seen) AS data_versions
     FROM jobs j
     LEFT JOIN LATERAL (
       SELECT count(*) AS chunks_done, sum(rows_done) AS rows_done, sum(rows_failed) AS rows_failed
@@ -71,7 +76,7 @@ export async function findJob(sql: Sql, jobId: string): Promise<JobRecord | null
     ) p ON true
     WHERE j.id = ${jobId}`
   if (!row) return null
-  return { ...row, errorsByCode: row.errorsByCode ?? {} }
+  return { ...row, errorsByCode: row.errorsByCode ?? {}, dataVersions: row.dataVersions ?? [] }
 }
 
 /** One row by its key: a chunk's worker reads this rather than findJob's sums over every chunk. */
@@ -101,13 +106,15 @@ export async function writeResultChunk(
   jobId: string,
   chunkIndex: number,
   result: JobResultChunk,
+  dataVersion: string | null = null,
 ): Promise<boolean> {
   const inserted = await sql`
     INSERT INTO job_result_chunks
-      (job_id, chunk_index, rows_done, rows_failed, errors, csv, csv_bytes, ndjson, ndjson_bytes, geojson, geojson_bytes)
+      (job_id, chunk_index, rows_done, rows_failed, errors, csv, csv_bytes, ndjson, ndjson_bytes, geojson, geojson_bytes,
+       data_version)
     SELECT ${jobId}, ${chunkIndex}, ${result.rowsDone}, ${result.rowsFailed}, ${sql.json(result.errors)},
            ${result.csv}, ${Buffer.byteLength(result.csv)}, ${result.ndjson}, ${Buffer.byteLength(result.ndjson)},
-           ${result.geojson}, ${Buffer.byteLength(result.geojson)}
+           ${result.geojson}, ${Buffer.byteLength(result.geojson)}, ${dataVersion}
     WHERE EXISTS (SELECT 1 FROM jobs WHERE id = ${jobId})
     ON CONFLICT (job_id, chunk_index) DO NOTHING`
   return inserted.count === 1

@@ -83,7 +83,7 @@ export function cachedNearestSites(
       const match = found.nearest[index]
       const site = match ? cache.get(match.siteId) : undefined
       if (!match) answers[index] = null
-      else if (site) answers[index] = { site, distanceKm: match.distanceKm }
+      else if (site) answers[index] = { site, distanceKm: match.distanceKm, dataVersion: found.dataVersion }
       else missed.push(index)
     }
     if (missed.length === 0) return answers

@@ -13,6 +13,7 @@ import { seedSites } from '../seed/load.ts'
 import type { Coordinates, Site, SiteBox } from '../types.ts'
 import { type Database, openDatabase } from './connect.ts'
 import { migrate } from './migrate.ts'
+import { activeSiteVersion } from './site-data-versions.ts'
 import { findNearestSiteIds, findNearestSites, findSitesInBox, siteRevision } from './sites.ts'
 
 const SITES = generateSites()
@@ -48,6 +49,7 @@ describe('nearest-site lookup on PostgreSQL', () => {
     await seedSites(db.sql, SITES)
   })
   afterAll(() => db.drop())
+  const activeVersionName = async () => (await activeSiteVersion(db.sql))?.version
 
   it('equals a brute-force scan over all sites for 1,000 random points (one statement)', async () => {
     const unlimited = (await findNearestSites(db.sql, POINTS, 20_000)).nearest
@@ -66,7 +68,7 @@ describe('nearest-site lookup on PostgreSQL', () => {
       { latitude: site.latitude, longitude: site.longitude },
       DEFAULT_SEARCH_RADIUS_KM,
     )
-    expect(hit).toEqual({ site, distanceKm: expect.closeTo(0, 6) })
+    expect(hit).toEqual({ site, distanceKm: expect.closeTo(0, 6), dataVersion: await activeVersionName() })
     expect(
       await findNearestSite(db.sql, { latitude: 45.5152, longitude: -122.6784 }, DEFAULT_SEARCH_RADIUS_KM),
     ).toBeNull()
@@ -81,6 +83,7 @@ describe('nearest-site lookup on PostgreSQL', () => {
     )
     expect(await findNearestSites(db.sql, [], 10)).toEqual({
       revision: await siteRevision(db.sql),
+      dataVersion: await activeVersionName(),
       nearest: [],
     })
   })
@@ -234,7 +237,7 @@ async function plainFilter(sql: Database['sql'], box: SiteBox): Promise<number[]
 }
 
 async function expectSameAsPlainFilter(sql: Database['sql'], box: SiteBox): Promise<Site[]> {
-  const found = await findSitesInBox(sql, box)
+  const { sites: found } = await findSitesInBox(sql, box)
   const ids = found.map((site) => site.id)
   expect(ids, JSON.stringify(box)).toEqual(await plainFilter(sql, box))
   for (const site of found) expect(site).toEqual(SITE_BY_ID.get(site.id))
@@ -284,7 +287,10 @@ function sitesInBoxTests(open: () => Promise<Database>) {
   })
 
   it('answers an empty box (open ocean) with no sites, and the whole of both states with every one', async () => {
-    expect(await findSitesInBox(db.sql, { west: -130, east: -126, south: 43, north: 47 })).toEqual([])
+    expect(await findSitesInBox(db.sql, { west: -130, east: -126, south: 43, north: 47 })).toEqual({
+      sites: [],
+      dataVersion: null,
+    })
     const both = await expectSameAsPlainFilter(db.sql, { west: -125, east: -116.4, south: 41.9, north: 49.1 })
     expect(both.map((site) => site.id)).toEqual(SITES.map((site) => site.id).sort((a, b) => a - b))
   })
@@ -300,7 +306,7 @@ function sitesInBoxTests(open: () => Promise<Database>) {
     // The whole map: its corners are the poles, 90° from its centre, and sites farther than that
     // from (0, 0) (the Pacific Northwest is 113° away) still lie inside it.
     const world = { west: -180, east: 180, south: -90, north: 90 }
-    const found = new Set((await findSitesInBox(db.sql, world)).map((site) => site.id))
+    const found = new Set((await findSitesInBox(db.sql, world)).sites.map((site) => site.id))
     const missing = ALL_SITES.filter((site) => !found.has(site.id)).map((s) => [s.latitude, s.longitude])
     expect(missing).toEqual([])
     await expectSameAsPlainFilter(db.sql, world)

@@ -15,6 +15,8 @@ function siteColumns(sql: Sql) {
 export interface NearestSitesRead {
   /** The sites table's revision (sql/004_site_revision.sql) when the statement ran. */
   revision: string
+  /** The site data version active when the statement ran (sql/018); null before any is. */
+  dataVersion: string | null
   /** Per point, in the points' order; null when no site lies within the radius. */
   nearest: (NearestSite | null)[]
 }
@@ -22,6 +24,7 @@ export interface NearestSitesRead {
 /** Like NearestSitesRead, with each nearest site named by its id alone. */
 export interface NearestSiteIdsRead {
   revision: string
+  dataVersion: string | null
   nearest: ({ siteId: number; distanceKm: number } | null)[]
 }
 
@@ -44,8 +47,8 @@ async function nearestRows<Row extends { distanceKm: number | null }>(
   points: readonly Coordinates[],
   columns: postgres.Fragment,
   options: Deadline,
-): Promise<{ revision: string; rows: readonly Row[] }> {
-  if (points.length === 0) return { revision: await siteRevision(sql), rows: [] }
+): Promise<SiteRevision & { rows: readonly Row[] }> {
+  if (points.length === 0) return { ...(await siteRevisionRead(sql)), rows: [] }
   const latitudes = new Array<number>(points.length)
   const longitudes = new Array<number>(points.length)
   for (let i = 0; i < points.length; i++) {
@@ -54,9 +57,10 @@ async function nearestRows<Row extends { distanceKm: number | null }>(
     longitudes[i] = finiteCoordinate(longitude)
   }
   // The revision is wanted once: null on every other row costs the driver nothing to read.
-  type Revised = Row & { revision: string | null }
+  type Revised = Row & { revision: string | null; dataVersion: string | null }
   const query = sql<Revised[]>`
-    SELECT CASE WHEN q.ord = 1 THEN (SELECT revision::text FROM site_revision) END AS revision, nearest.*
+    SELECT CASE WHEN q.ord = 1 THEN (SELECT revision::text FROM site_revision) END AS revision,
+           CASE WHEN q.ord = 1 THEN (SELECT data_version FROM site_revision) END AS data_version, nearest.*
     FROM unnest(${float8Array(latitudes)}::float8[], ${float8Array(longitudes)}::float8[]) WITH ORDINALITY AS q (lat, lon, ord)
     CROSS JOIN LATERAL (
       SELECT cube(array[earth() * cosd(q.lat) * cosd(q.lon), earth() * cosd(q.lat) * sind(q.lon), earth() * sind(q.lat)]) AS point
@@ -70,9 +74,9 @@ async function nearestRows<Row extends { distanceKm: number | null }>(
     ) nearest ON true
     ORDER BY q.ord`
   const rows = await (options.deadlineMs ? withDeadline<Revised[]>(query, options.deadlineMs) : query)
-  const revision = rows[0]?.revision
-  if (!revision) throw new Error('site_revision has no row (run the migrations)')
-  return { revision, rows }
+  const first = rows[0]
+  if (!first?.revision) throw new Error('site_revision has no row (run the migrations)')
+  return { revision: first.revision, dataVersion: first.dataVersion, rows }
 }
 
 /** The nearest site to each point with all its attributes; null beyond radiusKm. */
@@ -82,7 +86,7 @@ export async function findNearestSites(
   radiusKm: number,
   options: Deadline = {},
 ): Promise<NearestSitesRead> {
-  const { revision, rows } = await nearestRows<Site & { distanceKm: number | null }>(
+  const { revision, dataVersion, rows } = await nearestRows<Site & { distanceKm: number | null }>(
     sql,
     points,
     siteColumns(sql),
@@ -90,10 +94,11 @@ export async function findNearestSites(
   )
   return {
     revision,
+    dataVersion,
     nearest: rows.map((row) =>
       row.distanceKm === null || row.distanceKm > radiusKm
         ? null
-        : { site: siteOf(row), distanceKm: row.distanceKm },
+        : { site: siteOf(row), distanceKm: row.distanceKm, dataVersion },
     ),
   }
 }
@@ -108,7 +113,7 @@ export async function findNearestSiteIds(
   radiusKm: number,
   options: Deadline = {},
 ): Promise<NearestSiteIdsRead> {
-  const { revision, rows } = await nearestRows<{ id: number | null; distanceKm: number | null }>(
+  const { revision, dataVersion, rows } = await nearestRows<{ id: number | null; distanceKm: number | null }>(
     sql,
     points,
     sql`s.id`,
@@ -116,6 +121,7 @@ export async function findNearestSiteIds(
   )
   return {
     revision,
+    dataVersion,
     nearest: rows.map((row) =>
       row.id === null || row.distanceKm === null || row.distanceKm > radiusKm
         ? null
@@ -176,6 +182,12 @@ function siteOf(row: Site): Site {
   }
 }
 
+/** The sites in a box, and the data version they belong to (null when none lies in it). */
+export interface SitesInBox {
+  sites: Site[]
+  dataVersion: string | null
+}
+
 /**
  * Every site whose coordinates lie in the box, by id: the GiST index narrows to a sphere around the
  * box (earth_box, reaching its farthest corner) and the coordinates then keep the box itself.
@@ -184,13 +196,15 @@ export async function findSitesInBox(
   sql: Sql,
   box: SiteBox,
   options: { deadlineMs?: number } = {},
-): Promise<Site[]> {
+): Promise<SitesInBox> {
   // The sphere around a box reaches its farthest point only through a corner while the box spans
   // less than a hemisphere of longitude; a wider box is filtered by its coordinates alone.
   const narrow = box.east - box.west < 180
-  const columns = siteColumns(sql)
+  // The data version rides on each row, read in the statement that reads the sites (one snapshot).
+  const columns = sql`(SELECT data_version FROM site_revision) AS data_version, ${siteColumns(sql)}`
+  type Row = Site & { dataVersion: string | null }
   const query = narrow
-    ? sql<Site[]>`
+    ? sql<Row[]>`
     WITH centre AS (
       SELECT ll_to_earth(${(box.south + box.north) / 2}, ${(box.west + box.east) / 2}) AS point
     ), reach AS (
@@ -208,32 +222,44 @@ export async function findSitesInBox(
       AND s.latitude BETWEEN ${box.south} AND ${box.north}
       AND s.longitude BETWEEN ${box.west} AND ${box.east}
     ORDER BY s.id`
-    : sql<Site[]>`
+    : sql<Row[]>`
     SELECT ${columns}
     FROM sites s
     WHERE s.latitude BETWEEN ${box.south} AND ${box.north}
       AND s.longitude BETWEEN ${box.west} AND ${box.east}
     ORDER BY s.id`
   const rows = await (options.deadlineMs ? withDeadline(query, options.deadlineMs) : query)
-  return rows.map(siteOf)
+  return { sites: rows.map(siteOf), dataVersion: rows[0]?.dataVersion ?? null }
 }
 
 /** The sites table's revision token (sql/004_site_revision.sql): it changes with every change to the table. */
 export async function siteRevision(sql: Sql): Promise<string> {
-  const [row] = await sql<{ revision: string }[]>`SELECT revision::text AS revision FROM site_revision`
+  return (await siteRevisionRead(sql)).revision
+}
+
+/** The revision token and the site data version it belongs to (sql/018; null before any is active). */
+export interface SiteRevision {
+  revision: string
+  dataVersion: string | null
+}
+
+export async function siteRevisionRead(sql: Sql): Promise<SiteRevision> {
+  const [row] = await sql<SiteRevision[]>`
+    SELECT revision::text AS revision, data_version FROM site_revision`
   if (!row) throw new Error('site_revision has no row (run the migrations)')
-  return row.revision
+  return row
 }
 
 /**
  * Every site with its attributes, ordered by id, and the revision they belong to: read in one
  * repeatable-read transaction, so a reseed committing meanwhile cannot mix old rows with a new token.
  */
-export async function allSites(sql: Sql): Promise<{ revision: string; sites: Site[] }> {
+export async function allSites(sql: Sql): Promise<SiteRevision & { sites: Site[] }> {
   return sql.begin('isolation level repeatable read read only', async (tx) => {
-    const [row] = await tx<{ revision: string }[]>`SELECT revision::text AS revision FROM site_revision`
-    if (!row) throw new Error('site_revision has no row (run the migrations)')
+    // Sites first: the lock that read holds on `sites` keeps an activation (which renames the table)
+    // waiting until this transaction ends, so the revision read next is the one of these rows.
     const sites = await tx<Site[]>`SELECT ${siteColumns(sql)} FROM sites s ORDER BY s.id`
-    return { revision: row.revision, sites: sites.map(siteOf) }
+    const read = await siteRevisionRead(tx as unknown as Sql)
+    return { ...read, sites: sites.map(siteOf) }
   })
 }

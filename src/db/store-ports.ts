@@ -8,6 +8,7 @@ import type {
   KeyMailbox,
   ModelVersionStore,
   NearestSiteLookup,
+  SiteDataHealth,
   SitesInArea,
   SiteTable,
   SurveyStore,
@@ -21,7 +22,7 @@ import type { Coordinates } from '../types.ts'
 import { appendAuditEvent, auditEvents } from './audit.ts'
 import { isDatabaseUnavailable, withDeadline } from './availability.ts'
 import type { Sql } from './connect.ts'
-import { databaseAnswers } from './health.ts'
+import { activeSiteData, databaseAnswers } from './health.ts'
 import {
   acceptJob,
   addInputChunk,
@@ -183,8 +184,8 @@ export function siteTable(
     revision: () => call(siteRevision(primary)),
     all: () =>
       metrics.trackQuery(async () => {
-        const { revision, sites } = await readAll()
-        return { revision, sites: cache ? cache.share(revision, sites) : sites }
+        const { revision, dataVersion, sites } = await readAll()
+        return { revision, dataVersion, sites: cache ? cache.share(revision, sites) : sites }
       }),
   }
 }
@@ -333,7 +334,8 @@ export function jobStore(sql: Sql, config: Deadline, metrics: Metrics): JobStore
     outline: (jobId) => call(findJobOutline(sql, jobId)),
     markRunning: (jobId, at) => call(markJobRunning(sql, jobId, at)),
     inputChunk: (jobId, chunkIndex) => call(inputChunk(sql, jobId, chunkIndex)),
-    writeResultChunk: (jobId, chunkIndex, result) => call(writeResultChunk(sql, jobId, chunkIndex, result)),
+    writeResultChunk: (jobId, chunkIndex, result, dataVersion) =>
+      call(writeResultChunk(sql, jobId, chunkIndex, result, dataVersion)),
     finishIfComplete: (jobId, at) => call(finishJobIfComplete(sql, jobId, at)),
     fail: (jobId, reason, at) => call(failJob(sql, jobId, reason, at)),
     cancel: (jobId, at) => call(cancelJob(sql, jobId, at)),
@@ -347,4 +349,9 @@ export function jobStore(sql: Sql, config: Deadline, metrics: Metrics): JobStore
 /** For health: whether the database answers within a second. */
 export function databaseProbe(sql: Sql): () => Promise<boolean> {
   return () => databaseAnswers(sql, 1000)
+}
+
+/** For health: the active site data version, read within a second. */
+export function siteDataProbe(sql: Sql): () => Promise<SiteDataHealth | null> {
+  return () => activeSiteData(sql, 1000)
 }

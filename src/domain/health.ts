@@ -1,5 +1,8 @@
 import type { ModelInfo } from '../types.ts'
 import { API_VERSION, COVERAGE_REGIONS } from '../version.ts'
+import type { SiteDataHealth } from './ports.ts'
+
+export type { SiteDataHealth }
 
 export type QuotaStoreState = 'connected' | 'disconnected' | 'not_configured'
 
@@ -11,7 +14,7 @@ export interface ReplicaHealth {
 }
 
 /**
- * The API contract's health fields, plus `redis`. status: healthy = everything answers; degraded = serving,
+ * The API contract's health fields, plus `redis` and `site_data`. status: healthy = everything answers; degraded = serving,
  * but Redis is away so quotas are kept per instance; unavailable = the data store does not answer, so
  * data requests get 503.
  */
@@ -24,12 +27,15 @@ export interface HealthReport {
   redis: QuotaStoreState
   /** Only with DATABASE_REPLICA_URLS: each replica at its last background check. */
   replicas?: ReplicaHealth[]
+  /** The active site data version; null when none is active or the database does not answer. */
+  site_data: SiteDataHealth | null
   timestamp: string
 }
 
 export class HealthMonitor {
   /** The database probe in flight: concurrent checks share it (health needs no key and is never shed). */
   private probing: Promise<boolean> | undefined
+  private reading: Promise<SiteDataHealth | null> | undefined
 
   constructor(
     private readonly deps: {
@@ -37,6 +43,8 @@ export class HealthMonitor {
       databaseAnswers: () => Promise<boolean>
       model: ModelInfo
       quotaStoreState: () => QuotaStoreState
+      /** The active site data version, null when none is; never throws (null when it cannot tell). */
+      siteData?: () => Promise<SiteDataHealth | null>
       /** The read replicas' standing; none configured = the field is left out. */
       replicas?: () => ReplicaHealth[]
       now?: () => Date
@@ -44,7 +52,7 @@ export class HealthMonitor {
   ) {}
 
   async check(): Promise<HealthReport> {
-    const connected = await this.databaseAnswers()
+    const [connected, siteData] = await Promise.all([this.databaseAnswers(), this.siteData()])
     const redis = this.deps.quotaStoreState()
     const replicas = this.deps.replicas?.() ?? []
     return {
@@ -55,6 +63,7 @@ export class HealthMonitor {
       database: connected ? 'connected' : 'disconnected',
       redis,
       ...(replicas.length > 0 ? { replicas } : {}),
+      site_data: connected ? siteData : null,
       timestamp: (this.deps.now?.() ?? new Date()).toISOString(),
     }
   }
@@ -65,5 +74,13 @@ export class HealthMonitor {
       this.probing = undefined
     })
     return this.probing
+  }
+
+  private siteData(): Promise<SiteDataHealth | null> {
+    if (!this.deps.siteData) return Promise.resolve(null)
+    this.reading ??= this.deps.siteData().finally(() => {
+      this.reading = undefined
+    })
+    return this.reading
   }
 }

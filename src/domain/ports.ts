@@ -32,9 +32,18 @@ export interface NearestSiteLookup {
 }
 
 /** The sites inside an area (a stocking plan's stand). */
+/** The site data version answers come from (docs/site-data.md). */
+export interface SiteDataHealth {
+  version: string
+  rows: number
+  /** The file it was imported from (its name), or the synthetic generator. */
+  source: string
+  activated_at: string | null
+}
+
 export interface SitesInArea {
-  /** Every site whose coordinates lie in the box, ordered by id. */
-  within(box: SiteBox): Promise<Site[]>
+  /** Every site whose coordinates lie in the box, ordered by id, and their data version (null when none). */
+  within(box: SiteBox): Promise<{ sites: Site[]; dataVersion: string | null }>
 }
 
 /** The whole site table at once, for answers derived from every site (the survival map). */
@@ -42,7 +51,7 @@ export interface SiteTable {
   /** An opaque token that changes whenever the sites table changes (insert, update, delete, truncate). */
   revision(): Promise<string>
   /** Every site, with the revision they were read at (one consistent snapshot). */
-  all(): Promise<{ revision: string; sites: Site[] }>
+  all(): Promise<{ revision: string; dataVersion: string | null; sites: Site[] }>
 }
 
 export interface KeyDirectory {
@@ -391,7 +400,13 @@ export interface JobStore {
   markRunning(jobId: string, at: Date): Promise<boolean>
   inputChunk(jobId: string, chunkIndex: number): Promise<string | null>
   /** Writes a chunk's results once; false when they were already written (a retried chunk). */
-  writeResultChunk(jobId: string, chunkIndex: number, result: JobResultChunk): Promise<boolean>
+  /** `dataVersion`: the site data version the chunk was scored from. */
+  writeResultChunk(
+    jobId: string,
+    chunkIndex: number,
+    result: JobResultChunk,
+    dataVersion: string | null,
+  ): Promise<boolean>
   /** running → succeeded once every chunk's results are written. */
   finishIfComplete(jobId: string, at: Date): Promise<boolean>
   fail(jobId: string, reason: string, at: Date): Promise<void>

@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
 import { apiErrorOf } from '../../test/support/api-errors.ts'
 import {
+  FAKE_DATA_VERSION,
   FakeSiteLookup,
   FOREST_POINTS,
   failingSiteLookup,
@@ -50,6 +51,7 @@ describe('PredictionService.predict', () => {
       matchDistanceKm: 1.11,
       region: 'pnw',
       attributes: site,
+      dataVersion: FAKE_DATA_VERSION,
     })
     expect(prediction.species).toBe(douglasFir)
     expect(prediction.plantingMethod).toBe('manual')

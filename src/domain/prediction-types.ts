@@ -34,6 +34,8 @@ export interface MatchedSite {
   matchDistanceKm: number
   region: string
   attributes: Site
+  /** The site data version the matched site came from (docs/site-data.md); null before any is active. */
+  dataVersion: string | null
 }
 
 export interface Prediction {

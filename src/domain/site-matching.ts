@@ -23,5 +23,6 @@ export function matchedSite(point: Coordinates, nearest: NearestSite | null): Ma
     matchDistanceKm: nearest.distanceKm,
     region: COVERAGE_REGION,
     attributes: nearest.site,
+    dataVersion: nearest.dataVersion,
   }
 }

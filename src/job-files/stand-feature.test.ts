@@ -130,7 +130,7 @@ describe('featureRow: a stand that fails alone at upload', () => {
     expect(row.e).toBeUndefined()
     expect(row.p).toMatchObject({ treesPerAcre: 400, treesPerHectare: 988 })
     const plans = new StockingPlanService(loadSurvivalModel(SPECIES), new FakeSiteLookup(), {
-      within: async () => [],
+      within: async () => ({ sites: [], dataVersion: null }),
     })
     const refused = await plans.plan(row.p as NonNullable<InputRow['p']>).then(
       () => undefined,

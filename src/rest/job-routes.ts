@@ -35,6 +35,7 @@ export function jobJson(job: JobView) {
     rows_done: job.rowsDone,
     rows_failed: job.rowsFailed,
     errors_by_code: job.errorsByCode,
+    data_versions: job.dataVersions,
     created_at: job.createdAt.toISOString(),
     started_at: job.startedAt?.toISOString() ?? null,
     finished_at: job.finishedAt?.toISOString() ?? null,

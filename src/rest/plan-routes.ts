@@ -1,5 +1,6 @@
 import { ApiError, invalidField } from '../domain/errors.ts'
 import { parseInput } from '../domain/input-rules.ts'
+import { dataVersionHeaders } from './data-version-header.ts'
 import { readJsonBody } from './json-body.ts'
 import { stockingPlanJson } from './plan-responses.ts'
 import { StockingPlanBody } from './request-schemas.ts'
@@ -57,7 +58,7 @@ export const PLAN_ROUTES: readonly Route[] = [
         .catch((error: unknown) => {
           throw withBodyFieldNames(error)
         })
-      return { status: 200, body: stockingPlanJson(plan) }
+      return { status: 200, body: stockingPlanJson(plan), headers: dataVersionHeaders(plan.dataVersion) }
     },
   },
 ]

@@ -63,6 +63,7 @@ const prediction: fc.Arbitrary<Prediction> = fc.record({
     matchDistanceKm: anyNumber,
     region: anyText,
     attributes: fc.constant({} as Prediction['site']['attributes']),
+    dataVersion: fc.option(anyText),
   }),
   species: fc
     .constantFrom(...SPECIES)

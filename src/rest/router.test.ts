@@ -131,7 +131,12 @@ function setup({
   const handle = createRestHandler(
     {
       predictions,
-      plans: new StockingPlanService(model, lookup, { within: async () => [] }, () => NOW),
+      plans: new StockingPlanService(
+        model,
+        lookup,
+        { within: async () => ({ sites: [], dataVersion: null }) },
+        () => NOW,
+      ),
       jobs: jobServiceOver(predictions).jobs,
       catalogue: new Catalogue(model, 5),
       health: new HealthMonitor({

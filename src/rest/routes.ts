@@ -1,8 +1,10 @@
+import { DataVersionSeen } from '../domain/data-version-seen.ts'
 import { apiError } from '../domain/errors.ts'
 import { parseInput } from '../domain/input-rules.ts'
 import type { PredictionRequest } from '../domain/prediction-types.ts'
 import { SerializedJson } from '../http-body/json.ts'
 import { API_VERSION } from '../version.ts'
+import { dataVersionHeaders } from './data-version-header.ts'
 import { JOB_ROUTES } from './job-routes.ts'
 import { readJsonBody, readOptionalJsonBody } from './json-body.ts'
 import { MODEL_ROUTES } from './model-routes.ts'
@@ -34,7 +36,11 @@ import { keyed, type RestResponse, type Route } from './route.ts'
 import { SURVEY_ROUTES } from './survey-routes.ts'
 import { SURVEY_UPLOAD_ROUTES } from './survey-upload-routes.ts'
 
-const ok = (body: unknown): RestResponse => ({ status: 200, body })
+const ok = (body: unknown, dataVersion?: string | null): RestResponse => ({
+  status: 200,
+  body,
+  headers: dataVersionHeaders(dataVersion),
+})
 
 /** POST /keys answers this, and only this, to every request it takes. */
 const CHECK_YOUR_EMAIL = new SerializedJson('{"status":"check_your_email"}')
@@ -61,9 +67,8 @@ export const ROUTES: readonly Route[] = [
     async handle(req, _url, deps, caller) {
       const body = parseInput(PredictBody, await readJsonBody(req))
       const model = await deps.models.resolve(caller.accountId, body.model_version)
-      return ok(
-        new SerializedJson(predictionText(await deps.predictions.predict(predictionRequest(body), model))),
-      )
+      const prediction = await deps.predictions.predict(predictionRequest(body), model)
+      return ok(new SerializedJson(predictionText(prediction)), prediction.site.dataVersion)
     },
   },
   {
@@ -84,7 +89,7 @@ export const ROUTES: readonly Route[] = [
         },
         model,
       )
-      return ok(comparisonJson(comparison))
+      return ok(comparisonJson(comparison), comparison.site.dataVersion)
     },
   },
   {
@@ -105,7 +110,7 @@ export const ROUTES: readonly Route[] = [
         },
         model,
       )
-      return ok(rankingJson(ranking))
+      return ok(rankingJson(ranking), ranking.site.dataVersion)
     },
   },
   {
@@ -117,7 +122,9 @@ export const ROUTES: readonly Route[] = [
       const body = parseInput(BatchBody, await readJsonBody(req))
       const model = await deps.models.resolve(caller.accountId, body.model_version)
       const results = await deps.predictions.batch(body.sites.map(predictionRequest), caller.tier, model)
-      return ok(batchResultsJson(results))
+      const seen = new DataVersionSeen()
+      const json = batchResultsJson(seen.through(results))
+      return ok(json, seen.version)
     },
   },
   {

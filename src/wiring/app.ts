@@ -21,6 +21,7 @@ import {
   keyDirectory,
   modelVersionStore,
   siteCache,
+  siteDataProbe,
   siteLookup,
   sitesInArea,
   siteTable,
@@ -220,6 +221,7 @@ export function createApp(options: AppOptions): App {
   const catalogue = new Catalogue(model, config.SEARCH_RADIUS_KM)
   const health = new HealthMonitor({
     databaseAnswers: databaseProbe(database.sql),
+    siteData: siteDataProbe(database.sql),
     model: catalogue.model,
     quotaStoreState: quota.state,
     replicas: () =>

@@ -12,6 +12,7 @@ import { type Database, openDatabase } from '../../src/db/connect.ts'
 import { createKey } from '../../src/db/keys.ts'
 import { migrate } from '../../src/db/migrate.ts'
 import { logReplicaStates, type ReplicaStatus, replicaName } from '../../src/db/read-replicas.ts'
+import { activateSiteVersion } from '../../src/db/site-data-versions.ts'
 import type { Logger } from '../../src/logging/logger.ts'
 import { seedAll } from '../../src/seed/seed-all.ts'
 import { batchProblems, predictionProblems, rest } from '../rest/client.ts'
@@ -19,6 +20,7 @@ import { recordingLogger } from '../security/support.ts'
 import { graphql } from '../support/graphql-helpers.ts'
 import { keyIn, mailEnv, startMailCatcher } from '../support/mail-catcher.ts'
 import { startTestServer, type TestServer } from '../support/server.ts'
+import { activeVersionName, keepChangedVersion } from '../support/site-versions.ts'
 import { FOREST_POINTS, forestGrid, predictBodies, predictBody } from '../support/sites.ts'
 import { eventually, sleep } from '../support/waiting.ts'
 
@@ -401,6 +403,70 @@ describe('the site revision stays correct with lag', () => {
     } finally {
       if (paused) await replica`SELECT pg_wal_replay_resume()`
       if (staleOpen) await stale.close()
+    }
+  })
+})
+
+describe('a site data version activated on the primary', () => {
+  it('is answered from the replica within 1 s, and under load no answer mixes two versions', async () => {
+    const server = await startReplicaServer([pg.replicaUrl], { maxLagMs: 60_000 })
+    try {
+      const before = await activeVersionName(server.db.sql)
+      const drier = await keepChangedVersion(server.db.sql, (site) => ({
+        ...site,
+        summerWaterDeficitMm: site.summerWaterDeficitMm + 120,
+        vegetationCoverPct: Math.min(100, site.vegetationCoverPct + 30),
+      }))
+      const kept = async () => (await replica`SELECT to_regclass(${drier}) AS t`)[0]?.t !== null
+      expect(await eventually(kept, 10_000)).toBe(true)
+      const points = forestGrid(12)
+      const survival = new Map<string, number>()
+      const mixed: string[] = []
+      const late: string[] = []
+      let activatedAt = Number.POSITIVE_INFINITY
+      let stop = false
+      const lane = async (offset: number) => {
+        for (let i = offset; !stop; i++) {
+          const point = points[i % points.length] as { latitude: number; longitude: number }
+          const startedAt = Date.now()
+          const answer = await rest(server.url, 'POST', '/v1/predict', {
+            key: server.key,
+            json: predictBody(point),
+          })
+          const version = answer.headers.get('survival-data-version') ?? ''
+          if (answer.status !== 200) mixed.push(`${answer.status} ${answer.text}`)
+          const value = answer.body.predictions?.[0]?.survival_probability as number
+          const seen = `${version} ${point.latitude},${point.longitude}`
+          if (survival.has(seen) && survival.get(seen) !== value)
+            mixed.push(`${seen}: ${survival.get(seen)} and ${value}`)
+          survival.set(seen, value)
+          if (startedAt > activatedAt + 1000 && version !== drier)
+            late.push(`${startedAt - activatedAt} ms: ${version}`)
+        }
+      }
+      const replicaReads = server.replica().reads
+      const lanes = Array.from({ length: 8 }, (_, offset) => lane(offset))
+      await sleep(500)
+      await activateSiteVersion(server.db.sql, drier)
+      activatedAt = Date.now()
+      await sleep(2500)
+      stop = true
+      await Promise.all(lanes)
+      expect(mixed).toEqual([])
+      expect(late).toEqual([])
+      const versions = new Set([...survival.keys()].map((seen) => seen.split(' ')[0]))
+      expect([...versions].sort()).toEqual([before, drier].sort())
+      // The two versions answer differently at the same points: a stale site read would show.
+      const differ = points.filter(
+        (p) =>
+          survival.get(`${before} ${p.latitude},${p.longitude}`) !==
+          survival.get(`${drier} ${p.latitude},${p.longitude}`),
+      )
+      expect(differ.length).toBeGreaterThan(0)
+      expect(server.replica().reads).toBeGreaterThan(replicaReads)
+      await activateSiteVersion(server.db.sql, before)
+    } finally {
+      await server.close()
     }
   })
 })

@@ -184,10 +184,19 @@ describe('GET /v1/coverage', () => {
 })
 
 // The spec's six fields, exactly, plus `redis` (the production-readiness issue asks for the quota store's state).
-const HEALTH_FIELDS = ['coverage_regions', 'database', 'model', 'redis', 'status', 'timestamp', 'version']
+const HEALTH_FIELDS = [
+  'coverage_regions',
+  'database',
+  'model',
+  'redis',
+  'site_data',
+  'status',
+  'timestamp',
+  'version',
+]
 
 describe('GET /v1/health (spec §4)', () => {
-  it('needs no key and has exactly the spec fields plus redis', async () => {
+  it('needs no key and has exactly the spec fields plus redis and site_data', async () => {
     const result = await get(server.url, '/v1/health')
     expect(result.status, result.text).toBe(200)
     expect(result.headers.get('content-type')).toMatch(/^application\/json/)

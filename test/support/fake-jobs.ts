@@ -5,7 +5,10 @@ import type { PredictionService } from '../../src/domain/prediction-service.ts'
 import { JOB_FILE_FORMATS } from '../../src/job-files/file-formats.ts'
 import type { ChunkTask, JobFormat, JobRecord, JobResultChunk, NewJob } from '../../src/types.ts'
 
-type StoredJob = Omit<JobRecord, 'chunksDone' | 'rowsDone' | 'rowsFailed' | 'errorsByCode'> & {
+type StoredJob = Omit<
+  JobRecord,
+  'chunksDone' | 'rowsDone' | 'rowsFailed' | 'errorsByCode' | 'dataVersions'
+> & {
   keyId: string
 }
 
@@ -14,6 +17,7 @@ export class FakeJobStore implements JobStore {
   readonly jobs = new Map<string, StoredJob>()
   readonly inputs = new Map<string, string>()
   readonly results = new Map<string, JobResultChunk>()
+  readonly dataVersions = new Map<string, string | null>()
 
   private chunkKey(jobId: string, chunkIndex: number) {
     return `${jobId}#${chunkIndex}`
@@ -64,6 +68,13 @@ export class FakeJobStore implements JobStore {
       rowsDone: chunks.reduce((sum, c) => sum + c.rowsDone, 0),
       rowsFailed: chunks.reduce((sum, c) => sum + c.rowsFailed, 0),
       errorsByCode,
+      dataVersions: [
+        ...new Set(
+          this.resultChunks(jobId).flatMap(
+            ([index]) => this.dataVersions.get(this.chunkKey(jobId, index)) ?? [],
+          ),
+        ),
+      ],
     }
   }
   async outline(jobId: string) {
@@ -88,10 +99,16 @@ export class FakeJobStore implements JobStore {
   async inputChunk(jobId: string, chunkIndex: number) {
     return this.inputs.get(this.chunkKey(jobId, chunkIndex)) ?? null
   }
-  async writeResultChunk(jobId: string, chunkIndex: number, result: JobResultChunk) {
+  async writeResultChunk(
+    jobId: string,
+    chunkIndex: number,
+    result: JobResultChunk,
+    dataVersion: string | null,
+  ) {
     const key = this.chunkKey(jobId, chunkIndex)
     if (!this.jobs.has(jobId) || this.results.has(key)) return false
     this.results.set(key, result)
+    this.dataVersions.set(key, dataVersion)
     return true
   }
   async finishIfComplete(jobId: string, at: Date) {

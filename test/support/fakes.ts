@@ -71,9 +71,14 @@ export function forestSite(point: Coordinates, overrides: Partial<Site> = {}): S
   }
 }
 
+/** The site data version the fakes' sites come from. */
+export const FAKE_DATA_VERSION = 'sites_0123456789ab'
+
 /** The fake's default answer: a forest site 1.11 km away, except at NO_DATA_POINT. */
 export function nearbyForestSite(point: Coordinates): NearestSite | null {
-  return samePoint(point, NO_DATA_POINT) ? null : { site: forestSite(point), distanceKm: 1.11 }
+  return samePoint(point, NO_DATA_POINT)
+    ? null
+    : { site: forestSite(point), distanceKm: 1.11, dataVersion: FAKE_DATA_VERSION }
 }
 
 /** NearestSiteLookup answering from a function, recording every call. */
@@ -125,9 +130,9 @@ export class FakeSiteTable implements SiteTable {
     return this.current.revision
   }
 
-  async all(): Promise<{ revision: string; sites: Site[] }> {
+  async all(): Promise<{ revision: string; dataVersion: string | null; sites: Site[] }> {
     this.reads += 1
-    return { revision: this.current.revision, sites: [...this.current.sites] }
+    return { revision: this.current.revision, dataVersion: FAKE_DATA_VERSION, sites: [...this.current.sites] }
   }
 }
 

@@ -18,7 +18,7 @@ export const predictions = new PredictionService(model, new FakeSiteLookup(), ()
 export const plans = new StockingPlanService(
   model,
   new FakeSiteLookup(),
-  { within: async () => [] },
+  { within: async () => ({ sites: [], dataVersion: null }) },
   () => NOW,
 )
 

@@ -2,7 +2,7 @@ import type { SitesInArea } from '../../src/domain/ports.ts'
 import { StockingPlanService } from '../../src/domain/stocking/stocking-service.ts'
 import type { StockingPlanRequest } from '../../src/domain/stocking/stocking-types.ts'
 import type { Coordinates, Horizon, PlantingMethod, Site, SiteBox } from '../../src/types.ts'
-import { FakeSiteLookup, FOREST_POINTS, forestSite, NO_DATA_POINT } from './fakes.ts'
+import { FAKE_DATA_VERSION, FakeSiteLookup, FOREST_POINTS, forestSite, NO_DATA_POINT } from './fakes.ts'
 import { model, species } from './survival-model.ts'
 
 /** The StockingPlanService unit tests' fixtures: sites, a planner over fakes, a point plan, the model's odds. */
@@ -27,9 +27,9 @@ export class FakeSitesInArea implements SitesInArea {
   readonly boxes: SiteBox[] = []
   constructor(private readonly sites: readonly Site[] = []) {}
 
-  async within(box: SiteBox): Promise<Site[]> {
+  async within(box: SiteBox): Promise<{ sites: Site[]; dataVersion: string | null }> {
     this.boxes.push(box)
-    return this.sites
+    const sites = this.sites
       .filter(
         (s) =>
           s.longitude >= box.west &&
@@ -38,6 +38,7 @@ export class FakeSitesInArea implements SitesInArea {
           s.latitude <= box.north,
       )
       .sort((a, b) => a.id - b.id)
+    return { sites, dataVersion: sites.length > 0 ? FAKE_DATA_VERSION : null }
   }
 }
 
@@ -45,7 +46,9 @@ export class FakeSitesInArea implements SitesInArea {
 export function planner(options: { site?: Site | null; sites?: Site[] } = {}) {
   const site = options.site === undefined ? COAST_SITE : options.site
   const lookup = new FakeSiteLookup((point) =>
-    site === null || samePoint(point, NO_DATA_POINT) ? null : { site, distanceKm: 1.2 },
+    site === null || samePoint(point, NO_DATA_POINT)
+      ? null
+      : { site, distanceKm: 1.2, dataVersion: FAKE_DATA_VERSION },
   )
   const area = new FakeSitesInArea(options.sites ?? [])
   return { plans: new StockingPlanService(model, lookup, area, () => NOW), lookup, area }

@@ -1159,6 +1159,12 @@ export interface components {
             errors_by_code: {
                 [key: string]: number;
             };
+            /**
+             * @description The site data versions the rows scored so far came from, in the order first seen
+             *     (docs/site-data.md): one, unless a version was activated while the job ran. Empty until a
+             *     chunk is scored.
+             */
+            data_versions: string[];
             created_at: components["schemas"]["Timestamp"];
             /** Format: date-time */
             started_at: string | null;
@@ -2061,6 +2067,16 @@ export interface components {
                 /** @description Replay lag behind the primary, ms; null while it cannot be measured. */
                 lag_ms: number | null;
             }[];
+            /** @description The active site data version (docs/site-data.md); null when none is active or the data store does not answer. */
+            site_data: {
+                /** @example sites_3f9a1c2e4b5d */
+                version: string;
+                rows: number;
+                /** @description The file the version was imported from (its name), or the synthetic generator. */
+                source: string;
+                /** Format: date-time */
+                activated_at: string | null;
+            } | null;
             timestamp: components["schemas"]["Timestamp"];
         };
         InvalidRequestError: {
@@ -4138,6 +4154,12 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
+         * @description The site data version the answer's sites came from, `sites_<12 hex of its content hash>`
+         *     (docs/site-data.md): the same request answered from the same data version gives the same
+         *     numbers. Absent only on a database where no site data version is active yet.
+         */
+        "Survival-Data-Version": string;
+        /**
          * @description The incoming `Request-Id` (or else `X-Request-Id`) when well-formed (1–128 characters of
          *     `A-Za-z0-9._:-`), otherwise a generated UUID. Logs carry the same id.
          */
@@ -4208,6 +4230,7 @@ export interface operations {
             200: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
+                    "Survival-Data-Version": components["headers"]["Survival-Data-Version"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4256,6 +4279,7 @@ export interface operations {
             200: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
+                    "Survival-Data-Version": components["headers"]["Survival-Data-Version"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4305,6 +4329,7 @@ export interface operations {
             200: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
+                    "Survival-Data-Version": components["headers"]["Survival-Data-Version"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4606,6 +4631,7 @@ export interface operations {
             200: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
+                    "Survival-Data-Version": components["headers"]["Survival-Data-Version"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4647,6 +4673,7 @@ export interface operations {
             200: {
                 headers: {
                     "Request-Id": components["headers"]["Request-Id"];
+                    "Survival-Data-Version": components["headers"]["Survival-Data-Version"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -8,6 +8,7 @@ import type {
   Tier,
   TierName,
 } from '../../types.ts'
+import { DataVersionSeen } from '../data-version-seen.ts'
 import { ApiError, apiError, invalidField } from '../errors.ts'
 import type { ModelRegistry } from '../models/model-registry.ts'
 import type { ChunkQueue, JobStore } from '../ports.ts'
@@ -251,16 +252,17 @@ export class JobService {
     const rows = JSON.parse(text) as InputRow[]
     const requests = rows.flatMap((row) => (row.q ? [row.q] : []))
     const model = this.models ? await this.models.resolve(job.accountId, job.modelVersion) : undefined
-    const scored = requests.length > 0 ? await this.predictions.scoreRows(requests, model) : []
+    const seen = new DataVersionSeen()
+    const scored = seen.through(requests.length > 0 ? await this.predictions.scoreRows(requests, model) : [])
     const rendered =
       job.format === 'geojson'
         ? this.files.renderFeatures(
             rows,
-            (await this.featureOutcomes(rows, scored, model))[Symbol.iterator](),
+            (await this.featureOutcomes(rows, scored, model, seen))[Symbol.iterator](),
             task.chunkIndex,
           )
-        : this.files.renderRows(job, rows, scored[Symbol.iterator]())
-    if (await this.store.writeResultChunk(task.jobId, task.chunkIndex, rendered))
+        : this.files.renderRows(job, rows, scored)
+    if (await this.store.writeResultChunk(task.jobId, task.chunkIndex, rendered, seen.version))
       this.onChunkScored(rendered.rowsDone, rendered.rowsFailed)
     await this.store.finishIfComplete(task.jobId, this.now())
   }
@@ -273,6 +275,7 @@ export class JobService {
     rows: readonly InputRow[],
     scored: Iterable<BatchItemResult>,
     model: SurvivalModel | undefined,
+    seen: DataVersionSeen,
   ): Promise<FeatureOutcome[]> {
     const predictions = scored[Symbol.iterator]()
     const outcomes: FeatureOutcome[] = []
@@ -285,7 +288,9 @@ export class JobService {
       } else if (row.p) {
         if (!this.plans) throw new Error('a GeoJSON job with stands needs the stocking plan service')
         try {
-          outcomes.push({ kind: 'plan', plan: await this.plans.plan(row.p, model) })
+          const plan = await this.plans.plan(row.p, model)
+          seen.note(plan.dataVersion)
+          outcomes.push({ kind: 'plan', plan })
         } catch (error) {
           if (!(error instanceof ApiError)) throw error
           outcomes.push({ kind: 'plan_failed', error })

@@ -44,6 +44,7 @@ const CARBON_INTERVAL_LEVEL = 0.9
 interface PlanSites {
   sites: Site[]
   where: PlanPointSite | PlanStand
+  dataVersion: string | null
 }
 
 /**
@@ -67,7 +68,7 @@ export class StockingPlanService {
     const asked = checkedPlanRequest(request)
     const { location, mix, plantingMethod, climate, planted, confidence } = asked
 
-    const { sites, where } =
+    const { sites, where, dataVersion } =
       location.kind === 'point' ? await this.pointSites(location) : await this.standSites(location.stand)
 
     // A stand takes the rule most of its sites would (ties: the more demanding, first in RULE_SET_IDS).
@@ -120,6 +121,7 @@ export class StockingPlanService {
         overplantingFactor: requiredTpa === null ? null : round(requiredTpa / target, 3),
       },
       location: where,
+      dataVersion,
       plantingMethod,
       climate: climate ? { ...climate, dataVersion: CLIMATE_FUTURES.dataVersion } : null,
       ninetyPercentHalfWidthShare: halfWidthShare === null ? null : round(halfWidthShare, 4),
@@ -135,6 +137,7 @@ export class StockingPlanService {
     const site = matched.attributes
     return {
       sites: [site],
+      dataVersion: matched.dataVersion,
       where: {
         kind: 'point',
         latitude: point.latitude,
@@ -152,20 +155,22 @@ export class StockingPlanService {
 
   private async standSites(stand: Stand): Promise<PlanSites> {
     const [west, south, east, north] = stand.bbox
-    const inside = (await this.sitesInArea.within({ west, south, east, north })).filter((site) =>
-      stand.contains(site),
-    )
+    const inBox = await this.sitesInArea.within({ west, south, east, north })
+    const inside = inBox.sites.filter((site) => stand.contains(site))
     let sites = inside
+    let dataVersion = inBox.dataVersion
     let nearestDistance: number | null = null
     if (inside.length === 0) {
       assertInCoverage(stand.centroid)
       const matched = matchedSite(stand.centroid, await this.nearestSite.one(stand.centroid))
       sites = [matched.attributes]
+      dataVersion = matched.dataVersion
       nearestDistance = matched.matchDistanceKm
     }
     const classes = sites.map(siteClassOf)
     return {
       sites,
+      dataVersion,
       where: {
         kind: 'stand',
         areaHa: round(stand.areaHa, 2),

@@ -86,6 +86,8 @@ export interface StockingPlan {
   /** null values: not even the densest plan considered meets the standard at the confidence. */
   required: { treesPerAcre: number | null; treesPerHectare: number | null; overplantingFactor: number | null }
   location: PlanPointSite | PlanStand
+  /** The site data version the plan's sites came from (docs/site-data.md); null before any is active. */
+  dataVersion: string | null
   plantingMethod: string
   climate: { period: FuturePeriod; scenario: EmissionScenario; dataVersion: string } | null
   /** For carbon use: half the 90 % interval of survivors at the rule's horizon, as a share of the expected. */

@@ -18,6 +18,12 @@ export const SiteRef = builder.objectRef<MatchedSite>('Site').implement({
       description: 'Great-circle distance from the requested point to the matched point, km',
     }),
     region: t.exposeString('region', { description: 'Coverage region of the point: pnw' }),
+    dataVersion: t.string({
+      nullable: true,
+      description:
+        'The site data version the matched point came from, e.g. sites_3f9a1c2e4b5d (docs/site-data.md); null only before any version is active',
+      resolve: (s) => s.dataVersion,
+    }),
     siteId: t.int({ description: 'Id of the matched data point', resolve: (s) => s.attributes.id }),
     forestRegion: t.string({
       description: 'Forest region of the matched point, e.g. oregon_coast_range',

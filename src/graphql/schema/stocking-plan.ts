@@ -331,6 +331,12 @@ const StockingPlanRef = builder.objectRef<StockingPlan>('StockingPlan').implemen
       description: 'A stand plan’s stand; null for a point',
       resolve: (p) => (p.location.kind === 'stand' ? p.location : null),
     }),
+    dataVersion: t.string({
+      nullable: true,
+      description:
+        'The site data version the plan’s sites came from (docs/site-data.md); null only before any version is active',
+      resolve: (p) => p.dataVersion,
+    }),
     climatePeriod: t.string({
       nullable: true,
       description: 'The future period planned for; null: today’s climate',
