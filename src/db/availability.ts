@@ -32,15 +32,15 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 /**
  * Bounds a query's wait: a silently cut connection would otherwise hang the request until TCP gives
- * up. The query is cancelled when postgres.js can, and the caller gets a QueryDeadlineError.
+ * up. The caller gets a QueryDeadlineError; the query itself is left to the server's statement
+ * timeout. It is not cancelled: postgres.js, cancelling a query pipelined behind another, stops
+ * waiting for its answer, and when the server answers it anyway the rows go to the next query on
+ * that connection (another caller's).
  */
-export function withDeadline<T>(query: Promise<T> & { cancel?: () => unknown }, ms: number): Promise<T> {
+export function withDeadline<T>(query: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      query.cancel?.()
-      reject(new QueryDeadlineError(ms))
-    }, ms)
+    timer = setTimeout(() => reject(new QueryDeadlineError(ms)), ms)
   })
   return Promise.race([query, deadline]).finally(() => clearTimeout(timer))
 }

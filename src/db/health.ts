@@ -1,38 +1,46 @@
 import type { SiteDataHealth } from '../domain/ports.ts'
-import { withDeadline } from './availability.ts'
 import type { Sql } from './connect.ts'
 
-/** True when the data store answers a trivial query within timeoutMs; never throws. */
-export async function databaseAnswers(sql: Sql, timeoutMs: number): Promise<boolean> {
+/**
+ * `query`'s answer, or `fallback` when it fails or takes longer than timeoutMs; never throws. A late
+ * query is left to finish rather than cancelled: a cancel request can reach the connection after the
+ * query is done and stop whichever statement runs there next.
+ */
+async function answerWithin<T>(query: Promise<T>, timeoutMs: number, fallback: T): Promise<T> {
   let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs)
+  const timeout = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), timeoutMs)
   })
   try {
-    return await Promise.race([sql`SELECT 1`.then(() => true), timeout])
+    return await Promise.race([query, timeout])
   } catch {
-    return false
+    return fallback
   } finally {
     clearTimeout(timer)
   }
 }
 
+/** True when the data store answers a trivial query within timeoutMs; never throws. */
+export function databaseAnswers(sql: Sql, timeoutMs: number): Promise<boolean> {
+  return answerWithin(
+    sql`SELECT 1`.then(() => true),
+    timeoutMs,
+    false,
+  )
+}
+
 /** The active site data version for health, within timeoutMs; null when none is active or on any failure. */
-export async function activeSiteData(sql: Sql, timeoutMs: number): Promise<SiteDataHealth | null> {
-  try {
-    const [row] = await withDeadline(
-      sql<{ version: string; rowCount: number; source: string; activatedAt: Date | null }[]>`
-        SELECT version, row_count, source, activated_at FROM site_data_versions WHERE active`,
-      timeoutMs,
-    )
-    if (!row) return null
-    return {
-      version: row.version,
-      rows: Number(row.rowCount),
-      source: row.source,
-      activated_at: row.activatedAt?.toISOString() ?? null,
-    }
-  } catch {
-    return null
-  }
+export function activeSiteData(sql: Sql, timeoutMs: number): Promise<SiteDataHealth | null> {
+  const read = sql<{ version: string; rowCount: number; source: string; activatedAt: Date | null }[]>`
+    SELECT version, row_count, source, activated_at FROM site_data_versions WHERE active`.then(([row]) =>
+    row
+      ? {
+          version: row.version,
+          rows: Number(row.rowCount),
+          source: row.source,
+          activated_at: row.activatedAt?.toISOString() ?? null,
+        }
+      : null,
+  )
+  return answerWithin(read, timeoutMs, null)
 }
