@@ -16,7 +16,7 @@ import type { Sql } from './connect.ts'
 const PLOT_COLUMNS = `plot_id, to_char(surveyed_on, 'YYYY-MM-DD') AS surveyed_on,
   to_char(planted_on, 'YYYY-MM-DD') AS planted_on, latitude, longitude, species_code, planting_method,
   planted, alive, plot_area_m2, protocol, site_id, matched_latitude, matched_longitude,
-  match_distance_km, age_years, predicted, model_version, updated_at`
+  match_distance_km, age_years, predicted, model_version, data_version, updated_at`
 
 /** Two saves of one account never interleave, so the plot limit is exact. */
 export function lockSurveyAccount(tx: Sql, accountId: string) {
@@ -51,6 +51,7 @@ export function plotColumns(plot: SurveyPlot) {
     age_years: plot.ageYears,
     predicted: plot.predicted,
     model_version: plot.modelVersion,
+    data_version: plot.dataVersion,
   }
 }
 
@@ -63,11 +64,11 @@ const REPLACE_SURVEY = `ON CONFLICT (account_id, plot_id, surveyed_on) DO UPDATE
   matched_latitude = excluded.matched_latitude, matched_longitude = excluded.matched_longitude,
   match_distance_km = excluded.match_distance_km, age_years = excluded.age_years,
   predicted = excluded.predicted, model_version = excluded.model_version,
-  updated_at = excluded.updated_at`
+  data_version = excluded.data_version, updated_at = excluded.updated_at`
 
 const STAGED_FIELDS = `plot_id, surveyed_on, planted_on, latitude, longitude, species_code, planting_method,
   planted, alive, plot_area_m2, protocol, site_id, matched_latitude, matched_longitude,
-  match_distance_km, age_years, predicted, model_version`
+  match_distance_km, age_years, predicted, model_version, data_version`
 
 /**
  * An upload's staged rows (./survey-uploads.ts) into the account's plots, inside its commit: the last
@@ -219,7 +220,7 @@ export function surveyReportPlots(
   sql: Sql,
   accountId: string,
   filter: SurveyFilter,
-): Promise<SurveyReportColumns[]> & { cancel(): void } {
+): Promise<SurveyReportColumns[]> {
   const query = sql<
     (Pick<SurveyReportColumns, 'speciesCode' | 'plantingMethod'> &
       Record<'planted' | 'alive' | 'predicted' | 'ageYears', string>)[]
@@ -235,8 +236,7 @@ export function surveyReportPlots(
       ...unpacked(row),
     })),
   )
-  // Still cancellable, as the query itself is: the store's deadline cancels a read that outlives it.
-  return Object.assign(columns, { cancel: () => void query.cancel() })
+  return columns
 }
 
 /**
@@ -249,14 +249,16 @@ export function calibrationPlots(
   accountId: string,
   filter: SurveyFilter,
   version: string,
-): Promise<CalibrationPlotColumns> & { cancel(): void } {
+): Promise<CalibrationPlotColumns> {
   const query = sql<
     (Pick<SurveyReportColumns, 'speciesCode' | 'plantingMethod'> & {
       usable: boolean
       plots: number
+      dataVersions: string[] | null
     } & Record<'planted' | 'alive' | 'predicted' | 'ageYears' | 'plantingYear', string>)[]
   >`
     SELECT species_code, planting_method, model_version = ${version} AS usable, count(*)::int AS plots,
+      array_agg(DISTINCT data_version) FILTER (WHERE data_version IS NOT NULL) AS data_versions,
       ${sql.unsafe(PACKED_PLOTS)},
       encode(string_agg(int4send(extract(year FROM planted_on)::int4), ''::bytea), 'base64') AS planting_year
     FROM survey_plots WHERE ${filtered(sql, accountId, filter)}
@@ -271,6 +273,7 @@ export function calibrationPlots(
         plantingYear: int32s(row.plantingYear),
       })),
     otherVersionPlots: rows.filter((row) => !row.usable).reduce((sum, row) => sum + row.plots, 0),
+    dataVersions: [...new Set(rows.flatMap((row) => (row.usable ? (row.dataVersions ?? []) : [])))].sort(),
   }))
-  return Object.assign(columns, { cancel: () => void query.cancel() })
+  return columns
 }

@@ -219,6 +219,8 @@ export interface SurveyPlot {
   ageYears: number
   predicted: number
   modelVersion: string
+  /** The site data version the prediction was made from; null for a survey kept before versions. */
+  dataVersion: string | null
   updatedAt: Date
 }
 
@@ -281,6 +283,8 @@ export interface CalibrationPlotColumns {
   groups: (SurveyReportColumns & { plantingYear: Int32Array })[]
   /** Plots the filter kept whose predictions another model version made. */
   otherVersionPlots: number
+  /** The site data versions the kept plots' predictions were made from, by name. */
+  dataVersions: string[]
 }
 
 /** One row of a survey upload that was refused: its number (1 = first data row or feature), field and reason. */

@@ -35,6 +35,7 @@ export function fitJson(fit: CalibrationFit) {
       trees: fit.data.trees,
       planting_years: fit.data.plantingYears,
       other_version_plots: fit.data.otherVersionPlots,
+      data_versions: fit.data.dataVersions,
     },
     offsets: fit.offsets.map((group) => ({
       species_code: group.speciesCode,

@@ -96,7 +96,7 @@ const noSurveyStore: SurveyStore = {
   plot: async () => [],
   remove: async () => 0,
   reportPlots: async () => [],
-  calibrationPlots: async () => ({ groups: [], otherVersionPlots: 0 }),
+  calibrationPlots: async () => ({ groups: [], otherVersionPlots: 0, dataVersions: [] }),
 }
 
 /** Uploads are tested over PostgreSQL (test/rest/survey-uploads.test.ts); here none is kept. */

@@ -107,6 +107,8 @@ export interface AppOptions {
   mailSender?: MailSender
   /** The key mailer's timings (tests shorten them). */
   keyMailer?: Partial<KeyMailerSettings>
+  /** How long POST /v1/models/calibrations waits for a fit before answering 202 (tests on a busy machine lengthen it). */
+  calibrationWaitMs?: number
   now?: () => Date
   demoKey?: string
   keyCacheMs?: number
@@ -280,6 +282,7 @@ export function createApp(options: AppOptions): App {
     fitInThread,
     config.ADDRESS_HASH_KEY,
     {
+      ...(options.calibrationWaitMs === undefined ? {} : { waitMs: options.calibrationWaitMs }),
       onError: (error, run) =>
         logger.error({ err: error, calibration: run.id }, 'calibration failed: nothing was kept'),
     },

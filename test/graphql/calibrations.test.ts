@@ -15,7 +15,7 @@ let other: IssuedKey
 
 beforeAll(async () => {
   db = await createSeededDatabase()
-  server = await startTestServer({ database: db, keyCacheMs: 0 })
+  server = await startTestServer({ database: db, keyCacheMs: 0, calibrationWaitMs: 60_000 })
   owner = await issueKey(db, 'mycel')
   other = await issueKey(db, 'mycel')
   const sent = await rest(server.url, 'POST', '/v1/surveys', {

@@ -24,7 +24,7 @@ const PSME = { latitude: POINTS[0]?.latitude, longitude: POINTS[0]?.longitude, s
 
 beforeAll(async () => {
   db = await createSeededDatabase()
-  server = await startTestServer({ database: db, keyCacheMs: 0 })
+  server = await startTestServer({ database: db, keyCacheMs: 0, calibrationWaitMs: 60_000 })
   owner = await issueKey(db, 'mycel')
   other = await issueKey(db, 'mycel')
   const sent = await rest(server.url, 'POST', '/v1/surveys', { key: owner.key, json: { plots: surveys() } })
@@ -70,6 +70,9 @@ describe('POST /v1/models/calibrations', () => {
     expect(psme?.interval[1]).toBeLessThan(0)
     expect(Math.abs(thpl?.offset ?? 9)).toBeLessThan(Math.abs(psme?.offset ?? 0))
     expect(model.fit.surveys).toMatchObject({ plots: 288, planting_years: YEARS, other_version_plots: 0 })
+    // The site data the plots' predictions were made from: the one active version.
+    const [active] = await db.sql<{ version: string }[]>`SELECT version FROM site_data_versions WHERE active`
+    expect(model.fit.surveys.data_versions).toEqual([active?.version])
     expect(model.fit.terms.planting_year_sd.status).toBe('estimated')
     expect(model.fit.cross_validation).toMatchObject({ folds: 5, plots: 288, beats_base: true })
     expect(model.fit.cross_validation.calibrated.log_loss).toBeLessThan(
@@ -282,7 +285,7 @@ describe('a calibrated version in use', () => {
     expect(made.size).toBe(11)
     expect(await answers()).toEqual(before)
     await server.close()
-    server = await startTestServer({ database: db, keyCacheMs: 0 })
+    server = await startTestServer({ database: db, keyCacheMs: 0, calibrationWaitMs: 60_000 })
     expect(await answers()).toEqual(before)
   })
 

@@ -18,7 +18,7 @@ beforeAll(async () => {
   expect(db.mode).toBe('embedded')
   await migrate(db.sql)
   await seedAll(db.sql)
-  server = await startTestServer({ database: db, quota: 'memory' })
+  server = await startTestServer({ database: db, quota: 'memory', calibrationWaitMs: 60_000 })
 }, 180_000)
 
 afterAll(async () => {

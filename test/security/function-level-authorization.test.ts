@@ -404,6 +404,7 @@ describe('API5: operator actions over HTTP find nothing', () => {
       ageYears: 3,
       predicted: 0.8,
       modelVersion: '0.2',
+      dataVersion: null,
       updatedAt: new Date(),
     })
     // The hypha key's account holds two plots (stored directly: this database has no sites to match).

@@ -26,6 +26,7 @@ export function calibrationColumns(
       }
     }),
     otherVersionPlots,
+    dataVersions: [],
   }
 }
 

@@ -66,6 +66,8 @@ export interface TestServerOptions {
   mail?: Record<string, string>
   /** The key mailer's timings (default: the production ones). */
   keyMailer?: Partial<KeyMailerSettings>
+  /** How long a calibration is waited for before 202 (default: the production 2 s). */
+  calibrationWaitMs?: number
 }
 
 /** Starts the whole app on a random loopback port, as `npm start` would wire it. */
@@ -107,6 +109,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       ...options.mail,
     },
     keyMailer: options.keyMailer,
+    calibrationWaitMs: options.calibrationWaitMs,
     database: options.database,
     logger: options.logger ?? createLogger({ level: 'silent' }),
     quotaStore,

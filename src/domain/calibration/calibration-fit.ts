@@ -57,6 +57,8 @@ export interface CalibrationFit {
     plantingYears: number[]
     /** Plots the filter kept whose predictions another version made: left out. */
     otherVersionPlots: number
+    /** The site data versions the plots' predictions were made from (docs/site-data.md). */
+    dataVersions: string[]
   }
   offsets: CalibrationGroupFit[]
   methods: { plantingMethod: PlantingMethod; mean: number; variance: number }[]
@@ -83,6 +85,8 @@ export interface CalibrationInput {
   /** Every species × method the parent predicts. */
   wanted: readonly { speciesCode: string; plantingMethod: PlantingMethod }[]
   otherVersionPlots: number
+  /** The site data versions the plots' predictions were made from. */
+  dataVersions: readonly string[]
 }
 
 /** Stages of a calibration, for progress: the fit, then each fold. */
@@ -185,6 +189,7 @@ export function fitCalibration(
       trees,
       plantingYears: years,
       otherVersionPlots: input.otherVersionPlots,
+      dataVersions: [...input.dataVersions],
     },
     offsets: fit.offsets.map((offset) => {
       const count = counts.get(`${offset.speciesCode}/${offset.plantingMethod}`) ?? { plots: 0, trees: 0 }

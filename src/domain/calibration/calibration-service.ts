@@ -66,6 +66,7 @@ export function calibrationInput(request: FitRequest): CalibrationInput {
     plots,
     wanted: request.wanted,
     otherVersionPlots: request.columns.otherVersionPlots,
+    dataVersions: request.columns.dataVersions,
   }
 }
 

@@ -78,6 +78,7 @@ export async function predictSurveyPlots(
         ageYears: plot.ageYears,
         predicted: openUnit(survivalAtAge({ 1: at(1), 3: at(3), 5: at(5) }, plot.ageYears)),
         modelVersion: prediction.model.version,
+        dataVersion: prediction.site.dataVersion,
         updatedAt,
       },
     })
