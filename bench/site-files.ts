@@ -19,24 +19,11 @@ import { readSiteFile } from '../src/site-files/site-readers.ts'
 import { SiteValidator } from '../src/site-files/site-validation.ts'
 import { writeSiteFile } from '../src/site-files/site-writers.ts'
 import type { Site } from '../src/types.ts'
+import { manySites } from './many-sites.ts'
 
 const ROWS = Number(process.env.BENCH_SITE_ROWS ?? 1_000_000)
 const FORMATS = (process.env.BENCH_SITE_FORMATS ?? 'csv,ndjson,geojson,gpkg').split(',').map((f) => f.trim())
 const EXTENSIONS: Record<string, string> = { csv: 'csv', ndjson: 'ndjson', geojson: 'geojson', gpkg: 'gpkg' }
-
-/** Distinct points: each synthetic site moved by up to 8 × n steps of 1e-4 degree. */
-function* manySites(base: readonly Site[], count: number): Generator<Site> {
-  for (let i = 0; i < count; i++) {
-    const site = base[i % base.length] as Site
-    const step = Math.floor(i / base.length)
-    yield {
-      ...site,
-      id: i + 1,
-      latitude: Math.round((site.latitude + (step % 8) * 1e-4) * 1e5) / 1e5,
-      longitude: Math.round((site.longitude + Math.floor(step / 8) * 1e-4) * 1e5) / 1e5,
-    }
-  }
-}
 
 interface Result {
   format: string
