@@ -2379,6 +2379,11 @@ export interface components {
                 planting_years: number[];
                 /** @description Plots the filter kept whose prediction another model version made when they were stored; left out. */
                 other_version_plots: number;
+                /**
+                 * @description The site data versions the fitted plots' predictions were made from (docs/site-data.md),
+                 *     by name; empty for plots kept before site data had versions.
+                 */
+                data_versions: string[];
             };
             /**
              * @description One per species × planting method the parent predicts, in the catalogue's order: added to
