@@ -90,13 +90,15 @@ export async function installReference(log: Log): Promise<void> {
 }
 
 /**
- * A database of the bench's own (bench_reference_<random>), seeded by the reference server's seed.mjs;
- * returns its URL and a dropper. Not the seed's default database: the seed drops and recreates the tables,
- * which would pull them from under anyone running the reference server by hand at the same time.
+ * A database of the bench's own (bench_reference_<random>), seeded by the reference server's seed.mjs
+ * (with `sites` sites, else its default 18,000); returns its URL and a dropper. Not the seed's default
+ * database: the seed drops and recreates the tables, which would pull them from under anyone running the
+ * reference server by hand at the same time.
  */
 export async function seedReferenceDatabase(
   adminUrl: string,
   log: Log,
+  sites?: number,
 ): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const database = await createDatabase('bench_reference')
   try {
@@ -104,6 +106,7 @@ export async function seedReferenceDatabase(
     const output = await runQuietly(process.execPath, [join(REFERENCE_DIR, 'seed.mjs')], {
       PG_ADMIN_URL: adminUrl,
       DATABASE_URL: database.url,
+      ...(sites === undefined ? {} : { SITES: String(sites) }),
     })
     const summary = output.trim().split('\n').at(-1) ?? ''
     log(`seeded ${database.name} (${Math.round(performance.now() - started)} ms): ${summary}`)
