@@ -64,8 +64,8 @@ describe('KEY_CACHE_MS', () => {
 })
 
 describe('SITE_CACHE_SITES', () => {
-  it('is 20000 by default (the seeded table fits) and takes 0, the cache off, up to 10 million', () => {
-    expect(loadConfig({}).SITE_CACHE_SITES).toBe(20_000)
+  it('is 100000 by default (a data set of 100,000 sites fits) and takes 0, the cache off, up to 10 million', () => {
+    expect(loadConfig({}).SITE_CACHE_SITES).toBe(100_000)
     expect(loadConfig({ SITE_CACHE_SITES: '0' }).SITE_CACHE_SITES).toBe(0)
     expect(loadConfig({ SITE_CACHE_SITES: '10000000' }).SITE_CACHE_SITES).toBe(10_000_000)
   })

@@ -6,8 +6,12 @@ import { z } from 'zod'
 /** Search radius for the nearest data point; the seed data keep every no-data zone this far from any site. */
 export const DEFAULT_SEARCH_RADIUS_KM = 10
 
-/** Sites kept in memory by default: the seeded table (17,884) with room to spare. */
-export const DEFAULT_SITE_CACHE_SITES = 20_000
+/**
+ * Sites kept in memory by default (~28 MB of heap when full): every site of a data set up to 100,000
+ * (the seeded 17,884 included), and the sites of 100,000 distinct places asked for out of millions
+ * (docs/deployment.md, "Site data at scale").
+ */
+export const DEFAULT_SITE_CACHE_SITES = 100_000
 
 /** The job settings when their variables are unset; a server wired without them takes these too. */
 export const JOB_DEFAULTS = {
@@ -126,8 +130,9 @@ const EnvSchema = z.object({
   QUOTA_KEY_PREFIX: z.string().min(1).max(100).default('survival:quota:'),
   SEARCH_RADIUS_KM: z.coerce.number().positive().max(100).default(DEFAULT_SEARCH_RADIUS_KM),
   /**
-   * Sites whose attributes a process keeps in memory (~0.5 KB each), so a nearest-site lookup reads only
-   * ids and distances; 0 reads every site's row each time.
+   * Sites whose attributes a process keeps in memory (~0.3 KB of heap each, LRU), so a nearest-site
+   * lookup reads only ids and distances while most of its sites are held; 0 reads every site's row each
+   * time.
    */
   SITE_CACHE_SITES: z.coerce.number().int().min(0).max(10_000_000).default(DEFAULT_SITE_CACHE_SITES),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

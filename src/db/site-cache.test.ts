@@ -117,6 +117,45 @@ function cacheContract(open: () => Promise<Database>) {
     }
   })
 
+  it('reads in full at once while most sites are not held, and ids first again once they are', async () => {
+    const expected = (await findNearestSites(db.sql, POINTS, RADIUS_KM)).nearest
+    const located = expected.filter((n) => n !== null).length
+    const few = POINTS.slice(0, 100)
+    const fewSites = new Set(
+      expected
+        .slice(0, 100)
+        .map((n) => n?.site.id)
+        .filter((id) => id !== undefined),
+    )
+    const repeated = <T>(items: readonly T[], times: number) =>
+      Array.from({ length: times }, () => items).flat()
+    // Room for the sites of `few`, far from all of those of POINTS.
+    const cache = lruSites(fewSites.size + 5)
+    const { reads, counts } = countedReads(db)
+    const misses: number[] = []
+    const lookUp = cachedNearestSites(reads, cache, (count) => misses.push(count))
+    const lookUpCounted = async (points: readonly Coordinates[], answers: readonly unknown[]) => {
+      counts.nearestIds = 0
+      counts.nearestSites = 0
+      expect(await lookUp(points)).toEqual(answers)
+    }
+    // Every site goes before it comes round again: lookups soon turn to one full statement each.
+    let lookups = 0
+    do await lookUpCounted(repeated(POINTS, 4), repeated(expected, 4))
+    while (counts.nearestIds > 0 && ++lookups < 10)
+    expect(counts).toMatchObject({ nearestIds: 0, nearestSites: 1 })
+    // Still counted as misses: the sites were not held.
+    expect(misses.at(-1)).toBeGreaterThan(located * 3)
+    // The sites of `few` are then held: answered by the objects held, and ids first again.
+    const first = await lookUp(few)
+    const again = await lookUp(few)
+    for (const [index, answer] of again.entries()) if (answer) expect(answer.site).toBe(first[index]?.site)
+    lookups = 0
+    do await lookUpCounted(repeated(few, 8), repeated(expected.slice(0, 100), 8))
+    while (counts.nearestSites > 0 && ++lookups < 100)
+    expect(counts).toMatchObject({ nearestIds: 1, nearestSites: 0 })
+  })
+
   it('answers right with a cache far smaller than one lookup, duplicates included', async () => {
     const expected = (await findNearestSites(db.sql, POINTS, RADIUS_KM)).nearest
     const cache = lruSites(7)
