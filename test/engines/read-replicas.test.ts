@@ -465,6 +465,10 @@ describe('a site data version activated on the primary', () => {
       expect(differ.length).toBeGreaterThan(0)
       expect(server.replica().reads).toBeGreaterThan(replicaReads)
       await activateSiteVersion(server.db.sql, before)
+      // Replayed before the next test pauses replay: the rename's locks must not outlive this test there.
+      const replayed = async () =>
+        (await replica<{ v: string }[]>`SELECT data_version AS v FROM site_revision`)[0]?.v === before
+      expect(await eventually(replayed, 10_000)).toBe(true)
     } finally {
       await server.close()
     }
