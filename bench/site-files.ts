@@ -19,7 +19,7 @@ import { readSiteFile } from '../src/site-files/site-readers.ts'
 import { SiteValidator } from '../src/site-files/site-validation.ts'
 import { writeSiteFile } from '../src/site-files/site-writers.ts'
 import type { Site } from '../src/types.ts'
-import { manySites } from './many-sites.ts'
+import { manySites } from '../test/support/many-sites.ts'
 
 const ROWS = Number(process.env.BENCH_SITE_ROWS ?? 1_000_000)
 const FORMATS = (process.env.BENCH_SITE_FORMATS ?? 'csv,ndjson,geojson,gpkg').split(',').map((f) => f.trim())

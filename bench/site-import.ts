@@ -15,7 +15,7 @@ import { openDatabase } from '../src/db/connect.ts'
 import { migrate } from '../src/db/migrate.ts'
 import { generateSites } from '../src/seed/generate-sites.ts'
 import { writeSiteFile } from '../src/site-files/site-writers.ts'
-import { manySites } from './many-sites.ts'
+import { manySites } from '../test/support/many-sites.ts'
 import { createDatabase, ROOT } from './support.ts'
 
 const ROWS = Number(process.env.BENCH_SITE_ROWS ?? 1_000_000)

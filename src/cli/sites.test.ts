@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../test/support/database.ts'
+import { manySites } from '../../test/support/many-sites.ts'
 import { killProcess } from '../../test/support/process.ts'
 import { eventually } from '../../test/support/waiting.ts'
 import { migrate } from '../db/migrate.ts'
@@ -25,20 +26,6 @@ interface Run {
   code: number | null
   stdout: string
   stderr: string
-}
-
-/** Distinct points around the synthetic sites (steps of about 10 m), as many as asked. */
-function* manySites(count: number): Generator<Site> {
-  for (let i = 0; i < count; i++) {
-    const site = SYNTHETIC[i % SYNTHETIC.length] as Site
-    const step = Math.floor(i / SYNTHETIC.length)
-    yield {
-      ...site,
-      id: i + 1,
-      latitude: Math.round((site.latitude + (step % 8) * 1e-4) * 1e5) / 1e5,
-      longitude: Math.round((site.longitude + Math.floor(step / 8) * 1e-4) * 1e5) / 1e5,
-    }
-  }
 }
 
 describe('npm run sites (CLI)', () => {
@@ -312,7 +299,7 @@ describe('npm run sites (CLI)', () => {
     let big: string
     beforeAll(async () => {
       big = join(dir, 'big.csv')
-      await writeSiteFile(manySites(150_000), big)
+      await writeSiteFile(manySites(SYNTHETIC, 150_000), big)
     }, 120_000)
 
     it('killed (kill -9): the active data stay; the next list drops what it left', {

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { manySites } from '../../test/support/many-sites.ts'
 import { generateSites } from '../seed/generate-sites.ts'
 import type { Site } from '../types.ts'
 import { readSiteFile } from './site-readers.ts'
@@ -22,20 +23,6 @@ const MAX_GROWTH_BYTES = 150 * 1024 * 1024
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void
-
-/** A million distinct points: each synthetic site moved by up to 8 × 8 steps of 1e-4 degree (about 10 m). */
-function* manySites(base: readonly Site[], count: number): Generator<Site> {
-  for (let i = 0; i < count; i++) {
-    const site = base[i % base.length] as Site
-    const step = Math.floor(i / base.length)
-    yield {
-      ...site,
-      id: i + 1,
-      latitude: Math.round((site.latitude + (step % 8) * 1e-4) * 1e5) / 1e5,
-      longitude: Math.round((site.longitude + Math.floor(step / 8) * 1e-4) * 1e5) / 1e5,
-    }
-  }
-}
 
 let dir: string
 beforeAll(async () => {

@@ -1,5 +1,5 @@
-import { isInCoverage } from '../src/geo/coverage.ts'
-import type { Site } from '../src/types.ts'
+import { isInCoverage } from '../../src/geo/coverage.ts'
+import type { Site } from '../../src/types.ts'
 
 /**
  * `count` distinct points inside the coverage: each synthetic site moved by up to 8 × n steps of 1e-4
