@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto'
-import type { ReservedSql } from 'postgres'
+import postgres from 'postgres'
 import type { Site } from '../types.ts'
 import type { Sql } from './connect.ts'
 
@@ -86,28 +86,40 @@ export class SiteContentHash {
 const heldImports = new Map<string, () => Promise<void>>()
 
 /**
- * Takes an import's lock for good: on a connection reserved from the pool for it, idle but for the
- * lock, so that the import's statements run on the pool meanwhile. A pool of one connection (the
- * embedded store) cannot spare one: the lock is taken on that connection, whose session then runs
- * every statement of the import.
+ * Takes an import's lock for good: on a client of its own with one connection, idle but for the
+ * lock, so that the import's statements run on the pool meanwhile. Not a connection reserved from
+ * the pool: postgres.js writes to a reserved connection after its server has closed it, which
+ * throws where no caller can catch it, and returns it to the pool as if it were open. A client of
+ * its own reconnects instead, and an unlock on the new session is a harmless no-op. A pool of one
+ * connection (the embedded store) takes the lock on that connection, whose session then runs every
+ * statement of the import.
  */
 async function holdImportLock(sql: Sql, staging: string): Promise<void> {
-  const canReserve = typeof sql.reserve === 'function' && (sql.options?.max ?? 1) > 1
-  const holder = canReserve ? await sql.reserve() : sql
+  const ownClient = (sql.options?.max ?? 1) > 1
+  // postgres.js takes its own parsed options back as they are (they carry `shared`), not as typed.
+  const lockOptions = {
+    ...sql.options,
+    max: 1,
+    idle_timeout: 0,
+    max_lifetime: null,
+  } as unknown as postgres.Options<Record<string, never>>
+  const holder: Sql = ownClient ? postgres(lockOptions) : sql
+  const closeHolder = async () => {
+    if (ownClient) await holder.end({ timeout: 1 })
+  }
   try {
     await holder`SELECT pg_advisory_lock(hashtext(${IMPORT_LOCK_SPACE}), hashtext(${staging}))`
   } catch (error) {
-    if (holder !== sql) (holder as ReservedSql).release()
+    await closeHolder()
     throw error
   }
   heldImports.set(staging, async () => {
     heldImports.delete(staging)
     try {
-      await holder`SELECT pg_advisory_unlock(hashtext(${IMPORT_LOCK_SPACE}), hashtext(${staging}))`
+      if (ownClient) await closeHolder()
+      else await holder`SELECT pg_advisory_unlock(hashtext(${IMPORT_LOCK_SPACE}), hashtext(${staging}))`
     } catch {
       // A connection that is gone has let go of its locks already.
-    } finally {
-      if (holder !== sql) (holder as ReservedSql).release()
     }
   })
 }
