@@ -75,6 +75,17 @@ describe('SITE_CACHE_SITES', () => {
   })
 })
 
+describe('SITE_INDEX', () => {
+  it('is memory by default, and takes off', () => {
+    expect(loadConfig({}).SITE_INDEX).toBe('memory')
+    expect(loadConfig({ SITE_INDEX: 'off' }).SITE_INDEX).toBe('off')
+  })
+
+  it.each(['on', 'database', 'MEMORY'])('refuses %j, naming the variable', (value) => {
+    expect(() => loadConfig({ SITE_INDEX: value })).toThrow(/SITE_INDEX/)
+  })
+})
+
 describe('DATABASE_REPLICA_URLS, REPLICA_MAX_LAG_MS, REPLICA_CHECK_MS', () => {
   const DATABASE_URL = 'postgres://survival@primary.internal:5432/survival'
 

@@ -135,6 +135,12 @@ const EnvSchema = z.object({
    * time.
    */
   SITE_CACHE_SITES: z.coerce.number().int().min(0).max(10_000_000).default(DEFAULT_SITE_CACHE_SITES),
+  /**
+   * memory: each process holds every active site's id and coordinates (28 bytes a site) and finds the
+   * nearest site itself, so a lookup whose sites are cached asks the database nothing; off: every lookup
+   * runs the KNN statement. Needs the site cache (SITE_CACHE_SITES above 0).
+   */
+  SITE_INDEX: z.enum(['memory', 'off']).default('memory'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DB_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
   /** Longest a request waits on one database query before it answers 503 service_unavailable. */

@@ -60,6 +60,8 @@ export interface SiteReads {
   nearestIds(points: readonly Coordinates[]): Promise<NearestSiteIdsRead>
   /** The nearest site per point with its attributes (one statement). */
   nearestSites(points: readonly Coordinates[]): Promise<NearestSitesRead>
+  /** Whether nearestIds answers from memory now (site-index-follower.ts): then ids first always pays. */
+  idsInMemory?(): boolean
 }
 
 /**
@@ -84,7 +86,8 @@ const HELD_SHARE_POINTS = 4000
  * to replicas at different points), the whole lookup is answered from one full statement, so every answer
  * belongs to one revision of the table. While fewer are held (points spread over more sites than the
  * cache holds), each lookup is one full statement, whose sites are kept, and held ones answered by the
- * object held, until the lookups find most of their sites held again. A new process starts with ids first.
+ * object held, until the lookups find most of their sites held again. A new process starts with ids first,
+ * and ids come first always while they are found in memory.
  * `onMisses` hears of the points whose site was not held, either way.
  */
 export function cachedNearestSites(
@@ -145,7 +148,8 @@ export function cachedNearestSites(
     observe(located, missed)
     return answers
   }
-  return (points) => (heldShare >= IDS_FIRST_FROM_HELD_SHARE ? idsFirst(points) : inFull(points))
+  return (points) =>
+    heldShare >= IDS_FIRST_FROM_HELD_SHARE || reads.idsInMemory?.() ? idsFirst(points) : inFull(points)
 }
 
 function keep(cache: SiteCache, read: NearestSitesRead): void {

@@ -66,6 +66,8 @@ import {
 import { createNearestSiteLoader, type FindNearestSites } from './nearest-site-loader.ts'
 import type { ReadPool } from './read-replicas.ts'
 import { cachedNearestSites, SiteCache } from './site-cache.ts'
+import { nearestIdsInMemory, type SiteIndexEvents, SiteIndexFollower } from './site-index-follower.ts'
+import { readSiteIndex } from './site-index-read.ts'
 import { allSites, findNearestSiteIds, findNearestSites, findSitesInBox, siteRevision } from './sites.ts'
 import {
   issueSurveyUploadTicket,
@@ -119,6 +121,27 @@ export function siteCache(config: Partial<Pick<Config, 'SITE_CACHE_SITES'>>): Si
 }
 
 /**
+ * The nearest-site index in memory, following the sites table as read from `reads` (started), or null
+ * when SITE_INDEX is off or there is no site cache to give the sites' attributes.
+ */
+export function siteIndexFollower(
+  reads: ReadPool,
+  config: Partial<Pick<Config, 'SITE_INDEX' | 'SITE_CACHE_SITES'>>,
+  events: SiteIndexEvents = {},
+): SiteIndexFollower | null {
+  if (config.SITE_INDEX === 'off' || config.SITE_CACHE_SITES === 0) return null
+  const follower = new SiteIndexFollower(
+    {
+      revision: () => reads.read((sql) => siteRevision(sql)),
+      read: () => reads.read((sql) => readSiteIndex(sql)),
+    },
+    events,
+  )
+  follower.start()
+  return follower
+}
+
+/**
  * One process-wide batching lookup: concurrent requests' points share one KNN statement, read from a
  * replica when there are healthy ones (the sites change only with a reseed; a little lag is harmless).
  */
@@ -127,6 +150,8 @@ export function siteLookup(
   config: StoreConfig,
   metrics: Metrics,
   cache: SiteCache | null = siteCache(config),
+  /** The nearest-site index in memory (SITE_INDEX=memory), used while it holds the current revision. */
+  index: SiteIndexFollower | null = null,
 ): NearestSiteLookup {
   const radiusKm = config.SEARCH_RADIUS_KM
   const deadline = { deadlineMs: config.DB_QUERY_TIMEOUT_MS }
@@ -137,8 +162,13 @@ export function siteLookup(
   const findNearest: FindNearestSites = cache
     ? cachedNearestSites(
         {
-          nearestIds: (points) => read((sql) => findNearestSiteIds(sql, points, radiusKm, deadline)),
+          nearestIds: (points) => {
+            const held = index?.current()
+            if (held) return Promise.resolve(nearestIdsInMemory(held, points, radiusKm))
+            return read((sql) => findNearestSiteIds(sql, points, radiusKm, deadline))
+          },
           nearestSites,
+          idsInMemory: () => index?.current() != null,
         },
         cache,
         (count) => metrics.siteCacheMisses.inc(count),

@@ -22,6 +22,7 @@ import {
   modelVersionStore,
   siteCache,
   siteDataProbe,
+  siteIndexFollower,
   siteLookup,
   sitesInArea,
   siteTable,
@@ -57,6 +58,7 @@ import { fitInThread } from './calibration-thread.ts'
 import { createJobRuntime, type JobConfig } from './job-runtime.ts'
 import { wireKeyMail } from './key-mail.ts'
 import { modelRegistry } from './model-versions.ts'
+import { siteIndexLog } from './site-index-log.ts'
 import { wireSurveyUploads } from './survey-uploads.ts'
 
 export type AppConfig = Pick<
@@ -83,6 +85,7 @@ export type AppConfig = Pick<
       | 'SURVIVAL_MAP_PER_MINUTE'
       | 'SURVIVAL_MAP_CACHE_ENTRIES'
       | 'SITE_CACHE_SITES'
+      | 'SITE_INDEX'
       | 'EXPLORER'
       | 'TRUST_PROXY'
       | 'TRUST_PROXY_HEADER'
@@ -265,7 +268,8 @@ export function createApp(options: AppOptions): App {
   const audit = new AuditService(auditLog(database.sql, config, metrics))
   // One cache for the nearest-site lookups and the survival map's snapshot: one object per site.
   const heldSites = siteCache(config)
-  const nearestSite = siteLookup(database.reads, config, metrics, heldSites)
+  const siteIndex = siteIndexFollower(database.reads, config, siteIndexLog(logger))
+  const nearestSite = siteLookup(database.reads, config, metrics, heldSites, siteIndex)
   const predictions = new PredictionService(model, nearestSite, now)
   const plans = new StockingPlanService(model, nearestSite, sitesInArea(database.reads, config, metrics), now)
   const surveys = new SurveyService(
@@ -409,6 +413,7 @@ export function createApp(options: AppOptions): App {
       const grace = setTimeout(() => server.closeAllConnections(), graceMs)
       await closed
       clearTimeout(grace)
+      siteIndex?.stop()
       await Promise.all([
         quota.store.close(),
         issuanceLimiter.close(),

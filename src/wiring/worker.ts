@@ -7,7 +7,7 @@
 import { loadConfig } from '../config/config.ts'
 import { openDatabase } from '../db/connect.ts'
 import { logReplicaStates } from '../db/read-replicas.ts'
-import { modelVersionStore, siteLookup, sitesInArea } from '../db/store-ports.ts'
+import { modelVersionStore, siteIndexFollower, siteLookup, sitesInArea } from '../db/store-ports.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
 import { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import { createLogger } from '../logging/logger.ts'
@@ -15,6 +15,7 @@ import { Metrics } from '../observability/metrics.ts'
 import { queuePrefix, redisTarget } from '../redis/connection.ts'
 import { createJobRuntime } from './job-runtime.ts'
 import { modelRegistry } from './model-versions.ts'
+import { siteIndexLog } from './site-index-log.ts'
 
 const config = loadConfig()
 const logger = createLogger({ level: config.LOG_LEVEL })
@@ -33,7 +34,8 @@ const database = await openDatabase(config, {
 const metrics = new Metrics()
 const models = modelRegistry(undefined, modelVersionStore(database.sql, config, metrics))
 const model = models.current
-const nearestSite = siteLookup(database.reads, config, metrics)
+const siteIndex = siteIndexFollower(database.reads, config, siteIndexLog(logger))
+const nearestSite = siteLookup(database.reads, config, metrics, undefined, siteIndex)
 const predictions = new PredictionService(model, nearestSite)
 const plans = new StockingPlanService(model, nearestSite, sitesInArea(database.reads, config, metrics))
 const runtime = createJobRuntime({
@@ -61,6 +63,7 @@ async function stop(signal: string) {
   stopping = true
   logger.info({ signal }, 'job worker stopping after the chunks in hand')
   await runtime.close()
+  siteIndex?.stop()
   await database.close()
   process.exit(0)
 }

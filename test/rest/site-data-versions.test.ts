@@ -34,8 +34,21 @@ const POINTS = forestGrid(24)
 const survivalAt5 = (body: { predictions: { horizon_years: number; survival_probability: number }[] }) =>
   body.predictions.find((p) => p.horizon_years === 5)?.survival_probability
 
-async function answersUnder(version: string): Promise<Map<string, number | undefined>> {
+/**
+ * Activates `version` and waits until the server answers from it: the nearest-site index in memory
+ * follows an activation within a poll (docs/site-data.md).
+ */
+async function activateAndFollow(version: string): Promise<void> {
   await activateSiteVersion(running.db.sql, version)
+  const answeredFrom = async () =>
+    (await post(running.server.url, '/v1/predict', predictBody(), running.key)).headers.get(
+      'survival-data-version',
+    )
+  expect(await eventually(async () => (await answeredFrom()) === version, 1000)).toBe(true)
+}
+
+async function answersUnder(version: string): Promise<Map<string, number | undefined>> {
+  await activateAndFollow(version)
   const answers = new Map<string, number | undefined>()
   for (const point of POINTS) {
     const answer = await post(running.server.url, '/v1/predict', predictBody(point), running.key)
@@ -70,7 +83,7 @@ describe('the data version on answers', () => {
       expect(answer.status, answer.text).toBe(200)
       expect(answer.headers.get('survival-data-version')).toBe(original)
     }
-    await activateSiteVersion(running.db.sql, drier)
+    await activateAndFollow(drier)
     const after = await post(url, '/v1/predict', predictBody(), key)
     expect(after.headers.get('survival-data-version')).toBe(drier)
     expect(survivalAt5(after.body)).not.toBe(survivalAt5(answers[0]?.body))
@@ -79,7 +92,7 @@ describe('the data version on answers', () => {
   })
 
   it('is in /v1/health as site_data, and in GraphQL as Site.dataVersion and StockingPlan.dataVersion', async () => {
-    await activateSiteVersion(running.db.sql, drier)
+    await activateAndFollow(drier)
     const health = await get(running.server.url, '/v1/health')
     expect(health.body.site_data).toMatchObject({
       version: drier,
@@ -114,7 +127,7 @@ describe('the data version on answers', () => {
   })
 
   it('is in the job record: the versions its rows were scored from', async () => {
-    await activateSiteVersion(running.db.sql, original)
+    await activateAndFollow(original)
     const { url } = running.server
     const accepted = await rest(url, 'POST', '/v1/jobs', {
       key: running.key,

@@ -62,6 +62,8 @@ export interface TestServerOptions {
   logger?: Logger
   /** SITE_CACHE_SITES (default: the production one; 0 turns the site cache off). */
   siteCacheSites?: number
+  /** SITE_INDEX (default: memory, as in production). */
+  siteIndex?: 'memory' | 'off'
   /** SMTP_URL, MAIL_FROM and PUBLIC_URL (mailEnv of ./mail-catcher.ts): self-service keys on. */
   mail?: Record<string, string>
   /** The key mailer's timings (default: the production ones). */
@@ -105,6 +107,7 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
       TRUST_PROXY: options.trustProxy,
       TRUST_PROXY_HEADER: options.trustProxyHeader,
       SITE_CACHE_SITES: options.siteCacheSites,
+      SITE_INDEX: options.siteIndex,
       ADDRESS_HASH_KEY: options.addressHashKey ?? TEST_ADDRESS_HASH_KEY,
       ...options.mail,
     },
