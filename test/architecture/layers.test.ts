@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest'
 /**
  * The layering of docs/operations.md → Layout, checked on every import of src/ (type-only imports included).
  * A request goes one way: http → rest | graphql → access (auth, quota, api keys) → domain (services, rules,
- * ports) → model, geo, stats. db implements the domain's ports over PostgreSQL, queue the chunk queue;
+ * ports) → model, geo, stats. db implements the domain's ports over PostgreSQL (its nearest-site index in
+ * memory built on geo), queue the chunk queue;
  * http-body reads request bodies and writes answers for http and the adapters. The platform (config,
  * logging, observability, types.ts, project-files.ts, version.ts, lru-cache.ts) may be used by any layer and uses none
  * but types.ts. The composition root (wiring) and the command-line tools (cli) wire everything.
@@ -34,7 +35,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   model: ['stats'],
   geo: [],
   stats: [],
-  db: ['domain/errors', 'domain/ports', 'access/api-key'],
+  db: ['domain/errors', 'domain/ports', 'access/api-key', 'geo'],
   queue: ['domain/ports', 'redis'],
   /** The job files of the API contract (CSV, NDJSON, GeoJSON): the domain's JobFileFormats port. */
   'job-files': ['domain'],
