@@ -12,6 +12,16 @@ import {
 } from './read-replicas.ts'
 
 export type Sql = postgres.Sql
+
+/**
+ * A client of one connection to the database `sql` connects to, with its settings: for a session that
+ * must be its own (an advisory lock held while the pool works). Ending it ends the session.
+ */
+export function singleConnection(sql: Sql): Sql {
+  // postgres.js takes its own parsed options back as they are (they carry `shared`), not as typed.
+  const options = { ...sql.options, max: 1, idle_timeout: 0, max_lifetime: null }
+  return postgres(options as unknown as postgres.Options<Record<string, never>>)
+}
 export type DatabaseMode = 'postgres' | 'embedded'
 
 export interface Database {

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
-import postgres from 'postgres'
 import type { Site } from '../types.ts'
-import type { Sql } from './connect.ts'
+import { type Sql, singleConnection } from './connect.ts'
 
 /*
  * Site data sets as versions (sql/018_site_data_versions.sql). An import fills a staging table a batch
@@ -96,14 +95,7 @@ const heldImports = new Map<string, () => Promise<void>>()
  */
 async function holdImportLock(sql: Sql, staging: string): Promise<void> {
   const ownClient = (sql.options?.max ?? 1) > 1
-  // postgres.js takes its own parsed options back as they are (they carry `shared`), not as typed.
-  const lockOptions = {
-    ...sql.options,
-    max: 1,
-    idle_timeout: 0,
-    max_lifetime: null,
-  } as unknown as postgres.Options<Record<string, never>>
-  const holder: Sql = ownClient ? postgres(lockOptions) : sql
+  const holder: Sql = ownClient ? singleConnection(sql) : sql
   const closeHolder = async () => {
     if (ownClient) await holder.end({ timeout: 1 })
   }

@@ -16,9 +16,10 @@ import type {
   SurveyUploadTicketStore,
   UsageLedger,
 } from '../domain/ports.ts'
+import { chordDistanceKm } from '../geo/nearest-site-index.ts'
 import { LruCache } from '../lru-cache.ts'
 import type { Metrics } from '../observability/metrics.ts'
-import type { Coordinates } from '../types.ts'
+import type { Coordinates, NearestSite } from '../types.ts'
 import { appendAuditEvent, auditEvents } from './audit.ts'
 import { isDatabaseUnavailable, withDeadline } from './availability.ts'
 import type { Sql } from './connect.ts'
@@ -174,11 +175,32 @@ export function siteLookup(
         (count) => metrics.siteCacheMisses.inc(count),
       )
     : async (points) => (await nearestSites(points)).nearest
-  return createNearestSiteLoader((points) => {
+  return createNearestSiteLoader(async (points) => {
     metrics.nearestSiteLookups.inc(points.length)
     metrics.nearestSiteBatchSize.observe(points.length)
-    return findNearest(points)
+    return withDistanceInProcess(points, await findNearest(points))
   })
+}
+
+/**
+ * Each answer's distance computed here, from the point and its site's coordinates, whichever way the
+ * site was found: the database's trigonometry and the process's can differ in the last bit, and an
+ * answer must not change with whether the nearest-site index in memory was ready.
+ */
+function withDistanceInProcess(points: readonly Coordinates[], answers: (NearestSite | null)[]) {
+  for (let i = 0; i < answers.length; i++) {
+    const answer = answers[i]
+    const point = points[i] as Coordinates
+    if (answer) {
+      answer.distanceKm = chordDistanceKm(
+        point.latitude,
+        point.longitude,
+        answer.site.latitude,
+        answer.site.longitude,
+      )
+    }
+  }
+  return answers
 }
 
 type Deadline = Pick<Config, 'DB_QUERY_TIMEOUT_MS'>
