@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestDatabase, openEmbeddedDatabase, release } from '../../test/support/database.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { databaseForBlock, ENGINES } from '../../test/support/database.ts'
 import { OPERATOR } from './audit.ts'
 import type { Database } from './connect.ts'
-import { migrate } from './migrate.ts'
 import {
   accountDefaultVersion,
   findCalibrationRun,
@@ -29,16 +28,12 @@ const FIT = JSON.stringify({
 })
 const ID = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`
 
-describe.each([
-  ['PostgreSQL', createTestDatabase],
-  ['embedded PGlite', openEmbeddedDatabase],
-] as const)('model versions (%s)', (_name, open) => {
+describe.each(ENGINES)('model versions (%s)', (_name, open) => {
+  const database = databaseForBlock(open)
   let db: Database
-  beforeAll(async () => {
-    db = await open()
-    await migrate(db.sql)
-  }, 120_000)
-  afterAll(() => release(db))
+  beforeAll(() => {
+    db = database()
+  })
 
   it('keeps a version once, byte for byte, and never changes it', async () => {
     const account = `acct-${_name}`

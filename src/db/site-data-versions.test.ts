@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestDatabase, openEmbeddedDatabase, release } from '../../test/support/database.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { databaseForBlock, ENGINES } from '../../test/support/database.ts'
 import { generateSites } from '../seed/generate-sites.ts'
 import { seedAll } from '../seed/seed-all.ts'
 import type { Site } from '../types.ts'
 import type { Database } from './connect.ts'
-import { migrate } from './migrate.ts'
 import {
   abandonSiteImport,
   activateSiteVersion,
@@ -34,17 +33,12 @@ async function imported(sql: Database['sql'], sites: readonly Site[], source = '
   return finishSiteImport(sql, staging, hash.finish(), { source, defaults: { browse_pressure_index: 2 } })
 }
 
-describe.each([
-  ['PostgreSQL', createTestDatabase],
-  ['embedded PGlite', openEmbeddedDatabase],
-] as const)('site data versions (%s)', (name, open) => {
+describe.each(ENGINES)('site data versions (%s)', (name, open) => {
+  const database = databaseForBlock(open, (db) => seedAll(db.sql))
   let db: Database
-  beforeAll(async () => {
-    db = await open()
-    await migrate(db.sql)
-    await seedAll(db.sql)
-  }, 180_000)
-  afterAll(() => release(db))
+  beforeAll(() => {
+    db = database()
+  })
 
   it('seeds the synthetic sites as the active version, and seeding again changes nothing', async () => {
     const [synthetic] = await listSiteVersions(db.sql)

@@ -1,11 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTestDatabase, openEmbeddedDatabase, release } from '../../test/support/database.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { databaseForBlock, ENGINES } from '../../test/support/database.ts'
 import { keepChangedVersion } from '../../test/support/site-versions.ts'
 import { generateSites } from '../seed/generate-sites.ts'
 import { seedAll } from '../seed/seed-all.ts'
 import type { Coordinates } from '../types.ts'
 import type { Database } from './connect.ts'
-import { migrate } from './migrate.ts'
 import { activateSiteVersion, rollbackSiteVersion } from './site-data-versions.ts'
 import { nearestIdsInMemory, SiteIndexFollower } from './site-index-follower.ts'
 import { type RevisionIndex, readSiteIndex } from './site-index-read.ts'
@@ -30,17 +29,12 @@ function randomPoints(count: number): Coordinates[] {
   })
 }
 
-describe.each([
-  ['PostgreSQL', createTestDatabase],
-  ['embedded PGlite', openEmbeddedDatabase],
-] as const)('the nearest-site index in memory (%s)', (_name, open) => {
+describe.each(ENGINES)('the nearest-site index in memory (%s)', (_name, open) => {
+  const database = databaseForBlock(open, (db) => seedAll(db.sql))
   let db: Database
-  beforeAll(async () => {
-    db = await open()
-    await migrate(db.sql)
-    await seedAll(db.sql)
-  }, 180_000)
-  afterAll(() => release(db))
+  beforeAll(() => {
+    db = database()
+  })
 
   it('finds, at 1,000 points, the sites and distances the KNN statement finds', async () => {
     const points = randomPoints(1000)

@@ -14,6 +14,36 @@ function indexOf(sites: readonly { latitude: number; longitude: number }[]) {
 }
 
 describe('NearestSiteIndex', () => {
+  it('finds the nearest of sites packed close together, and from points far outside them, across the antimeridian too', () => {
+    const cluster = fc.record({
+      latitude: fc.double({ min: 45, max: 45.01, noNaN: true }),
+      longitude: fc.double({ min: -122.01, max: -122, noNaN: true }),
+    })
+    const anywhere = fc.record({
+      latitude: fc.double({ min: -89, max: 89, noNaN: true }),
+      longitude: fc.double({ min: -180, max: 180, noNaN: true }),
+    })
+    fc.assert(
+      fc.property(
+        fc.array(cluster, { minLength: 1, maxLength: 200 }),
+        fc.array(fc.oneof(cluster, anywhere, point)),
+        (sites, queries) => {
+          const index = indexOf(sites)
+          for (const query of queries) {
+            const found = index.nearest(query.latitude, query.longitude)
+            const least = Math.min(
+              ...sites.map((site) =>
+                chordDistanceKm(query.latitude, query.longitude, site.latitude, site.longitude),
+              ),
+            )
+            expect(found?.distanceKm).toBeLessThanOrEqual(least * (1 + 1e-9) + 1e-12)
+          }
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
+
   it('finds the site nearest by great circle, with the distance the database gives', () => {
     fc.assert(
       fc.property(

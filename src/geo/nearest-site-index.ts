@@ -1,4 +1,3 @@
-import { around } from 'geokdbush'
 import KDBush from 'kdbush'
 import { EARTH_RADIUS_KM } from './great-circle.ts'
 
@@ -23,9 +22,6 @@ export function chordDistanceKm(lat1: number, lon1: number, lat2: number, lon2: 
   return (2 * EARTH_RADIUS_M * Math.asin(Math.min(1, chord / (2 * EARTH_RADIUS_M)))) / 1000
 }
 
-/** Bytes the index holds a site in: the k-d tree's coordinates and position, its id and where it sits. */
-export const INDEX_BYTES_PER_SITE = 28
-
 /** Fills a NearestSiteIndex a site at a time, as the rows are read. */
 export class NearestSiteIndexBuilder {
   private readonly tree: KDBush
@@ -34,7 +30,7 @@ export class NearestSiteIndexBuilder {
 
   constructor(readonly capacity: number) {
     // kdbush refuses an empty index: one of no sites answers null without a tree.
-    this.tree = new KDBush(Math.max(1, capacity))
+    this.tree = new KDBush(Math.max(1, capacity), LEAF_SITES)
     this.siteIds = new Int32Array(capacity)
   }
 
@@ -48,27 +44,44 @@ export class NearestSiteIndexBuilder {
     if (this.added !== this.capacity) {
       throw new RangeError(`the index was made for ${this.capacity} sites and ${this.added} were added`)
     }
-    if (this.capacity === 0) return new NearestSiteIndex(null, this.siteIds, new Uint32Array(0))
+    if (this.capacity === 0) return new NearestSiteIndex(null, this.siteIds)
     this.tree.finish()
-    // The tree sorts its points: where each added one went, to read its coordinates back.
-    const positions = new Uint32Array(this.capacity)
-    const order = this.tree.ids
-    for (let position = 0; position < order.length; position++)
-      positions[order[position] as number] = position
-    return new NearestSiteIndex(this.tree, this.siteIds, positions)
+    // The tree sorts its points: the ids in the tree's order, read at the position a search ends on.
+    const added = this.tree.ids
+    const inTreeOrder = new Int32Array(this.capacity)
+    for (let at = 0; at < added.length; at++) inTreeOrder[at] = this.siteIds[added[at] as number] as number
+    return new NearestSiteIndex(this.tree, inTreeOrder)
   }
 }
 
+/** sin²(θ/2): haversine terms, monotonic in the angle for 0 ≤ θ ≤ π. */
+function haversine(radians: number): number {
+  const half = Math.sin(radians / 2)
+  return half * half
+}
+
+/** Points in a k-d tree leaf: small leaves keep a search to few distance computations. */
+const LEAF_SITES = 16
+
 /**
  * The nearest site to a point among a fixed set, found in memory: a k-d tree over the sites'
- * coordinates searched by great-circle distance (geokdbush), the distance then given as the database
- * gives it. Ties between sites equally far (to the last bit) may be broken otherwise than there.
+ * longitudes and latitudes (kdbush), searched depth first for the least haversine term
+ * h = sin²(Δφ/2) + cos φ₁ cos φ₂ sin²(Δλ/2), which orders sites as great-circle distance does; a
+ * subtree is skipped when a lower bound of h over its box is no less than the best found. The
+ * distance is then given as the database gives it. Ties between sites equally far (to the last bit)
+ * may be broken otherwise than there.
  */
 export class NearestSiteIndex {
+  private bestH = Number.POSITIVE_INFINITY
+  private bestAt = -1
+  private queryLatitude = 0
+  private queryLongitude = 0
+  private queryCos = 1
+
   constructor(
     private readonly tree: KDBush | null,
+    /** In the tree's order. */
     private readonly siteIds: Int32Array,
-    private readonly positions: Uint32Array,
   ) {}
 
   get size(): number {
@@ -77,19 +90,100 @@ export class NearestSiteIndex {
 
   /** The nearest site's id and distance in km; null when there are no sites. */
   nearest(latitude: number, longitude: number): { siteId: number; distanceKm: number } | null {
-    if (!this.tree) return null
-    const [added] = around(this.tree, longitude, latitude, 1)
-    if (added === undefined) return null
-    const position = this.positions[added] as number
-    const coords = this.tree.coords
+    const tree = this.tree
+    if (!tree) return null
+    this.bestH = Number.POSITIVE_INFINITY
+    this.bestAt = -1
+    this.queryLatitude = latitude
+    this.queryLongitude = longitude
+    this.queryCos = Math.cos(latitude * RADIANS_PER_DEGREE)
+    this.search(tree, 0, tree.numItems - 1, 0, -180, -90, 180, 90)
+    const at = this.bestAt
+    const coords = tree.coords
     return {
-      siteId: this.siteIds[added] as number,
+      siteId: this.siteIds[at] as number,
       distanceKm: chordDistanceKm(
         latitude,
         longitude,
-        coords[2 * position + 1] as number,
-        coords[2 * position] as number,
+        coords[2 * at + 1] as number,
+        coords[2 * at] as number,
       ),
+    }
+  }
+
+  private consider(coords: KDBush['coords'], at: number): void {
+    const longitude = coords[2 * at] as number
+    const latitude = coords[2 * at + 1] as number
+    const h =
+      haversine((latitude - this.queryLatitude) * RADIANS_PER_DEGREE) +
+      this.queryCos *
+        Math.cos(latitude * RADIANS_PER_DEGREE) *
+        haversine((longitude - this.queryLongitude) * RADIANS_PER_DEGREE)
+    if (h < this.bestH) {
+      this.bestH = h
+      this.bestAt = at
+    }
+  }
+
+  /**
+   * A lower bound of h from the query to any point of the box: each term at its least over the box
+   * on its own (the nearest latitude, the nearest longitude, the box's smallest cos φ).
+   */
+  private boxBound(west: number, south: number, east: number, north: number): number {
+    const latitude = this.queryLatitude
+    const longitude = this.queryLongitude
+    const dLatitude = latitude < south ? south - latitude : latitude > north ? latitude - north : 0
+    // The gap to the box's longitudes either way round the globe, whichever is shorter.
+    const dLongitude =
+      longitude < west
+        ? Math.min(west - longitude, longitude + 360 - east)
+        : longitude > east
+          ? Math.min(longitude - east, west + 360 - longitude)
+          : 0
+    if (dLongitude === 0) return haversine(dLatitude * RADIANS_PER_DEGREE)
+    const leastCos = Math.min(Math.cos(south * RADIANS_PER_DEGREE), Math.cos(north * RADIANS_PER_DEGREE))
+    return (
+      haversine(dLatitude * RADIANS_PER_DEGREE) +
+      this.queryCos * Math.max(0, leastCos) * haversine(dLongitude * RADIANS_PER_DEGREE)
+    )
+  }
+
+  /** Searches the tree's points left..right (split on axis, 0 for longitude), within the box given. */
+  private search(
+    tree: KDBush,
+    left: number,
+    right: number,
+    axis: number,
+    west: number,
+    south: number,
+    east: number,
+    north: number,
+  ): void {
+    if (this.boxBound(west, south, east, north) >= this.bestH) return
+    const coords = tree.coords
+    if (right - left <= tree.nodeSize) {
+      for (let at = left; at <= right; at++) this.consider(coords, at)
+      return
+    }
+    const middle = (left + right) >> 1
+    this.consider(coords, middle)
+    const split = coords[2 * middle + axis] as number
+    const query = axis === 0 ? this.queryLongitude : this.queryLatitude
+    // The half the query lies in first: its best makes the other half's bound more often decisive.
+    if (query < split) {
+      if (axis === 0) {
+        this.search(tree, left, middle - 1, 1, west, south, split, north)
+        this.search(tree, middle + 1, right, 1, split, south, east, north)
+      } else {
+        this.search(tree, left, middle - 1, 0, west, south, east, split)
+        this.search(tree, middle + 1, right, 0, west, split, east, north)
+      }
+    } else if (axis === 0) {
+      this.search(tree, middle + 1, right, 1, split, south, east, north)
+      this.search(tree, left, middle - 1, 1, west, south, split, north)
+    } else {
+      this.search(tree, middle + 1, right, 0, west, split, east, north)
+      this.search(tree, left, middle - 1, 0, west, south, east, split)
     }
   }
 }

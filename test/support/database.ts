@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import postgres from 'postgres'
+import { afterAll, beforeAll } from 'vitest'
 import { type Database, openDatabase } from '../../src/db/connect.ts'
+import { migrate } from '../../src/db/migrate.ts'
 import { ADMIN_DATABASE_URL } from './services.ts'
 
 export interface TestDatabase extends Database {
@@ -44,4 +46,31 @@ export function openEmbeddedDatabase(): Promise<Database> {
 export function release(db: Database | TestDatabase | undefined): Promise<void> {
   if (!db) return Promise.resolve()
   return 'drop' in db ? db.drop() : db.close()
+}
+
+/** Both engines a store test runs on: real PostgreSQL and the embedded PGlite path. */
+export const ENGINES = [
+  ['PostgreSQL', createTestDatabase],
+  ['embedded PGlite', openEmbeddedDatabase],
+] as const
+
+/**
+ * For the describe block it is called in: a database opened with `open` and migrated before its
+ * tests (and `prepare`d, e.g. seeded), released after them. The database, once open.
+ */
+export function databaseForBlock(
+  open: () => Promise<Database>,
+  prepare: (db: Database) => Promise<unknown> = async () => {},
+): () => Database {
+  let db: Database | undefined
+  beforeAll(async () => {
+    db = await open()
+    await migrate(db.sql)
+    await prepare(db)
+  }, 180_000)
+  afterAll(() => release(db))
+  return () => {
+    if (!db) throw new Error('the database is opened before the block’s tests')
+    return db
+  }
 }
