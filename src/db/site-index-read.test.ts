@@ -1,10 +1,17 @@
-import { beforeAll, describe, expect, it } from 'vitest'
-import { databaseForBlock, ENGINES } from '../../test/support/database.ts'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  createTestDatabase,
+  databaseForBlock,
+  ENGINES,
+  release,
+  type TestDatabase,
+} from '../../test/support/database.ts'
 import { keepChangedVersion } from '../../test/support/site-versions.ts'
 import { generateSites } from '../seed/generate-sites.ts'
 import { seedAll } from '../seed/seed-all.ts'
 import type { Coordinates } from '../types.ts'
-import type { Database } from './connect.ts'
+import { type Database, openDatabase } from './connect.ts'
+import { migrate } from './migrate.ts'
 import { activateSiteVersion, rollbackSiteVersion } from './site-data-versions.ts'
 import { nearestIdsInMemory, SiteIndexFollower } from './site-index-follower.ts'
 import { type RevisionIndex, readSiteIndex } from './site-index-read.ts'
@@ -84,5 +91,27 @@ describe.each(ENGINES)('the nearest-site index in memory (%s)', (_name, open) =>
       follower.stop()
     }
     expect(follower.current()).toBeNull()
+  })
+})
+
+describe('the index read on PostgreSQL', () => {
+  let db: TestDatabase
+  beforeAll(async () => {
+    db = await createTestDatabase()
+    await migrate(db.sql)
+    await seedAll(db.sql)
+  }, 180_000)
+  afterAll(() => release(db))
+
+  it('is bounded by its own statement timeout, not the requests’ one', async () => {
+    const hurried = await openDatabase({ DATABASE_URL: db.url, DB_POOL_MAX: 2 }, { statementTimeoutMs: 1 })
+    try {
+      await expect(hurried.sql`SELECT count(*) FROM sites, pg_sleep(0.01)`).rejects.toThrow(
+        /statement timeout/,
+      )
+      expect((await readSiteIndex(hurried.sql)).index.size).toBe(generateSites().length)
+    } finally {
+      await hurried.close()
+    }
   })
 })
