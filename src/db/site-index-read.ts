@@ -7,8 +7,12 @@ export interface RevisionIndex extends SiteRevision {
   index: NearestSiteIndex
 }
 
-/** The longest one statement of the read may take (count, a cursor's batch): far more than 6 million need. */
-const INDEX_READ_TIMEOUT_S = 120
+/**
+ * Reading millions of sites takes longer than a request's statement may: the read has its own bound,
+ * 120 s for one statement (the count, a cursor's batch), far more than 6 million sites need. A simple
+ * statement, so that it runs even under a request timeout of a millisecond.
+ */
+const OWN_STATEMENT_TIMEOUT = "SET LOCAL statement_timeout = '120s'"
 
 /** Rows the cursor reads at a time: the rows are added to the index and let go of as they come. */
 const CURSOR_ROWS = 20_000
@@ -20,8 +24,7 @@ const CURSOR_ROWS = 20_000
  */
 export async function readSiteIndex(sql: Sql): Promise<RevisionIndex> {
   const read = await sql.begin('isolation level repeatable read read only', async (tx) => {
-    // Reading millions of sites takes longer than a request's statement may: the read has its own bound.
-    await tx.unsafe(`SET LOCAL statement_timeout = '${INDEX_READ_TIMEOUT_S}s'`)
+    await tx.unsafe(OWN_STATEMENT_TIMEOUT)
     const [counted] = await tx<{ sites: number }[]>`SELECT count(*)::int AS sites FROM sites`
     const builder = new NearestSiteIndexBuilder(counted?.sites ?? 0)
     const cursor = tx<{ id: number; latitude: number; longitude: number }[]>`
