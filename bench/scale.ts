@@ -183,12 +183,7 @@ async function startServer(sites: number, databaseUrl: string, apiKey: string): 
     },
   )
   const url = `http://127.0.0.1:${port}`
-  try {
-    await waitForHealthy(`${url}/v1/health`, child, 60_000)
-  } catch (error) {
-    await child.stop()
-    throw error
-  }
+  await healthyOrStopped(`${url}/v1/health`, child)
   return {
     name,
     url,
@@ -200,17 +195,25 @@ async function startServer(sites: number, databaseUrl: string, apiKey: string): 
   }
 }
 
+/** Waits for a started server's health answer; a server that never gives one is stopped. */
+async function healthyOrStopped(
+  healthUrl: string,
+  child: Parameters<typeof waitForHealthy>[1] & { stop(): Promise<void> },
+) {
+  try {
+    await waitForHealthy(healthUrl, child, 60_000)
+  } catch (error) {
+    await child.stop()
+    throw error
+  }
+}
+
 async function startReferenceServer(sites: number, databaseUrl: string): Promise<Server> {
   const port = await freePort()
   const name = `reference ${label(sites)}`
   const child = startReference(name, { port, databaseUrl, noRedis: true })
   const url = `http://127.0.0.1:${port}`
-  try {
-    await waitForHealthy(url + REFERENCE_HEALTH_PATH, child, 60_000)
-  } catch (error) {
-    await child.stop()
-    throw error
-  }
+  await healthyOrStopped(url + REFERENCE_HEALTH_PATH, child)
   return {
     name,
     url,
