@@ -15,9 +15,10 @@
  * Env: BENCH_DURATION (s per run, 8), BENCH_ROUNDS (5), BENCH_WARMUP (s per arm, 12), BENCH_SCENARIOS
  * (comma-separated ids of scenarios, of `survival_map_climate` and of `survey_report`; default: all but the
  * opt-in `plan_point` and `plan_stand`, which `default` stands for in the list, e.g.
- * `default,plan_point,plan_stand`), BENCH_MAP_REPEATS (fresh processes per survival map, 3),
- * BENCH_SURVEY_SIZES and BENCH_SURVEY_REPEATS (survey-report.ts), BENCH_CONNECTIONS (override every scenario's
- * connection count), BENCH_BASELINE=1 (also run bench/baseline-server.ts beside the reference server in the
+ * `default,plan_point,plan_stand`), BENCH_MAP_REPEATS (fresh processes per survival map, 7: a cached call
+ * takes 45–150 ms in a fresh process, so fewer give a median of noise), BENCH_SURVEY_SIZES and
+ * BENCH_SURVEY_REPEATS (survey-report.ts), BENCH_CONNECTIONS (override every scenario's connection count),
+ * BENCH_BASELINE=1 (also run bench/baseline-server.ts beside the reference server in the
  * REST scenarios), BENCH_REFERENCE_DIR (default bench/reference), BENCH_ADMIN_DATABASE_URL, BENCH_REDIS_URL,
  * and the server's own (servers.ts).
  *
@@ -112,7 +113,7 @@ const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((id) => id.trim())
 const selected = (id: string, optIn = false) =>
   ONLY ? ONLY.includes(id) || (!optIn && ONLY.includes('default')) : !optIn
 const chosen = (scenario: Scenario) => selected(scenario.id, scenario.optIn)
-const MAP_REPETITIONS = Math.max(1, Number(process.env.BENCH_MAP_REPEATS ?? 3))
+const MAP_REPETITIONS = Math.max(1, Number(process.env.BENCH_MAP_REPEATS ?? 7))
 const WITH_BASELINE = process.env.BENCH_BASELINE === '1'
 const METRICS_TOKEN = `bench-${randomSuffix()}${randomSuffix()}`
 /** The least number of distinct coordinates the load should hold (a warning below it). */
