@@ -4,7 +4,7 @@ import { withDeadline } from './availability.ts'
 import type { Sql } from './connect.ts'
 
 /** A site's columns, from the table aliased `s`, in the order of the Site type. */
-function siteColumns(sql: Sql) {
+export function siteColumns(sql: Sql) {
   return sql`
     s.id, s.latitude, s.longitude, s.region_id, s.zone, s.state, s.elevation_m, s.slope_deg, s.aspect_deg,
     s.heat_load_index, s.soil_depth_cm, s.rock_fraction_pct, s.vegetation_cover_pct, s.annual_precip_mm,
@@ -160,7 +160,7 @@ function sharedLabel<Label extends string>(text: Label): Label {
 }
 
 /** The row's site columns, spelled out: a literal of fixed shape is far cheaper than a rest spread. */
-function siteOf(row: Site): Site {
+export function siteOf(row: Site): Site {
   return {
     id: row.id,
     latitude: row.latitude,
@@ -189,44 +189,37 @@ export interface SitesInBox {
 }
 
 /**
- * Every site whose coordinates lie in the box, by id: the GiST index narrows to a sphere around the
- * box (earth_box, reaching its farthest corner) and the coordinates then keep the box itself.
+ * The condition that keeps a site in the box: the GiST index narrows to a sphere around the box
+ * (earth_box, reaching its farthest corner) and the coordinates then keep the box itself. The sphere
+ * reaches a box's farthest point only through a corner while the box spans less than a hemisphere of
+ * longitude; a wider box is filtered by its coordinates alone.
  */
+export function withinBox(sql: Sql, box: SiteBox) {
+  const inBox = sql`s.latitude BETWEEN ${box.south} AND ${box.north}
+      AND s.longitude BETWEEN ${box.west} AND ${box.east}`
+  if (box.east - box.west >= 180) return inBox
+  const centre = sql`ll_to_earth(${(box.south + box.north) / 2}, ${(box.west + box.east) / 2})`
+  return sql`earth_box(${centre}, 10 + 1.01 * greatest(
+        earth_distance(${centre}, ll_to_earth(${box.south}, ${box.west})),
+        earth_distance(${centre}, ll_to_earth(${box.south}, ${box.east})),
+        earth_distance(${centre}, ll_to_earth(${box.north}, ${box.west})),
+        earth_distance(${centre}, ll_to_earth(${box.north}, ${box.east}))
+      )) @> s.earth_point
+      AND ${inBox}`
+}
+
+/** Every site whose coordinates lie in the box, by id. */
 export async function findSitesInBox(
   sql: Sql,
   box: SiteBox,
   options: { deadlineMs?: number } = {},
 ): Promise<SitesInBox> {
-  // The sphere around a box reaches its farthest point only through a corner while the box spans
-  // less than a hemisphere of longitude; a wider box is filtered by its coordinates alone.
-  const narrow = box.east - box.west < 180
   // The data version rides on each row, read in the statement that reads the sites (one snapshot).
-  const columns = sql`(SELECT data_version FROM site_revision) AS data_version, ${siteColumns(sql)}`
   type Row = Site & { dataVersion: string | null }
-  const query = narrow
-    ? sql<Row[]>`
-    WITH centre AS (
-      SELECT ll_to_earth(${(box.south + box.north) / 2}, ${(box.west + box.east) / 2}) AS point
-    ), reach AS (
-      SELECT point, 10 + 1.01 * greatest(
-        earth_distance(point, ll_to_earth(${box.south}, ${box.west})),
-        earth_distance(point, ll_to_earth(${box.south}, ${box.east})),
-        earth_distance(point, ll_to_earth(${box.north}, ${box.west})),
-        earth_distance(point, ll_to_earth(${box.north}, ${box.east}))
-      ) AS metres
-      FROM centre
-    )
-    SELECT ${columns}
-    FROM sites s, reach
-    WHERE earth_box(reach.point, reach.metres) @> s.earth_point
-      AND s.latitude BETWEEN ${box.south} AND ${box.north}
-      AND s.longitude BETWEEN ${box.west} AND ${box.east}
-    ORDER BY s.id`
-    : sql<Row[]>`
-    SELECT ${columns}
+  const query = sql<Row[]>`
+    SELECT (SELECT data_version FROM site_revision) AS data_version, ${siteColumns(sql)}
     FROM sites s
-    WHERE s.latitude BETWEEN ${box.south} AND ${box.north}
-      AND s.longitude BETWEEN ${box.west} AND ${box.east}
+    WHERE ${withinBox(sql, box)}
     ORDER BY s.id`
   const rows = await (options.deadlineMs ? withDeadline(query, options.deadlineMs) : query)
   return { sites: rows.map(siteOf), dataVersion: rows[0]?.dataVersion ?? null }

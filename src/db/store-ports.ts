@@ -9,6 +9,7 @@ import type {
   ModelVersionStore,
   NearestSiteLookup,
   SiteDataHealth,
+  SitePages,
   SitesInArea,
   SiteTable,
   SurveyStore,
@@ -69,6 +70,7 @@ import type { ReadPool } from './read-replicas.ts'
 import { cachedNearestSites, SiteCache } from './site-cache.ts'
 import { nearestIdsInMemory, type SiteIndexEvents, SiteIndexFollower } from './site-index-follower.ts'
 import { readSiteIndex } from './site-index-read.ts'
+import { SitePageReads } from './site-pages.ts'
 import { allSites, findNearestSiteIds, findNearestSites, findSitesInBox, siteRevision } from './sites.ts'
 import {
   issueSurveyUploadTicket,
@@ -246,6 +248,17 @@ export function siteTable(
 export function sitesInArea(reads: ReadPool, config: Deadline, metrics: Metrics): SitesInArea {
   const call = bounded(config, metrics)
   return { within: (box) => metrics.trackQuery(() => call(reads.read((sql) => findSitesInBox(sql, box)))) }
+}
+
+/** The active site data a page at a time (OGC API – Features), from a replica when one is healthy. */
+export function sitePages(reads: ReadPool, config: Deadline, metrics: Metrics): SitePages {
+  const call = bounded(config, metrics)
+  const pages = new SitePageReads()
+  return {
+    page: (box, start, limit) =>
+      metrics.trackQuery(() => call(reads.read((sql) => pages.page(sql, box, start, limit)))),
+    one: (id) => metrics.trackQuery(() => call(reads.read((sql) => pages.one(sql, id)))),
+  }
 }
 
 export function keyDirectory(sql: Sql, config: Deadline, metrics: Metrics): KeyDirectory {

@@ -21,6 +21,8 @@ export interface ServerDeps {
   graphql: RequestHandler
   /** /v1 and everything below it, and the self-service key door /keys. */
   rest: RequestHandler
+  /** OGC API – Features: /ogc and everything below it. */
+  ogc: RequestHandler
   /** The explorer page (/, /explorer) and its assets; absent when switched off. */
   explorer?: { handle: RequestHandler; serves: (pathname: string) => boolean }
   /** The page a key's roll link opens (/keys/roll); absent while self-service keys are off. */
@@ -107,7 +109,7 @@ function observe(deps: ServerDeps, req: IncomingMessage, res: ServerResponse, re
   })
 }
 
-/** HTTP front door: /graphql to the GraphQL adapter, /v1/* and /keys to the REST adapter, the roll-link page, /metrics, the explorer page, else 404. */
+/** HTTP front door: /graphql to the GraphQL adapter, /v1/* and /keys to the REST adapter, /ogc/* to OGC API – Features, the roll-link page, /metrics, the explorer page, else 404. */
 export function createHttpServer(deps: ServerDeps): Server {
   let inFlight = 0
   const proxyTrust = deps.proxyTrust ?? TRUST_NO_PROXY
@@ -134,6 +136,8 @@ export function createHttpServer(deps: ServerDeps): Server {
     if (url.pathname === '/graphql') return void deps.graphql(req, res, url, request)
     if (url.pathname === '/v1' || url.pathname.startsWith('/v1/') || url.pathname === '/keys')
       return void deps.rest(req, res, url, request)
+    if (url.pathname === '/ogc' || url.pathname.startsWith('/ogc/'))
+      return void deps.ogc(req, res, url, request)
     if (deps.keyPages?.serves(url.pathname)) return void deps.keyPages.handle(req, res, url, request)
     if (url.pathname === '/metrics' && !deps.metricsElsewhere)
       return void serveMetrics(deps, req, res, { 'request-id': request.requestId })

@@ -24,6 +24,7 @@ import {
   siteDataProbe,
   siteIndexFollower,
   siteLookup,
+  sitePages,
   sitesInArea,
   siteTable,
   surveyStore,
@@ -32,6 +33,7 @@ import {
 import { AuditService } from '../domain/audit-service.ts'
 import { CalibrationService } from '../domain/calibration/calibration-service.ts'
 import { Catalogue } from '../domain/catalogue.ts'
+import { FeatureCollections } from '../domain/features/feature-collections.ts'
 import { HealthMonitor, type QuotaStoreState } from '../domain/health.ts'
 import type { KeyMailerSettings } from '../domain/key-mail/key-mailer.ts'
 import { KeyService } from '../domain/key-service.ts'
@@ -51,6 +53,7 @@ import { createHttpServer, createMetricsServer } from '../http/server.ts'
 import { createRollPageHandler, ROLL_PAGE_PATH } from '../key-pages/handler.ts'
 import type { Logger } from '../logging/logger.ts'
 import { Metrics } from '../observability/metrics.ts'
+import { createOgcHandler } from '../ogc/ogc-handler.ts'
 import { type RedisConnection, redisTarget } from '../redis/connection.ts'
 import { createRestHandler, streamsBody } from '../rest/router.ts'
 import type { SurvivalModel } from '../types.ts'
@@ -364,6 +367,16 @@ export function createApp(options: AppOptions): App {
       logger,
     ),
     graphql: createGraphQLHttpHandler(gateway, logger),
+    ogc: createOgcHandler(
+      {
+        access,
+        features: new FeatureCollections(sitePages(database.reads, config, metrics)),
+        models,
+        publicUrl: config.PUBLIC_URL,
+        now,
+      },
+      logger,
+    ),
     logger,
     metrics,
     metricsToken: config.METRICS_TOKEN,

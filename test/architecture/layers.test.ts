@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 
 /**
  * The layering of docs/operations.md → Layout, checked on every import of src/ (type-only imports included).
- * A request goes one way: http → rest | graphql → access (auth, quota, api keys) → domain (services, rules,
+ * A request goes one way: http → rest | graphql | ogc → access (auth, quota, api keys) → domain (services, rules,
  * ports) → model, geo, stats. db implements the domain's ports over PostgreSQL (its nearest-site index in
  * memory built on geo), queue the chunk queue;
  * http-body reads request bodies and writes answers for http and the adapters. The platform (config,
@@ -30,6 +30,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   'http-body': ['domain/errors'],
   rest: ['http-body', 'access', 'domain'],
   graphql: ['http-body', 'access', 'domain'],
+  /** OGC API – Features (/ogc): a thin adapter over the domain's feature collections, as rest is. */
+  ogc: ['http-body', 'access', 'domain'],
   access: ['domain/errors', 'domain/ports', 'redis'],
   domain: ['model', 'geo', 'stats'],
   model: ['stats'],
@@ -45,6 +47,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   'site-files': ['geo', 'seed'],
   /** Site data sets as versions: files imported into the store (checked, batched, hashed) and exported. */
   'site-data': ['db', 'site-files'],
+  /** Raster files (Cloud-Optimized GeoTIFF) written from a grid of values: no other layer. */
+  'raster-files': [],
   /** Connecting to a single Redis or a Redis Cluster (REDIS_URL, REDIS_CLUSTER_NODES). */
   redis: [],
   /** Synthetic data: the sites (from the reference shapes, loaded into the store) and simulated surveys. */

@@ -1,0 +1,189 @@
+import { type BBox, bboxOfGeometry } from '../../geo/bbox.ts'
+import { coverageGeoJson } from '../../geo/coverage.ts'
+import {
+  HORIZONS,
+  PLANTING_METHODS,
+  type PlantingMethod,
+  type Site,
+  type SiteBox,
+  type Species,
+  type SurvivalModel,
+} from '../../types.ts'
+import { resolvePlantingMethod, resolveSpecies } from '../catalogue.ts'
+import { CLIMATE_FUTURES, type ClimateFuture, type ClimateRequest, ProjectedSite } from '../climate.ts'
+import type { SitePages } from '../ports.ts'
+import { SPECIES } from '../species.ts'
+
+/*
+ * The data behind OGC API – Features (src/ogc translates): the active sites, and survival at every
+ * site, a page at a time. `survival` is a table of site × species × method: without a species or a
+ * method every one is a row, so a GIS client that filters on them (GDAL's -where species='PSME')
+ * narrows the same layer rather than opening another.
+ */
+
+/** The box around the coverage region, [west, south, east, north]: every collection's spatial extent. */
+export const COVERAGE_EXTENT: BBox = coverageGeoJson()
+  .features.map((feature) => bboxOfGeometry(feature.geometry))
+  .reduce((a, b) => [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[2], b[2]), Math.max(a[3], b[3])])
+
+export const ITEMS_LIMIT_DEFAULT = 100
+export const ITEMS_LIMIT_MAX = 10_000
+
+/** Where a page starts: a position the previous page's `next` gave, or a number of features skipped. */
+export type ItemsStart = { cursor: FeatureCursor } | { offset: number }
+
+/** The next feature: combination `combination` of the first site whose id is `siteId` or more. */
+export interface FeatureCursor {
+  siteId: number
+  combination: number
+}
+
+export interface ItemsQuery {
+  /** Sites whose point lies in the box; null: every site. */
+  box: SiteBox | null
+  limit: number
+  start: ItemsStart
+}
+
+export interface SurvivalQuery extends ItemsQuery {
+  /** A species code, or null for every species. */
+  species: string | null
+  /** A planting method, or null for both. */
+  method: string | null
+  climate: ClimateRequest | null
+  model: SurvivalModel
+}
+
+export interface FeaturePage<Feature> {
+  features: Feature[]
+  /** Features matching the query in all (every page). */
+  matched: number
+  /** Where the next page starts; null on the last page. */
+  next: FeatureCursor | null
+  dataVersion: string | null
+}
+
+/** Survival at one site for one species planted one way, at 1, 3 and 5 years. */
+export interface SurvivalFeature {
+  site: Site
+  species: Species
+  method: PlantingMethod
+  /** At 1, 3 and 5 years. */
+  survival: readonly [number, number, number]
+  /** null: today's climate. */
+  climate: ClimateFuture | null
+  modelVersion: string
+}
+
+/** A species and a method: what a survival feature is of, besides its site. */
+interface Combination {
+  species: Species
+  method: PlantingMethod
+}
+
+/** The survival features' id: the site's id, the species code and the method. */
+export function survivalFeatureId(siteId: number, speciesCode: string, method: PlantingMethod): string {
+  return `${siteId}-${speciesCode}-${method}`
+}
+
+const SURVIVAL_ID = /^(?<site>[1-9]\d{0,15})-(?<species>[A-Za-z0-9]{1,12})-(?<method>[a-z_]{1,20})$/
+
+export class FeatureCollections {
+  constructor(private readonly sites: SitePages) {}
+
+  async sitesPage(query: ItemsQuery): Promise<FeaturePage<Site>> {
+    return this.paged(query, 1, (site) => [site])
+  }
+
+  async site(id: number): Promise<{ site: Site | null; dataVersion: string | null }> {
+    return this.sites.one(id)
+  }
+
+  /** species and method first, then the climate (the order predict checks them in), then the sites. */
+  async survivalPage(query: SurvivalQuery): Promise<FeaturePage<SurvivalFeature>> {
+    const combinations = combinationsOf(query.species, query.method)
+    const climate = CLIMATE_FUTURES.resolve(query.climate)
+    const evaluate = survivalAt(query.model, climate)
+    return this.paged(query, combinations.length, (site, from, to) =>
+      combinations.slice(from, to).map((combination) => evaluate(site, combination)),
+    )
+  }
+
+  /** One survival feature by its id; null when the id names no site, species or method there is. */
+  async survivalFeature(
+    featureId: string,
+    climateRequest: ClimateRequest | null,
+    model: SurvivalModel,
+  ): Promise<{ feature: SurvivalFeature | null; dataVersion: string | null }> {
+    const climate = CLIMATE_FUTURES.resolve(climateRequest)
+    const parts = SURVIVAL_ID.exec(featureId)?.groups
+    const species = SPECIES.find((s) => s.code === parts?.species)
+    const method = PLANTING_METHODS.find((m) => m === parts?.method)
+    if (!parts || !species || !method) return { feature: null, dataVersion: null }
+    const { site, dataVersion } = await this.sites.one(Number(parts.site))
+    if (!site) return { feature: null, dataVersion }
+    return { feature: survivalAt(model, climate)(site, { species, method }), dataVersion }
+  }
+
+  /**
+   * A page of features, `perSite` of them at each site (features(site, from, to) gives those from index
+   * `from` to `to`), in site id order: the sites it needs are read in one snapshot.
+   */
+  private async paged<Feature>(
+    query: ItemsQuery,
+    perSite: number,
+    features: (site: Site, from: number, to: number) => Feature[],
+  ): Promise<FeaturePage<Feature>> {
+    const { box, limit, start } = query
+    const skipFirst = 'cursor' in start ? start.cursor.combination : start.offset % perSite
+    // One more site than the page needs, to tell whether another page follows.
+    const sitesWanted = Math.ceil((skipFirst + limit) / perSite) + 1
+    const page = await this.sites.page(
+      box,
+      'cursor' in start ? { afterId: start.cursor.siteId - 1 } : { skip: Math.floor(start.offset / perSite) },
+      sitesWanted,
+    )
+    const out: Feature[] = []
+    let next: FeatureCursor | null = null
+    for (let i = 0; i < page.sites.length; i++) {
+      const site = page.sites[i] as Site
+      const from = i === 0 ? skipFirst : 0
+      const room = limit - out.length
+      if (room === 0) {
+        next = { siteId: site.id, combination: 0 }
+        break
+      }
+      const to = Math.min(perSite, from + room)
+      out.push(...features(site, from, to))
+      if (to < perSite && out.length === limit) {
+        next = { siteId: site.id, combination: to }
+        break
+      }
+    }
+    return { features: out, matched: page.matched * perSite, next, dataVersion: page.dataVersion }
+  }
+}
+
+function combinationsOf(speciesCode: string | null, methodName: string | null): Combination[] {
+  const species = speciesCode === null ? SPECIES : [resolveSpecies(speciesCode)]
+  const methods = methodName === null ? PLANTING_METHODS : [resolvePlantingMethod(methodName)]
+  return species.flatMap((s) => methods.map((method) => ({ species: s, method })))
+}
+
+/** The model at a site (projected into the climate, if any) for one combination, at every horizon. */
+function survivalAt(model: SurvivalModel, climate: ClimateFuture | null) {
+  const projected = new ProjectedSite()
+  return (site: Site, { species, method }: Combination): SurvivalFeature => {
+    const attributes = climate ? CLIMATE_FUTURES.projectSite(site, climate, projected) : site
+    const [one, three, five] = model.predict(attributes, species, method, HORIZONS)
+    if (!one || !three || !five) throw new Error(`the model gave no prediction for ${species.code}`)
+    return {
+      site,
+      species,
+      method,
+      survival: [one.survivalProbability, three.survivalProbability, five.survivalProbability],
+      climate,
+      modelVersion: model.version,
+    }
+  }
+}
