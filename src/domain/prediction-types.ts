@@ -174,6 +174,8 @@ export interface SurvivalMap {
   h3Resolution: number
   /** Sites evaluated: every site of the data set. */
   siteCount: number
+  /** The site data version mapped (null before any is active). */
+  siteDataVersion: string | null
   /** Cells holding at least one site, by H3 index. */
   cells: readonly SurvivalCell[]
   model: ModelInfo

@@ -115,6 +115,8 @@ export function aggregateCells(
 /** Every site of one revision of the site table, and what has been worked out from them so far. */
 interface SiteSnapshot {
   revision: string
+  /** The site data version the sites belong to (null before any is active). */
+  dataVersion: string | null
   sites: Site[]
   /** Each site's cell and the cells' geometry, per H3 resolution asked for (the input rules allow four: 2–5). */
   cellsByResolution: Map<number, { cellOfSite: string[]; geometryOf: (h3Index: string) => CellGeometry }>
@@ -188,6 +190,7 @@ export class SurvivalMapService {
       cellKm: request.cellKm,
       h3Resolution: resolution,
       siteCount: snapshot.sites.length,
+      siteDataVersion: snapshot.dataVersion,
       cells,
       model: modelInfo(model),
       generatedAt: this.now(),
@@ -211,9 +214,10 @@ export class SurvivalMapService {
   private load(): Promise<SiteSnapshot> {
     return this.siteTable
       .all()
-      .then(({ revision, sites }) => {
+      .then(({ revision, dataVersion, sites }) => {
         const snapshot: SiteSnapshot = {
           revision,
+          dataVersion,
           sites,
           cellsByResolution: new Map(),
           survival: new LruCache(this.options.cacheEntries),

@@ -1,6 +1,12 @@
 import { ITEMS_LIMIT_DEFAULT, ITEMS_LIMIT_MAX } from '../domain/features/feature-collections.ts'
 import { API_VERSION } from '../version.ts'
-import { COLLECTIONS, type CollectionDescription, type PropertyDescription } from './ogc-collections.ts'
+import {
+  COLLECTIONS,
+  type CollectionDescription,
+  featureParameters,
+  type PropertyDescription,
+  pagingParameters,
+} from './ogc-collections.ts'
 import { OPENAPI_MEDIA_TYPE } from './ogc-documents.ts'
 
 /*
@@ -82,7 +88,11 @@ function filterParameters(collection: CollectionDescription) {
         in: 'query',
         required: false,
         description: filter.description,
-        schema: { type: 'string', ...(filter.enum ? { enum: filter.enum } : {}) },
+        schema: {
+          type: filter.type,
+          ...(filter.enum ? { enum: filter.enum } : {}),
+          ...(filter.minimum === undefined ? {} : { minimum: filter.minimum, maximum: filter.maximum }),
+        },
       },
     ]),
   )
@@ -104,7 +114,7 @@ function featureSchema(collection: CollectionDescription) {
     properties: {
       type: { type: 'string', enum: ['Feature'] },
       id: { type: collection.id === 'sites' ? 'integer' : 'string' },
-      geometry: { $ref: '#/components/schemas/point' },
+      geometry: { $ref: `#/components/schemas/${collection.geometry === 'Point' ? 'point' : 'polygon'}` },
       properties: {
         type: 'object',
         properties: Object.fromEntries(collection.properties.map((p) => [p.name, propertySchema(p)])),
@@ -132,12 +142,9 @@ const ERRORS = {
 }
 
 function collectionPaths(collection: CollectionDescription) {
-  const filterOf = (filter: { name: string }) => parameter(`${collection.id}-${filter.name}`)
-  const filters = collection.filters.map(filterOf)
-  // A feature's id names its species and method; the climate and the model version still apply to it.
-  const featureFilters = collection.filters
-    .filter((filter) => filter.name !== 'species' && filter.name !== 'method')
-    .map(filterOf)
+  const filterOf = (name: string) => parameter(`${collection.id}-${name}`)
+  const filters = collection.filters.map((filter) => filterOf(filter.name))
+  const featureFilters = featureParameters(collection).map(filterOf)
   const featureSchemaRef = { $ref: `#/components/schemas/${collection.id}-feature` }
   return {
     [`/collections/${collection.id}/items`]: {
@@ -145,10 +152,7 @@ function collectionPaths(collection: CollectionDescription) {
         operationId: `${collection.id}Items`,
         summary: `${collection.title}: a page of features`,
         description: 'One counted request per page.',
-        parameters: [
-          ...['limit', 'bbox', 'bbox-crs', 'cursor', 'offset', 'resultType'].map(parameter),
-          ...filters,
-        ],
+        parameters: [...pagingParameters(collection).map(parameter), ...filters],
         responses: {
           '200': {
             description: 'A page of features, with numberMatched, numberReturned, timeStamp and next',
@@ -266,6 +270,21 @@ export function ogcApiDocument(base: string) {
           properties: {
             type: { type: 'string', enum: ['Point'] },
             coordinates: { type: 'array', minItems: 2, maxItems: 2, items: { type: 'number' } },
+          },
+        },
+        polygon: {
+          type: 'object',
+          required: ['type', 'coordinates'],
+          properties: {
+            type: { type: 'string', enum: ['Polygon'] },
+            coordinates: {
+              type: 'array',
+              items: {
+                type: 'array',
+                minItems: 4,
+                items: { type: 'array', minItems: 2, maxItems: 2, items: { type: 'number' } },
+              },
+            },
           },
         },
         ...Object.fromEntries(

@@ -1,5 +1,5 @@
 import { BASELINE_PERIOD } from '../domain/climate.ts'
-import type { FeaturePage, SurvivalFeature } from '../domain/features/feature-collections.ts'
+import type { FeaturePage, HexagonFeature, SurvivalFeature } from '../domain/features/feature-collections.ts'
 import { survivalFeatureId } from '../domain/features/feature-collections.ts'
 import type { Site } from '../types.ts'
 import { SITE_PROPERTIES } from './ogc-collections.ts'
@@ -37,6 +37,31 @@ export function survivalFeature(feature: SurvivalFeature, dataVersion: string | 
   }
 }
 
+/** A cell of a survival map as a Polygon feature, its id the H3 index. */
+export function hexagonFeature(cellKm: number) {
+  return ({ cell, map }: HexagonFeature, dataVersion: string | null) => ({
+    type: 'Feature',
+    id: cell.h3Index,
+    geometry: { type: 'Polygon', coordinates: [cell.boundary] },
+    properties: {
+      h3_index: cell.h3Index,
+      species: map.species.code,
+      method: map.plantingMethod,
+      horizon: map.horizonYears,
+      cell_km: cellKm,
+      period: map.climate?.period ?? BASELINE_PERIOD,
+      scenario: map.climate?.scenario ?? null,
+      model_version: map.model.version,
+      mean_survival: cell.meanSurvival,
+      min_survival: cell.minSurvival,
+      max_survival: cell.maxSurvival,
+      sites: cell.sites,
+      change_from_today: cell.changeFromToday,
+      data_version: dataVersion,
+    },
+  })
+}
+
 /**
  * A page as a FeatureCollection: `self` is the URL asked for; `next`, the same URL with the page's
  * cursor in place of any cursor or offset, is there unless this is the last page.
@@ -53,7 +78,9 @@ export function featurePage<Feature>(
   if (page.next) {
     const next = new URL(self.href)
     next.searchParams.delete('offset')
-    next.searchParams.set('cursor', cursorText(page.next))
+    next.searchParams.delete('cursor')
+    if ('cursor' in page.next) next.searchParams.set('cursor', cursorText(page.next.cursor))
+    else next.searchParams.set('offset', String(page.next.offset))
     links.push({ href: next.href, rel: 'next', type: 'application/geo+json', title: 'The next page' })
   }
   return {

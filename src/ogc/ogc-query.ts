@@ -21,6 +21,16 @@ const COMMON = ['f'] as const
 export const ITEMS_PARAMETERS = ['limit', 'bbox', 'bbox-crs', 'cursor', 'offset', 'resultType'] as const
 /** What the survival collection takes: its items and its single features alike. */
 export const SURVIVAL_PARAMETERS = ['species', 'method', 'period', 'scenario', 'model_version'] as const
+/** What the survival-hexagons collection takes (a map is of one species, method, horizon and cell size). */
+export const HEXAGON_PARAMETERS = [
+  'species',
+  'method',
+  'horizon',
+  'cell_km',
+  'period',
+  'scenario',
+  'model_version',
+] as const
 const TEXT_MAX = 100
 const OFFSET_MAX = 1e12
 
@@ -89,6 +99,20 @@ function boxOf(params: URLSearchParams): SiteBox | null {
   if (box.west < -180 || box.east > 180 || box.west > box.east)
     throw invalid('bbox', 'must have -180 ≤ west ≤ east ≤ 180')
   return box
+}
+
+/** A whole-number parameter from `min` to `max`, or null when absent. */
+export function wholeParameter(
+  params: URLSearchParams,
+  name: string,
+  min: number,
+  max: number,
+): number | null {
+  const text = params.get(name)
+  if (text === null) return null
+  if (!/^\d{1,6}$/.test(text) || Number(text) < min || Number(text) > max)
+    throw invalid(name, `must be a whole number from ${min} to ${max}`)
+  return Number(text)
 }
 
 /** `cursor`: where a page starts, as the previous page's `next` link gives it (`<site id>.<combination>`). */

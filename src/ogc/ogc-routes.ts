@@ -1,22 +1,19 @@
 import type { AccessControl } from '../access/auth/access-control.ts'
 import type { Caller } from '../access/caller.ts'
-import { resolvePlantingMethod, resolveSpecies } from '../domain/catalogue.ts'
-import { CLIMATE_FUTURES, type ClimateRequest } from '../domain/climate.ts'
 import type { FeatureCollections } from '../domain/features/feature-collections.ts'
 import type { ModelRegistry } from '../domain/models/model-registry.ts'
 import { ogcApiDocument } from './ogc-api-document.ts'
-import { type CollectionDescription, collectionById, collectionDocument } from './ogc-collections.ts'
+import { COLLECTION_READS } from './ogc-collection-reads.ts'
+import {
+  type CollectionDescription,
+  collectionById,
+  collectionDocument,
+  featureParameters,
+  pagingParameters,
+} from './ogc-collections.ts'
 import { collectionsDocument, conformanceDocument, landingPage, OPENAPI_MEDIA_TYPE } from './ogc-documents.ts'
 import { OgcException } from './ogc-exception.ts'
-import { featurePage, siteFeature, survivalFeature } from './ogc-features.ts'
-import {
-  checkParameters,
-  ITEMS_PARAMETERS,
-  itemsQuery,
-  modelVersionParameter,
-  SURVIVAL_PARAMETERS,
-  textParameter,
-} from './ogc-query.ts'
+import { checkParameters, itemsQuery } from './ogc-query.ts'
 
 /* The routes of /ogc: what each reads of the request and which domain call answers it. */
 
@@ -54,7 +51,9 @@ export interface OgcRoute {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8'
-const GEOJSON_TYPE = 'application/geo+json; charset=utf-8'
+
+/** A keyed route's context: the caller is known. */
+type Reading = OgcContext & { caller: Caller }
 
 function collectionOf(context: OgcContext): CollectionDescription {
   const collection = collectionById(decodeURIComponent(context.params.collectionId ?? ''))
@@ -63,33 +62,7 @@ function collectionOf(context: OgcContext): CollectionDescription {
   return collection
 }
 
-function allowedParameters(collection: CollectionDescription, items: boolean): readonly string[] {
-  if (collection.id === 'survival')
-    return items
-      ? [...ITEMS_PARAMETERS, ...SURVIVAL_PARAMETERS]
-      : SURVIVAL_PARAMETERS.filter((name) => name !== 'species' && name !== 'method')
-  return items ? ITEMS_PARAMETERS : []
-}
-
-function climateOf(params: URLSearchParams): ClimateRequest | null {
-  const period = textParameter(params, 'period')
-  const scenario = textParameter(params, 'scenario')
-  return period === null && scenario === null ? null : { period, scenario }
-}
-
-/** The species, method and climate a survival request names, checked before its key (a bad one costs nothing). */
-function checkSurvivalFilters(params: URLSearchParams): void {
-  const species = textParameter(params, 'species')
-  const method = textParameter(params, 'method')
-  if (species !== null) resolveSpecies(species)
-  if (method !== null) resolvePlantingMethod(method)
-  CLIMATE_FUTURES.resolve(climateOf(params))
-  modelVersionParameter(params)
-}
-
 const noParameters = (context: OgcContext) => checkParameters(context.url.searchParams, [])
-const dataVersionHeader = (dataVersion: string | null): Record<string, string> =>
-  dataVersion ? { 'survival-data-version': dataVersion } : {}
 
 export const OGC_ROUTES: readonly OgcRoute[] = [
   {
@@ -136,40 +109,14 @@ export const OGC_ROUTES: readonly OgcRoute[] = [
     keyed: true,
     check: (context) => {
       const collection = collectionOf(context)
-      checkParameters(context.url.searchParams, allowedParameters(collection, true))
-      itemsQuery(context.url.searchParams)
-      if (collection.id === 'survival') checkSurvivalFilters(context.url.searchParams)
+      const params = context.url.searchParams
+      checkParameters(params, [...pagingParameters(collection), ...collection.filters.map((f) => f.name)])
+      itemsQuery(params)
+      COLLECTION_READS[collection.id].checkFilters(params)
     },
     async handle(context) {
-      const { url, deps, now, caller } = context
-      const params = url.searchParams
-      const { hits, ...query } = itemsQuery(params)
       const collection = collectionOf(context)
-      const counted = hits ? { ...query, limit: 1 } : query
-      const self = new URL(`${context.base}${url.pathname}${url.search}`)
-      if (collection.id === 'sites') {
-        const page = await deps.features.sitesPage(counted)
-        const shown = hits ? { ...page, features: [], next: null } : page
-        return {
-          body: featurePage(shown, siteFeature, self, now),
-          contentType: GEOJSON_TYPE,
-          headers: dataVersionHeader(page.dataVersion),
-        }
-      }
-      const model = await deps.models.resolve((caller as Caller).accountId, modelVersionParameter(params))
-      const page = await deps.features.survivalPage({
-        ...counted,
-        species: textParameter(params, 'species'),
-        method: textParameter(params, 'method'),
-        climate: climateOf(params),
-        model,
-      })
-      const shown = hits ? { ...page, features: [], next: null } : page
-      return {
-        body: featurePage(shown, survivalFeature, self, now),
-        contentType: GEOJSON_TYPE,
-        headers: dataVersionHeader(page.dataVersion),
-      }
+      return COLLECTION_READS[collection.id].page(context as Reading, itemsQuery(context.url.searchParams))
     },
   },
   {
@@ -177,38 +124,13 @@ export const OGC_ROUTES: readonly OgcRoute[] = [
     keyed: true,
     check: (context) => {
       const collection = collectionOf(context)
-      checkParameters(context.url.searchParams, allowedParameters(collection, false))
-      if (collection.id === 'survival') checkSurvivalFilters(context.url.searchParams)
+      checkParameters(context.url.searchParams, featureParameters(collection))
+      COLLECTION_READS[collection.id].checkFilters(context.url.searchParams)
     },
     async handle(context) {
-      const { deps, caller } = context
-      const params = context.url.searchParams
       const collection = collectionOf(context)
       const featureId = decodeURIComponent(context.params.featureId ?? '')
-      const notFound = () =>
-        new OgcException(404, 'NotFound', `no feature ${JSON.stringify(featureId)} in ${collection.id}`)
-      if (collection.id === 'sites') {
-        if (!/^[1-9]\d{0,15}$/.test(featureId)) throw notFound()
-        const { site, dataVersion } = await deps.features.site(Number(featureId))
-        if (!site) throw notFound()
-        return {
-          body: siteFeature(site, dataVersion),
-          contentType: GEOJSON_TYPE,
-          headers: dataVersionHeader(dataVersion),
-        }
-      }
-      const model = await deps.models.resolve((caller as Caller).accountId, modelVersionParameter(params))
-      const { feature, dataVersion } = await deps.features.survivalFeature(
-        featureId,
-        climateOf(params),
-        model,
-      )
-      if (!feature) throw notFound()
-      return {
-        body: survivalFeature(feature, dataVersion),
-        contentType: GEOJSON_TYPE,
-        headers: dataVersionHeader(dataVersion),
-      }
+      return COLLECTION_READS[collection.id].feature(context as Reading, featureId)
     },
   },
 ]

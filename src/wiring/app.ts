@@ -370,7 +370,7 @@ export function createApp(options: AppOptions): App {
     ogc: createOgcHandler(
       {
         access,
-        features: new FeatureCollections(sitePages(database.reads, config, metrics)),
+        features: new FeatureCollections(sitePages(database.reads, config, metrics), maps),
         models,
         publicUrl: config.PUBLIC_URL,
         now,

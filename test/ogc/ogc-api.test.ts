@@ -133,7 +133,11 @@ describe('the documents (free, no key)', () => {
   it('lists the collections with their extent in CRS84 and items links (/req/core/fc-md-items)', async () => {
     const collections = await ogc('/ogc/collections', {})
     expect(collections.status).toBe(200)
-    expect(collections.body.collections.map((c: { id: string }) => c.id)).toEqual(['sites', 'survival'])
+    expect(collections.body.collections.map((c: { id: string }) => c.id)).toEqual([
+      'sites',
+      'survival',
+      'survival-hexagons',
+    ])
     for (const collection of collections.body.collections) {
       const [west, south, east, north] = collection.extent.spatial.bbox[0]
       expect(west).toBeLessThan(-124)
@@ -337,6 +341,86 @@ describe('items', () => {
     const page = await ogc('/ogc/collections/survival/items?limit=20000')
     expect(page.status).toBe(200)
     expect(page.body.numberReturned).toBe(10000)
+  })
+})
+
+describe('survival-hexagons', () => {
+  async function graphqlMap(args: string) {
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: `{ survivalMap(${args}) { cells { h3Index meanSurvival minSurvival maxSurvival sites changeFromToday boundary } } }`,
+      }),
+    })
+    return (await response.json()).data.survivalMap.cells as {
+      h3Index: string
+      meanSurvival: number
+      minSurvival: number
+      maxSurvival: number
+      sites: number
+      changeFromToday: number | null
+      boundary: number[][]
+    }[]
+  }
+
+  it('is the survival map’s cells as polygons, Douglas-fir by hand at 5 years and 25 km unless named', async () => {
+    const cells = await graphqlMap('speciesCode: "PSME", plantingMethod: MANUAL, horizon: 5, cellKm: 25')
+    const pages = await allPages('/ogc/collections/survival-hexagons/items?limit=400')
+    const features = pages.flatMap((page) => page.body.features)
+    expect(pages.length).toBeGreaterThan(1)
+    expect(pages[0]?.body.numberMatched).toBe(cells.length)
+    expect(features.map((f: { id: string }) => f.id)).toEqual(cells.map((c) => c.h3Index))
+    for (const [i, feature] of features.entries()) {
+      const cell = cells[i] as (typeof cells)[number]
+      expect(feature.geometry).toEqual({ type: 'Polygon', coordinates: [cell.boundary] })
+      expect(feature.properties).toMatchObject({
+        h3_index: cell.h3Index,
+        species: 'PSME',
+        method: 'manual',
+        horizon: 5,
+        cell_km: 25,
+        period: '1991_2020',
+        scenario: null,
+        mean_survival: cell.meanSurvival,
+        min_survival: cell.minSurvival,
+        max_survival: cell.maxSurvival,
+        sites: cell.sites,
+        change_from_today: null,
+      })
+    }
+    const one = await ogc(`/ogc/collections/survival-hexagons/items/${features[3].id}`)
+    expect(one.body).toEqual(features[3])
+  })
+
+  it('maps the species, method, horizon, cell size and climate named, with each cell’s change from today', async () => {
+    const cells = await graphqlMap(
+      'speciesCode: "TSHE", plantingMethod: DRONE_SEEDED, horizon: 3, cellKm: 50, climate: { period: "2041-2070", scenario: "ssp370" }',
+    )
+    const query = 'species=TSHE&method=drone_seeded&horizon=3&cell_km=50&period=2041-2070&scenario=ssp370'
+    const page = await ogc(`/ogc/collections/survival-hexagons/items?limit=10000&${query}`)
+    expect(
+      page.body.features.map(
+        (f: { properties: { change_from_today: number } }) => f.properties.change_from_today,
+      ),
+    ).toEqual(cells.map((c) => c.changeFromToday))
+    expect(page.body.features[0].properties).toMatchObject({
+      species: 'TSHE',
+      method: 'drone_seeded',
+      horizon: 3,
+      cell_km: 50,
+      period: '2041-2070',
+      scenario: 'ssp370',
+    })
+    const box = '-123.2,44.1,-122.4,44.9'
+    const inBox = await ogc(`/ogc/collections/survival-hexagons/items?${query}&bbox=${box}`)
+    expect(inBox.body.numberMatched).toBeGreaterThan(0)
+    expect(inBox.body.numberMatched).toBeLessThan(page.body.numberMatched)
+  })
+
+  it('refuses a horizon, cell size or cursor it cannot take', async () => {
+    for (const query of ['horizon=2', 'horizon=x', 'cell_km=5', 'cell_km=500', 'cursor=1.0', 'species=NOPE'])
+      expect((await ogc(`/ogc/collections/survival-hexagons/items?${query}`)).status, query).toBe(400)
   })
 })
 

@@ -31,7 +31,7 @@ describe('@camptocamp/ogc-client', () => {
     const endpoint = new OgcApiEndpoint(`${server.url}/ogc`)
     expect((await endpoint.info).title).toMatch(/OGC API – Features/)
     expect(await endpoint.hasFeatures).toBe(true)
-    expect(await endpoint.featureCollections).toEqual(['sites', 'survival'])
+    expect(await endpoint.featureCollections).toEqual(['sites', 'survival', 'survival-hexagons'])
     const survival = await endpoint.getCollectionInfo('survival')
     expect(survival.id).toBe('survival')
     expect(survival.extent).toBeTruthy()

@@ -75,11 +75,11 @@ const featureCount = (summary: string) => Number(/Feature Count: (\d+)/.exec(sum
 
 describe('GDAL (ogrinfo, ogr2ogr) through the OAPIF driver', () => {
   it('ogrinfo -so gives each collection’s numberMatched as its feature count', async () => {
-    for (const collection of ['sites', 'survival']) {
+    for (const collection of ['sites', 'survival', 'survival-hexagons']) {
       const summary = await ogrinfo('-so', source(), ...credentials(), collection)
       const { numberMatched } = await ogc(`/ogc/collections/${collection}/items?limit=1`)
       expect(featureCount(summary), summary).toBe(numberMatched)
-      expect(summary).toMatch(/Geometry: Point/)
+      expect(summary).toMatch(collection === 'survival-hexagons' ? /Geometry: Polygon/ : /Geometry: Point/)
     }
   })
 
@@ -197,7 +197,7 @@ app.initQgis()
 result = {}
 def layer(name, extra=""):
     return QgsVectorLayer("url='${server.url}/ogc' typename='%s' username='gis' password='${key}' %s" % (name, extra), name, "OAPIF")
-for name in ["sites", "survival"]:
+for name in ["sites", "survival", "survival-hexagons"]:
     opened = layer(name)
     result[name] = {"valid": opened.isValid(), "count": opened.featureCount(), "fields": [f.name() for f in opened.fields()]}
 # Douglas-fir planted by hand, survival at 5 years in five classes, over the box the map shows (fetched by bbox).
@@ -226,7 +226,7 @@ os._exit(0)  # QGIS 3.22 may crash in its own teardown, after the work is done
 `,
     )
     const result = JSON.parse(out.trim().split('\n').at(-1) as string)
-    for (const collection of ['sites', 'survival']) {
+    for (const collection of ['sites', 'survival', 'survival-hexagons']) {
       expect(result[collection].valid, collection).toBe(true)
       const { numberMatched } = await ogc(`/ogc/collections/${collection}/items?limit=1`)
       expect(result[collection].count).toBe(numberMatched)

@@ -12,7 +12,9 @@ import {
 import { resolvePlantingMethod, resolveSpecies } from '../catalogue.ts'
 import { CLIMATE_FUTURES, type ClimateFuture, type ClimateRequest, ProjectedSite } from '../climate.ts'
 import type { SitePages } from '../ports.ts'
+import type { SurvivalCell, SurvivalMap, SurvivalMapRequest } from '../prediction-types.ts'
 import { SPECIES } from '../species.ts'
+import type { SurvivalMapService } from '../survival-map.ts'
 
 /*
  * The data behind OGC API – Features (src/ogc translates): the active sites, and survival at every
@@ -59,9 +61,32 @@ export interface FeaturePage<Feature> {
   /** Features matching the query in all (every page). */
   matched: number
   /** Where the next page starts; null on the last page. */
-  next: FeatureCursor | null
+  next: ItemsStart | null
   dataVersion: string | null
 }
+
+/** The survival map's cells, a page at a time: the cells of one map, in H3 index order. */
+export interface HexagonsQuery {
+  box: SiteBox | null
+  limit: number
+  offset: number
+  map: SurvivalMapRequest
+  model: SurvivalModel
+}
+
+/** A cell of a map, with the map it belongs to. */
+export interface HexagonFeature {
+  cell: SurvivalCell
+  map: SurvivalMap
+}
+
+/** What a survival-hexagons request maps when it names nothing: Douglas-fir planted by hand, at 5 years, 25 km cells. */
+export const HEXAGON_DEFAULTS = {
+  speciesCode: 'PSME',
+  plantingMethod: 'manual',
+  horizon: 5,
+  cellKm: 25,
+} as const
 
 /** Survival at one site for one species planted one way, at 1, 3 and 5 years. */
 export interface SurvivalFeature {
@@ -89,7 +114,29 @@ export function survivalFeatureId(siteId: number, speciesCode: string, method: P
 const SURVIVAL_ID = /^(?<site>[1-9]\d{0,15})-(?<species>[A-Za-z0-9]{1,12})-(?<method>[a-z_]{1,20})$/
 
 export class FeatureCollections {
-  constructor(private readonly sites: SitePages) {}
+  constructor(
+    private readonly sites: SitePages,
+    private readonly maps: SurvivalMapService,
+  ) {}
+
+  /**
+   * The cells of one survival map whose outline meets the box, a page at a time. Under a future climate
+   * each cell also gives its change from today (today's map is worked out, and cached, for it).
+   */
+  async hexagonsPage(query: HexagonsQuery): Promise<FeaturePage<HexagonFeature> & { map: SurvivalMap }> {
+    const map = await this.maps.map(query.map, query.model)
+    const cells = map.cellsWithChange ? await map.cellsWithChange() : map.cells
+    const { box } = query
+    const matching = box ? cells.filter((cell) => outlineMeets(cell.boundary, box)) : cells
+    const end = query.offset + query.limit
+    return {
+      features: matching.slice(query.offset, end).map((cell) => ({ cell, map })),
+      matched: matching.length,
+      next: end < matching.length ? { offset: end } : null,
+      dataVersion: map.siteDataVersion,
+      map,
+    }
+  }
 
   async sitesPage(query: ItemsQuery): Promise<FeaturePage<Site>> {
     return this.paged(query, 1, (site) => [site])
@@ -144,24 +191,39 @@ export class FeatureCollections {
       sitesWanted,
     )
     const out: Feature[] = []
-    let next: FeatureCursor | null = null
+    let next: ItemsStart | null = null
     for (let i = 0; i < page.sites.length; i++) {
       const site = page.sites[i] as Site
       const from = i === 0 ? skipFirst : 0
       const room = limit - out.length
       if (room === 0) {
-        next = { siteId: site.id, combination: 0 }
+        next = { cursor: { siteId: site.id, combination: 0 } }
         break
       }
       const to = Math.min(perSite, from + room)
       out.push(...features(site, from, to))
       if (to < perSite && out.length === limit) {
-        next = { siteId: site.id, combination: to }
+        next = { cursor: { siteId: site.id, combination: to } }
         break
       }
     }
     return { features: out, matched: page.matched * perSite, next, dataVersion: page.dataVersion }
   }
+}
+
+/** Whether a cell's outline (a ring of [longitude, latitude]) meets the box: their bounding boxes overlap. */
+function outlineMeets(ring: readonly (readonly [number, number])[], box: SiteBox): boolean {
+  let west = Number.POSITIVE_INFINITY
+  let east = Number.NEGATIVE_INFINITY
+  let south = Number.POSITIVE_INFINITY
+  let north = Number.NEGATIVE_INFINITY
+  for (const [longitude, latitude] of ring) {
+    west = Math.min(west, longitude)
+    east = Math.max(east, longitude)
+    south = Math.min(south, latitude)
+    north = Math.max(north, latitude)
+  }
+  return west <= box.east && east >= box.west && south <= box.north && north >= box.south
 }
 
 function combinationsOf(speciesCode: string | null, methodName: string | null): Combination[] {
