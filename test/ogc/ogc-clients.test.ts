@@ -236,6 +236,32 @@ os._exit(0)  # QGIS 3.22 may crash in its own teardown, after the work is done
     if (process.env.OGC_QGIS_PNG) await copyFile(png, process.env.OGC_QGIS_PNG)
   })
 
+  it('the R recipe (clients/r/survival.R) reads a species and method and writes them to a GeoPackage', async () => {
+    const gpkg = join(workdir, 'from-r.gpkg')
+    const { stdout } = await run(RSCRIPT, ['clients/r/survival.R', 'PSME', 'manual', gpkg], {
+      env: { ...process.env, SURVIVAL_API_URL: server.url, SURVIVAL_API_KEY: key },
+      timeout: 180_000,
+    })
+    const printed = Object.fromEntries(
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split(' ') as [string, string]),
+    )
+    const pages: { features: { properties: { survival_5y: number } }[] }[] = []
+    let next: string | undefined = '/ogc/collections/survival/items?limit=10000&species=PSME&method=manual'
+    while (next) {
+      const page = await ogc(next)
+      pages.push(page)
+      next = page.links.find((l: { rel: string }) => l.rel === 'next')?.href.slice(server.url.length)
+    }
+    const values = pages.flatMap((page) => page.features.map((f) => f.properties.survival_5y))
+    expect(Number(printed.sites)).toBe(values.length)
+    expect(Number(printed.mean_survival_5y)).toBeCloseTo(values.reduce((a, b) => a + b, 0) / values.length, 5)
+    expect(printed.epsg).toBe('4326')
+    expect(featureCount(await ogrinfo('-so', '-al', gpkg))).toBe(values.length)
+  })
+
   it('R’s sf reads the survival collection through OAPIF', async () => {
     expect(existsSync(RSCRIPT), 'Rscript (Debian r-base-core) is installed by .ci/run').toBe(true)
     const { stdout } = await run(
