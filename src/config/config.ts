@@ -136,7 +136,7 @@ const EnvSchema = z.object({
    */
   SITE_CACHE_SITES: z.coerce.number().int().min(0).max(10_000_000).default(DEFAULT_SITE_CACHE_SITES),
   /**
-   * memory: each process holds every active site's id and coordinates (24 bytes a site) and finds the
+   * memory: each process holds every active site's id and coordinates (48 bytes a site) and finds the
    * nearest site itself, so a lookup whose sites are cached asks the database nothing; off: every lookup
    * runs the KNN statement. Needs the site cache (SITE_CACHE_SITES above 0).
    */

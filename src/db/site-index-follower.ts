@@ -104,7 +104,7 @@ export function nearestIdsInMemory(
         `coordinate ${Number.isFinite(latitude) ? longitude : latitude} is not a finite number`,
       )
     }
-    const found = held.index.nearest(latitude, longitude)
+    const found = held.index.nearest(latitude, longitude, radiusKm)
     nearest[i] = found && found.distanceKm <= radiusKm ? found : null
   }
   return { revision: held.revision, dataVersion: held.dataVersion, nearest }

@@ -44,6 +44,30 @@ describe('NearestSiteIndex', () => {
     )
   })
 
+  it('within a radius: the nearest site when one lies inside it, else none', () => {
+    fc.assert(
+      fc.property(
+        fc.array(point, { minLength: 1, maxLength: 300 }),
+        fc.array(point, { maxLength: 20 }),
+        fc.double({ min: 0.01, max: 200, noNaN: true }),
+        (sites, queries, radiusKm) => {
+          const index = indexOf(sites)
+          for (const query of queries) {
+            const least = Math.min(
+              ...sites.map((site) =>
+                chordDistanceKm(query.latitude, query.longitude, site.latitude, site.longitude),
+              ),
+            )
+            const found = index.nearest(query.latitude, query.longitude, radiusKm)
+            if (least <= radiusKm) expect(found?.distanceKm).toBeCloseTo(least, 9)
+            else if (least > radiusKm * (1 + 1e-6)) expect(found).toBeNull()
+          }
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
+
   it('finds the site nearest by great circle, with the distance the database gives', () => {
     fc.assert(
       fc.property(
