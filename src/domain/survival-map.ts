@@ -15,7 +15,7 @@ import type { SiteTable } from './ports.ts'
 import type { SurvivalCell, SurvivalMap, SurvivalMapRequest } from './prediction-types.ts'
 
 /** One series of per-site survival values: a species, planted one way, at one horizon, in one climate. */
-interface MapSeries {
+export interface MapSeries {
   species: Species
   method: PlantingMethod
   horizon: Horizon
@@ -112,11 +112,16 @@ export function aggregateCells(
   })
 }
 
-/** Every site of one revision of the site table, and what has been worked out from them so far. */
-interface SiteSnapshot {
-  revision: string
+/** Every site of one revision of the site table: one object per revision, so it may key what is derived from it. */
+export interface SitesSnapshot {
+  readonly revision: string
   /** The site data version the sites belong to (null before any is active). */
-  dataVersion: string | null
+  readonly dataVersion: string | null
+  readonly sites: readonly Site[]
+}
+
+/** A snapshot, and what has been worked out from its sites so far. */
+interface SiteSnapshot extends SitesSnapshot {
   sites: Site[]
   /** Each site's cell and the cells' geometry, per H3 resolution asked for (the input rules allow four: 2–5). */
   cellsByResolution: Map<number, { cellOfSite: string[]; geometryOf: (h3Index: string) => CellGeometry }>
@@ -195,6 +200,20 @@ export class SurvivalMapService {
       model: modelInfo(model),
       generatedAt: this.now(),
     }
+  }
+
+  /** Every site of the table's current revision, for other products drawn from them (rasters). */
+  sitesNow(): Promise<SitesSnapshot> {
+    return this.current()
+  }
+
+  /**
+   * Each site's survival in `series`, in the order of `snapshot.sites` (a snapshot sitesNow gave): worked
+   * out once per snapshot and series, and shared with the maps.
+   */
+  siteSurvival(snapshot: SitesSnapshot, series: MapSeries): Promise<Float64Array> {
+    // Snapshots are made only here, each with its caches.
+    return this.survival(snapshot as SiteSnapshot, series)
   }
 
   /** The snapshot of the table's current revision: the one held, or a fresh read of every site. */

@@ -64,6 +64,11 @@ export function renderExplorerPage(assets: ExplorerAssets, data: ExplorerPageDat
         <input id="show-map" name="show-map" type="checkbox"><label for="show-map">Survival map</label>
         <label for="cell-km" class="visually-hidden">Cell size</label><select id="cell-km" name="cell-km"></select>
       </div>
+      <div class="field gis-actions">
+        <button type="button" id="download-geotiff" title="The survival surface of this species, method, horizon, climate and model version as a Cloud-Optimized GeoTIFF">Download GeoTIFF</button>
+        <button type="button" id="copy-ogc-url" title="The survival map as an OGC API – Features layer URL, for QGIS or ArcGIS">Copy OGC URL</button>
+      </div>
+      <p id="gis-status" class="gis-status" role="status" aria-live="polite"></p>
       <div class="field"><label for="period">Climate</label><select id="period" name="period"></select></div>
       <div class="field"><label for="scenario">Emission scenario</label><select id="scenario" name="scenario"></select></div>
       <div class="field"><label for="map-mode">Map shows</label><select id="map-mode" name="map-mode"></select></div>

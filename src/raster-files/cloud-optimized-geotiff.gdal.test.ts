@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { seededRandom } from '../../test/support/seeded-random.ts'
 import { encodeCloudOptimizedGeoTiff, encodeCloudOptimizedGeoTiffSync } from './cloud-optimized-geotiff.ts'
 import type { RasterGrid } from './raster-grid.ts'
 
@@ -194,18 +195,6 @@ function expectSameLevels(readback: GdalReadback, grid: RasterGrid): void {
   })
 }
 
-/** A small deterministic generator, so that a failing case can be replayed. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 const NODATA = -9999
 
 /** 700×530 (not a multiple of 256): a smooth field with fine detail, a nodata disc, a nodata strip and scattered NaNs. */
@@ -293,7 +282,7 @@ describe('a Cloud-Optimized GeoTIFF read by GDAL', () => {
   })
 
   it('gdallocationinfo gives the value written at random pixel centres, and nodata where there is none', async () => {
-    const random = mulberry32(20240611)
+    const random = seededRandom(20240611)
     const pixels = Array.from(
       { length: 50 },
       () => [Math.floor(random() * 700), Math.floor(random() * 530)] as const,
@@ -434,7 +423,7 @@ describe('random grids round-trip through GDAL', () => {
           seed: fc.integer(),
         }),
         async ({ width, height, nodataShare, nodata, west, north, resolution, seed }) => {
-          const random = mulberry32(seed)
+          const random = seededRandom(seed)
           const values = Float32Array.from({ length: width * height }, () => {
             const draw = random()
             if (draw < nodataShare) return random() < 0.2 ? Number.NaN : nodata

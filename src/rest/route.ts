@@ -11,6 +11,8 @@ import type { KeyService } from '../domain/key-service.ts'
 import type { DefaultVersions } from '../domain/models/default-version.ts'
 import type { ModelRegistry } from '../domain/models/model-registry.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
+import type { RasterReadCounter } from '../domain/rasters/raster-reads.ts'
+import type { SurvivalRasterService } from '../domain/rasters/survival-raster-service.ts'
 import type { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import type { SurveyService } from '../domain/surveys/survey-service.ts'
 import type { SurveyUploadService } from '../domain/surveys/survey-upload-service.ts'
@@ -41,6 +43,8 @@ export interface RestDeps {
   defaultVersions: DefaultVersions
   /** Free spore keys by email; null while they are off (DATABASE_URL and no SMTP_URL). */
   keyRequests: SporeKeyRequests | null
+  /** Survival rasters and the rule that counts their reads; without them the raster route answers 404. */
+  rasters?: { service: SurvivalRasterService; reads: RasterReadCounter }
 }
 
 export interface RestResponse {

@@ -11,6 +11,7 @@ import { MODEL_ROUTES } from './model-routes.ts'
 import { OPENAPI_DOCUMENT } from './openapi.ts'
 import { PLAN_ROUTES } from './plan-routes.ts'
 import { batchResultsJson, predictionText } from './prediction-writer.ts'
+import { RASTER_ROUTES } from './raster-routes.ts'
 import {
   AuditQuery,
   BatchBody,
@@ -249,4 +250,5 @@ export const ROUTES: readonly Route[] = [
   ...SURVEY_UPLOAD_ROUTES,
   ...MODEL_ROUTES,
   ...SURVEY_ROUTES,
+  ...RASTER_ROUTES,
 ]

@@ -40,6 +40,8 @@ import { KeyService } from '../domain/key-service.ts'
 import { DefaultVersions } from '../domain/models/default-version.ts'
 import type { IssuanceLimiter, MailSender } from '../domain/ports.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
+import { RasterReadCounter } from '../domain/rasters/raster-reads.ts'
+import { SurvivalRasterService } from '../domain/rasters/survival-raster-service.ts'
 import { SPECIES } from '../domain/species.ts'
 import { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import { SurveyService } from '../domain/surveys/survey-service.ts'
@@ -54,6 +56,7 @@ import { createRollPageHandler, ROLL_PAGE_PATH } from '../key-pages/handler.ts'
 import type { Logger } from '../logging/logger.ts'
 import { Metrics } from '../observability/metrics.ts'
 import { createOgcHandler } from '../ogc/ogc-handler.ts'
+import { encodeCloudOptimizedGeoTiff } from '../raster-files/cloud-optimized-geotiff.ts'
 import { type RedisConnection, redisTarget } from '../redis/connection.ts'
 import { createRestHandler, streamsBody } from '../rest/router.ts'
 import type { SurvivalModel } from '../types.ts'
@@ -363,6 +366,12 @@ export function createApp(options: AppOptions): App {
         keyRequests: keyMail.requests,
         audit,
         jobs: jobRuntime.jobs,
+        rasters: {
+          service: new SurvivalRasterService(maps, encodeCloudOptimizedGeoTiff, {
+            searchRadiusKm: config.SEARCH_RADIUS_KM,
+          }),
+          reads: new RasterReadCounter(),
+        },
       },
       logger,
     ),

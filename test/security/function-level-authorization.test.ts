@@ -49,6 +49,7 @@ const SERVED = [
   'GET /v1/models/calibrations/{id}',
   'GET /v1/models/{version}',
   'GET /v1/openapi.json',
+  'GET /v1/rasters/survival.tif',
   'GET /v1/species',
   'GET /v1/surveys',
   'GET /v1/surveys/report',

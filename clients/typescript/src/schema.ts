@@ -373,6 +373,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/rasters/survival.tif": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A survival surface as a Cloud-Optimized GeoTIFF
+         * @description One species, planting method and horizon (and optionally a future climate and a model
+         *     version) over the whole coverage region, as a Float32 Cloud-Optimized GeoTIFF in EPSG:4326:
+         *     256×256 tiles, Deflate with the floating-point predictor, internal overviews, nodata `-9999`.
+         *     The grid covers the coverage region's box (`[-124.73364, 41.99162, -116.46391, 49.00241]`)
+         *     snapped outward to whole multiples of `resolution` (at 0.01°: west −124.74, north 49.01,
+         *     828 × 702 pixels). Pixel centres are `west + (column + 0.5) × resolution` and
+         *     `north − (row + 0.5) × resolution`.
+         *
+         *     **A pixel** is the survival probability `POST /v1/predict` answers at its centre for that
+         *     horizon (as Float32): the model at the nearest data site to the centre within the search
+         *     radius (`GET /v1/coverage` `search_radius_km`), the same site `POST /v1/predict` matches
+         *     (`matched_latitude`, `matched_longitude`); nodata where no site lies within the radius and
+         *     outside Oregon and Washington (where predict answers `no_nearby_data` or
+         *     `outside_coverage`). The GeoTIFF's metadata says so, and names the species, method,
+         *     horizon, climate, model version, site data version and search radius.
+         *
+         *     **Reading in place**: GDAL's `/vsicurl/` (QGIS, rasterio) reads it over HTTP by a `HEAD` and
+         *     `Range` requests, with the key in `GDAL_HTTP_HEADERS="X-API-Key: …"`: `Accept-Ranges: bytes`;
+         *     one range (`bytes=<start>-[<end>]`, or a suffix `bytes=-<n>`; `If-Range` with the ETag)
+         *     answers `206` with `Content-Range`; a range starting past the end `416`; several ranges, or a
+         *     malformed one, the whole file (`200`). `HEAD` answers the headers, `Content-Length` included.
+         *     `ETag` is a hash of the bytes: `If-None-Match` with it answers `304`. Files GDAL probes next to
+         *     the URL (`survival.tif.aux.xml`, `survival.tif.ovr`, `survival.tif.msk`, …) and anything else
+         *     under `/v1/rasters/` answer `404 not_found` at once, with no key and nothing counted.
+         *
+         *     **Counting**: reading one raster counts one request. A `HEAD` counts. A `GET` of the whole
+         *     file or of a range from byte 0 counts, except the first such `GET` of the same raster by the
+         *     same account within 60 s of its counted `HEAD` (GDAL's first block after its `HEAD`). A
+         *     range from anywhere else is free when the raster is in the server's cache and the account's
+         *     read of it was counted within the hour (each free range renews it), and counts otherwise. A
+         *     request refused for its query counts, as any keyed request.
+         *
+         *     **Cost and cache**: the first raster of a site data version at a resolution finds every
+         *     pixel's site (about 1 s at 0.01°); each further species, method, horizon, climate or model
+         *     version at that resolution costs the model at every site and the encoding (a few hundred
+         *     ms). Finished rasters are kept in the server's memory (64 MiB, least recently used first)
+         *     under everything that decides their bytes, the site table's revision included; concurrent
+         *     requests for one raster share one computation. A new site data version starts afresh.
+         *
+         *     Checks after the query's shape (`400 invalid_request` naming the parameter: an unknown or
+         *     repeated parameter, a missing `species`, `method` or `horizon`, a bad value): model version
+         *     (`422 invalid_model_version`) → species (`422 invalid_species`) → method
+         *     (`422 invalid_method`) → climate (`422 invalid_climate`, as `climate` in `POST /v1/predict`).
+         */
+        get: operations["getSurvivalRaster"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/surveys": {
         parameters: {
             query?: never;
@@ -5014,6 +5076,131 @@ export interface operations {
             404: components["responses"]["JobNotFound"];
             409: components["responses"]["JobNotFinished"];
             416: components["responses"]["RangeNotSatisfiable"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSurvivalRaster: {
+        parameters: {
+            query: {
+                /** @description A species code of `GET /v1/species`, e.g. `PSME`. */
+                species: string;
+                /** @description The planting method, `manual` or `drone_seeded`. */
+                method: string;
+                /** @description Years after planting. */
+                horizon: 1 | 3 | 5;
+                /**
+                 * @description A future period (`2011-2040`, `2041-2070`, `2071-2100`) with `scenario`; absent, or the
+                 *     baseline `1991_2020` alone: today's climate. As `climate.period` in `POST /v1/predict`.
+                 */
+                period?: string;
+                /** @description An emission scenario (`ssp245`, `ssp370`, `ssp585`) with a future `period`. */
+                scenario?: string;
+                /** @description A version of `GET /v1/models`; absent, the account's default. */
+                model_version?: string;
+                /** @description Degrees per pixel, along both axes (a decimal number with at most 4 decimals). */
+                resolution?: number;
+            };
+            header?: {
+                Range?: string;
+                "If-Range"?: string;
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole file. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    "Survival-Data-Version": components["headers"]["Survival-Data-Version"];
+                    ETag: string;
+                    "Accept-Ranges": "bytes";
+                    "Content-Length": number;
+                    /** @description `attachment; filename="survival-<species>-<method>-<horizon>y[-<period>-<scenario>].tif"` */
+                    "Content-Disposition": string;
+                    "Cache-Control"?: "private, no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/tiff": string;
+                };
+            };
+            /** @description The bytes of the range asked for. */
+            206: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    "Survival-Data-Version": components["headers"]["Survival-Data-Version"];
+                    "Content-Range": string;
+                    ETag: string;
+                    "Accept-Ranges": "bytes";
+                    "Content-Length": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/tiff": string;
+                };
+            };
+            /** @description `If-None-Match` named the current ETag: no body. */
+            304: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["QueryBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            /**
+             * @description `invalid_model_version` (a `model_version` this key's account cannot use),
+             *     `invalid_species`, `invalid_method` (neither `manual` nor `drone_seeded`) or
+             *     `invalid_climate` (`period` and `scenario` naming no known future).
+             */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["InvalidModelVersionError"] | components["schemas"]["InvalidSpeciesError"] | components["schemas"]["InvalidMethodError"] | components["schemas"]["InvalidClimateError"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -129,6 +129,12 @@ export class ExplorerApi {
     )
   }
 
+  /** GET /v1/rasters/survival.tif (rasterPath): the survival surface as a Cloud-Optimized GeoTIFF. */
+  async survivalRaster(path: string): Promise<Blob> {
+    const response = await this.rest(path, 'image/tiff')
+    return response.blob()
+  }
+
   /** GET /v1/jobs/{id}: a job's status and format. */
   async job(id: string): Promise<JobStatus> {
     const response = await this.rest(`/v1/jobs/${encodeURIComponent(id)}`, 'application/json')

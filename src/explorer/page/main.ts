@@ -2,6 +2,7 @@ import type { ExplorerPageData } from '../page-data.ts'
 import { ComparePanel } from './compare-panel.ts'
 import { Controls, type ControlsHost } from './controls.ts'
 import { element } from './dom.ts'
+import { GisActions } from './gis-actions.ts'
 import { apiMessage, type PanelHost } from './host.ts'
 import { KeyPanel } from './key-panel.ts'
 import { ExplorerMap } from './map.ts'
@@ -91,6 +92,7 @@ class Explorer implements ControlsHost {
     this.compare = new ComparePanel(host)
     this.ranking = new RankingPanel(host)
     this.mapPanel = new MapPanel(host)
+    new GisActions(host)
     this.map.onFileDrop((file) => void this.dropped(file))
     this.controls = new Controls(data.species, this)
     // A link's species that the list lacks: the first species instead.
