@@ -24,7 +24,6 @@ import {
   siteDataProbe,
   siteIndexFollower,
   siteLookup,
-  sitePages,
   sitesInArea,
   siteTable,
   surveyStore,
@@ -33,15 +32,12 @@ import {
 import { AuditService } from '../domain/audit-service.ts'
 import { CalibrationService } from '../domain/calibration/calibration-service.ts'
 import { Catalogue } from '../domain/catalogue.ts'
-import { FeatureCollections } from '../domain/features/feature-collections.ts'
 import { HealthMonitor, type QuotaStoreState } from '../domain/health.ts'
 import type { KeyMailerSettings } from '../domain/key-mail/key-mailer.ts'
 import { KeyService } from '../domain/key-service.ts'
 import { DefaultVersions } from '../domain/models/default-version.ts'
 import type { IssuanceLimiter, MailSender } from '../domain/ports.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
-import { RasterReadCounter } from '../domain/rasters/raster-reads.ts'
-import { SurvivalRasterService } from '../domain/rasters/survival-raster-service.ts'
 import { SPECIES } from '../domain/species.ts'
 import { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import { SurveyService } from '../domain/surveys/survey-service.ts'
@@ -55,12 +51,11 @@ import { createHttpServer, createMetricsServer } from '../http/server.ts'
 import { createRollPageHandler, ROLL_PAGE_PATH } from '../key-pages/handler.ts'
 import type { Logger } from '../logging/logger.ts'
 import { Metrics } from '../observability/metrics.ts'
-import { createOgcHandler } from '../ogc/ogc-handler.ts'
-import { encodeCloudOptimizedGeoTiff } from '../raster-files/cloud-optimized-geotiff.ts'
 import { type RedisConnection, redisTarget } from '../redis/connection.ts'
 import { createRestHandler, streamsBody } from '../rest/router.ts'
 import type { SurvivalModel } from '../types.ts'
 import { fitInThread } from './calibration-thread.ts'
+import { wireGis } from './gis.ts'
 import { createJobRuntime, type JobConfig } from './job-runtime.ts'
 import { wireKeyMail } from './key-mail.ts'
 import { modelRegistry } from './model-versions.ts'
@@ -348,6 +343,7 @@ export function createApp(options: AppOptions): App {
     demoKey: options.demoKey,
     survivalMapPerMinute: config.SURVIVAL_MAP_PER_MINUTE ?? 10,
   })
+  const gis = wireGis({ config, database, metrics, logger, access, models, maps, now })
   const server = createHttpServer({
     rest: createRestHandler(
       {
@@ -366,26 +362,12 @@ export function createApp(options: AppOptions): App {
         keyRequests: keyMail.requests,
         audit,
         jobs: jobRuntime.jobs,
-        rasters: {
-          service: new SurvivalRasterService(maps, encodeCloudOptimizedGeoTiff, {
-            searchRadiusKm: config.SEARCH_RADIUS_KM,
-          }),
-          reads: new RasterReadCounter(),
-        },
+        rasters: gis.rasters,
       },
       logger,
     ),
     graphql: createGraphQLHttpHandler(gateway, logger),
-    ogc: createOgcHandler(
-      {
-        access,
-        features: new FeatureCollections(sitePages(database.reads, config, metrics), maps),
-        models,
-        publicUrl: config.PUBLIC_URL,
-        now,
-      },
-      logger,
-    ),
+    ogc: gis.ogc,
     logger,
     metrics,
     metricsToken: config.METRICS_TOKEN,
