@@ -465,7 +465,10 @@ describe('GeoJSON jobs through the typed client and npm run score', () => {
       const state = `${out}.score-state.json`
       const slow = { ...env, SURVIVAL_API_URL: proxy.url }
       const downloading = startScorer(args(out), slow)
-      await until(() => existsSync(out) && readFileSync(out).length === 100_000)
+      await until(
+        'the first 100,000 bytes of the results on disk',
+        () => existsSync(out) && readFileSync(out).length === 100_000,
+      )
       downloading.child.kill('SIGINT')
       const first = await downloading.done
       expect(first.code).toBe(130)

@@ -194,7 +194,7 @@ describe('npm run score (job path) against a live server', () => {
 
       // 1. Interrupted while waiting for the job: the job id is saved.
       const waiting = startScorer(args, slow)
-      await until(() => /rows queued/.test(waiting.stderr()))
+      await until('"rows queued" on stderr', () => /rows queued/.test(waiting.stderr()))
       waiting.child.kill('SIGINT')
       expect((await waiting.done).code).toBe(130)
       const saved = JSON.parse(readFileSync(state, 'utf8'))
@@ -205,7 +205,10 @@ describe('npm run score (job path) against a live server', () => {
       const uploads = () => proxy.requests.filter((line) => line === 'POST /v1/jobs').length
       expect(uploads()).toBe(1)
       const downloading = startScorer(args, slow)
-      await until(() => existsSync(out) && readFileSync(out).length === 100_000)
+      await until(
+        'the first 100,000 bytes of the results on disk',
+        () => existsSync(out) && readFileSync(out).length === 100_000,
+      )
       downloading.child.kill('SIGINT')
       const second = await downloading.done
       expect(second.code).toBe(130)

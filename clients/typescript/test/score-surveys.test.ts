@@ -145,7 +145,7 @@ describe('npm run score -- surveys upload', () => {
       const file = join(dir, 'interrupted.csv')
       writeFileSync(file, surveyCsv(ids('cut-', 20_000)))
       const run = startScorer(['surveys', 'upload', file], { ...env, SURVIVAL_API_URL: proxy.url })
-      await until(() => proxy.requests.length > 0)
+      await until('a request at the proxy', () => proxy.requests.length > 0)
       run.child.kill('SIGINT')
       const { code, stderr } = await run.done
       expect(code, stderr).toBe(130)

@@ -191,7 +191,10 @@ describe('npm run score (batch path) against a live server', () => {
       const state = `${out}.score-state.json`
       const slow = { ...env, SURVIVAL_API_URL: proxy.url }
       const interrupted = startScorer([input, '--out', out, '--concurrency', '1'], slow)
-      await until(() => existsSync(state) && JSON.parse(readFileSync(state, 'utf8')).rows_written === 300)
+      await until(
+        '300 rows recorded in the state file',
+        () => existsSync(state) && JSON.parse(readFileSync(state, 'utf8')).rows_written === 300,
+      )
       interrupted.child.kill('SIGINT')
       const stopped = await interrupted.done
       expect(stopped.code).toBe(130)

@@ -57,9 +57,12 @@ export async function startProxy(target: string, hooks: ProxyHooks = {}): Promis
         const pause = proxy.hooks.chunkDelayMs?.(req) ?? 0
         const stall = proxy.hooks.stallAfterBytes?.(req, seen) ?? null
         let sent = 0
+        let stalled = false
         for await (let chunk of answer as AsyncIterable<Buffer>) {
-          if (stall !== null && sent < stall && sent + chunk.length > stall) {
-            res.write(chunk.subarray(0, stall - sent))
+          // `>=`: a chunk that ends exactly at the stall point stalls too, not the one after it.
+          if (stall !== null && !stalled && sent + chunk.length >= stall) {
+            stalled = true
+            await new Promise((resolve) => res.write(chunk.subarray(0, stall - sent), resolve))
             chunk = chunk.subarray(stall - sent)
             sent = stall
             await released
@@ -133,10 +136,11 @@ export const runScorer = (args: string[], env: Record<string, string | undefined
   startScorer(args, env).done
 
 /** Polls `check` every 50 ms until it is true (or throws after `timeoutMs`). */
-export async function until(check: () => boolean, timeoutMs = 30_000): Promise<void> {
+/** Waits for `check` to hold; past the deadline, fails naming what it waited for. */
+export async function until(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting')
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
