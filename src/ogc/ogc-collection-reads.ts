@@ -6,10 +6,10 @@ import { CELL_KM_MAX, CELL_KM_MIN } from '../domain/input-rules.ts'
 import type { SurvivalMapRequest } from '../domain/prediction-types.ts'
 import type { Horizon } from '../types.ts'
 import type { CollectionDescription } from './ogc-collections.ts'
+import type { OgcContext, OgcResponse } from './ogc-context.ts'
 import { OgcException } from './ogc-exception.ts'
 import { featurePage, hexagonFeature, siteFeature, survivalFeature } from './ogc-features.ts'
 import { modelVersionParameter, textParameter, wholeParameter } from './ogc-query.ts'
-import type { OgcContext, OgcResponse } from './ogc-routes.ts'
 
 /* How each collection reads its query, a page of its items and one of its features. */
 

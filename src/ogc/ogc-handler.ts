@@ -6,8 +6,9 @@ import { sendJson } from '../http-body/json.ts'
 import type { Logger } from '../logging/logger.ts'
 import type { RequestContext } from '../observability/request-context.ts'
 import { apiKeyOf } from './credentials.ts'
+import type { OgcDeps, OgcResponse, OgcRoute } from './ogc-context.ts'
 import { exceptionBody, OgcException, toOgcException } from './ogc-exception.ts'
-import { OGC_ROUTES, type OgcDeps, type OgcResponse, type OgcRoute } from './ogc-routes.ts'
+import { OGC_ROUTES } from './ogc-routes.ts'
 
 /** A route path with `{name}` segments as a pattern that captures them. */
 function compile(path: string): RegExp {

@@ -1,7 +1,4 @@
-import type { AccessControl } from '../access/auth/access-control.ts'
 import type { Caller } from '../access/caller.ts'
-import type { FeatureCollections } from '../domain/features/feature-collections.ts'
-import type { ModelRegistry } from '../domain/models/model-registry.ts'
 import { ogcApiDocument } from './ogc-api-document.ts'
 import { COLLECTION_READS } from './ogc-collection-reads.ts'
 import {
@@ -11,44 +8,12 @@ import {
   featureParameters,
   pagingParameters,
 } from './ogc-collections.ts'
+import type { OgcContext, OgcRoute } from './ogc-context.ts'
 import { collectionsDocument, conformanceDocument, landingPage, OPENAPI_MEDIA_TYPE } from './ogc-documents.ts'
 import { OgcException } from './ogc-exception.ts'
 import { checkParameters, itemsQuery } from './ogc-query.ts'
 
 /* The routes of /ogc: what each reads of the request and which domain call answers it. */
-
-export interface OgcDeps {
-  access: AccessControl
-  features: FeatureCollections
-  models: ModelRegistry
-  /** The service's public address (PUBLIC_URL) for the links; else the request's Host. */
-  publicUrl?: string
-  now?: () => Date
-}
-
-export interface OgcContext {
-  url: URL
-  params: Record<string, string>
-  /** The service's address, for absolute links. */
-  base: string
-  deps: OgcDeps
-  now: Date
-}
-
-export interface OgcResponse {
-  body: unknown
-  contentType: string
-  headers?: Record<string, string>
-}
-
-export interface OgcRoute {
-  path: string
-  /** Data: a key is required and the request is counted. */
-  keyed: boolean
-  /** Checks made before the key (an unknown collection or parameter costs nothing). */
-  check?(context: OgcContext): void
-  handle(context: OgcContext & { caller: Caller | null }): Promise<OgcResponse>
-}
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 

@@ -1,7 +1,8 @@
 import type { Sql } from '../db/connect.ts'
 import { SiteVersionError } from '../db/site-data-versions.ts'
 import { formatOfNameOrFail, type SiteFileFormat } from '../site-files/site-file-source.ts'
-import { type ExportSite, writeSiteFile } from '../site-files/site-writers.ts'
+import type { ExportSite } from '../site-files/site-format.ts'
+import { writeSiteFile } from '../site-files/site-writers.ts'
 import type { Site } from '../types.ts'
 
 /*

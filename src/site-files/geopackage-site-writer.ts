@@ -1,8 +1,7 @@
 import Database from 'better-sqlite3'
 import { encodeGpkgPoint } from './geopackage-geometry.ts'
 import { quoteIdentifier } from './geopackage-site-reader.ts'
-import { SITE_COLUMNS } from './site-format.ts'
-import type { ExportSite, SiteSource } from './site-writers.ts'
+import { type ExportSite, SITE_COLUMNS, type SiteSource } from './site-format.ts'
 
 /*
  * A GeoPackage 1.3 of sites (OGC 12-128r18): the required tables gpkg_spatial_ref_sys (with EPSG:4326

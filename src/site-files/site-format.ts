@@ -16,6 +16,11 @@ import { FOREST_ZONES, type Site, US_STATES } from '../types.ts'
 /** A site as a data file gives it, checked: the domain's site attributes and position, without an id. */
 export type SiteRow = Omit<Site, 'id'>
 
+/** A site to write: its row, and the id written as `site_id` (a stored site's id, or a file's own). */
+export type ExportSite = SiteRow & { id?: number | string | null }
+
+export type SiteSource = Iterable<ExportSite> | AsyncIterable<ExportSite>
+
 export type SiteColumnType =
   /** A finite number: a JSON or SQLite number, or text that reads as a decimal (`1.5`, `-3`, `2e3`). */
   | 'number'

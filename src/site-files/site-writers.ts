@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises'
 import { writeGeoPackageSites } from './geopackage-site-writer.ts'
 import { SiteFileError } from './site-file-error.ts'
 import { formatOfNameOrFail, type SiteFileFormat } from './site-file-source.ts'
-import { SITE_COLUMNS, type SiteRow } from './site-format.ts'
+import { type ExportSite, SITE_COLUMNS, type SiteSource } from './site-format.ts'
 
 /*
  * Writing sites out in the formats they are read in (site-format.ts): CSV, a GeoJSON FeatureCollection,
@@ -15,11 +15,6 @@ import { SITE_COLUMNS, type SiteRow } from './site-format.ts'
  * transaction of rows) at a time, never the whole set. Numbers are written in JavaScript's shortest
  * form that reads back as the same double, so a file read back gives the same sites.
  */
-
-/** A site to write: its row, and the id written as `site_id` (a stored site's id, or a file's own). */
-export type ExportSite = SiteRow & { id?: number | string | null }
-
-export type SiteSource = Iterable<ExportSite> | AsyncIterable<ExportSite>
 
 /** The columns written besides the point (GeoJSON and GeoPackage carry it as their geometry). */
 export const PROPERTY_COLUMNS = SITE_COLUMNS.filter(

@@ -1,4 +1,5 @@
 import type { AccessControl } from '../access/auth/access-control.ts'
+import type { Config } from '../config/config.ts'
 import type { Database } from '../db/connect.ts'
 import { sitePages } from '../db/store-ports.ts'
 import { FeatureCollections } from '../domain/features/feature-collections.ts'
@@ -10,11 +11,10 @@ import type { Logger } from '../logging/logger.ts'
 import type { Metrics } from '../observability/metrics.ts'
 import { createOgcHandler } from '../ogc/ogc-handler.ts'
 import { encodeCloudOptimizedGeoTiff } from '../raster-files/cloud-optimized-geotiff.ts'
-import type { AppConfig } from './app.ts'
 
 /** What a GIS reads: the survival rasters (REST) and OGC API – Features (/ogc), both drawn from the survival map's sites. */
 export function wireGis(options: {
-  config: Pick<AppConfig, 'SEARCH_RADIUS_KM' | 'PUBLIC_URL' | 'DB_QUERY_TIMEOUT_MS'>
+  config: Pick<Config, 'SEARCH_RADIUS_KM' | 'DB_QUERY_TIMEOUT_MS'> & Partial<Pick<Config, 'PUBLIC_URL'>>
   database: Database
   metrics: Metrics
   logger: Logger

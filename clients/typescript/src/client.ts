@@ -8,6 +8,7 @@
  */
 import { Readable } from 'node:stream'
 import createClient, { type Client } from 'openapi-fetch'
+import type { CallOptions, Outcome, UploadBase } from './call-options.ts'
 import { isAbort, retryAfterMs, SurvivalApiError } from './errors.ts'
 import { modelMethods } from './models.ts'
 import { type PollOptions, pollUntilSettled, sleep } from './poll.ts'
@@ -21,6 +22,7 @@ import {
   withUploadBody,
 } from './upload-body.ts'
 
+export type { CallOptions, Outcome, UploadBase } from './call-options.ts'
 export { SurvivalApiError } from './errors.ts'
 export type { CalibrateOptions, CalibrationFailedDetails } from './models.ts'
 export type { PollOptions } from './poll.ts'
@@ -83,19 +85,6 @@ export interface SurvivalClientOptions {
   maxRetryDelayMs?: number
 }
 
-export interface CallOptions {
-  signal?: AbortSignal
-  /** Sent as `Request-Id`; the server echoes it and logs under it. */
-  requestId?: string
-}
-
-export interface UploadBase extends CallOptions {
-  /** Bytes sent so far, as the body streams out. */
-  onProgress?: (bytesSent: number) => void
-  /** The model version every row is scored with (GET /v1/models); absent: the current base version. */
-  modelVersion?: string
-}
-
 export type UploadOptions =
   | (UploadBase & { format: 'csv' | 'ndjson'; defaults?: never })
   | (UploadBase & {
@@ -134,8 +123,6 @@ export type ResultsStream = Readable & {
   /** The media type the results came in (`text/csv`, `application/x-ndjson`, `application/geo+json`). */
   contentType: string | null
 }
-
-export type Outcome<T> = { data?: T; error?: unknown; response: Response }
 
 export function createSurvivalClient(options: SurvivalClientOptions) {
   const maxRetries = options.maxRetries ?? 3

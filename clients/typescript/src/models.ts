@@ -11,7 +11,7 @@ import type {
   CalibrationRunError,
   SucceededCalibration,
 } from './api-types.ts'
-import type { CallOptions, Outcome } from './client.ts'
+import type { CallOptions, Outcome } from './call-options.ts'
 import { SurvivalApiError } from './errors.ts'
 import { type PollOptions, pollUntilSettled } from './poll.ts'
 import type { SurveyClientParts } from './surveys.ts'

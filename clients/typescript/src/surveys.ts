@@ -8,7 +8,7 @@
  * and the streamed body as for every other method).
  */
 import type { Client } from 'openapi-fetch'
-import type { CallOptions, Outcome, UploadBase } from './client.ts'
+import type { CallOptions, Outcome, UploadBase } from './call-options.ts'
 import type { components, paths } from './schema.ts'
 import type { StreamedInit, UploadInput } from './upload-body.ts'
 
