@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
 import type { BatchStatements, RunFigures, SanityProblem } from './runner.ts'
 import { type ArmKey, armKey, armLabel, type Load, type Reference, type Scenario } from './scenarios.ts'
-import { loadAverages, median, round } from './support.ts'
+import { loadAverages, median, pairedRpsRatio, round } from './support.ts'
 import type { SurvivalMapOutcome } from './survival-map.ts'
 import { type TargetCheck, THRESHOLDS } from './targets.ts'
 
@@ -83,17 +83,6 @@ function summarize(runs: readonly RunFigures[]) {
 
 const ratio = (of: number, to: number) => round(of / to, 3)
 
-/**
- * The median over rounds of one arm's rps against the other's in the same round (the arms alternate, so
- * each pair ran back to back): a slowdown of the whole machine for a while weighs on both sides of a pair
- * alike, where a ratio of the two medians can set a slow stretch of one arm against a quick one of the
- * other. NaN when the arms ran a different number of rounds.
- */
-export function pairedRpsRatio(of: readonly RunFigures[], to: readonly RunFigures[]): number {
-  if (of.length === 0 || of.length !== to.length) return Number.NaN
-  return round(median(of.map((run, at) => run.rps / (to[at] as RunFigures).rps)), 3)
-}
-
 function compare(of: Summary, to: Summary) {
   return {
     rps: ratio(of.rps, to.rps),
@@ -145,7 +134,7 @@ export function scenarioReport(scenario: Scenario, runs: Partial<Record<ArmKey, 
         to,
         label: `${armA.label} / ${armB.label}`,
         ratios: compare(a, b),
-        pairedRps: pairedRpsRatio(armA.runs, armB.runs),
+        pairedRps: round(pairedRpsRatio(armA.runs, armB.runs), 3),
         figures: {
           of: { rps: a.rps, p50: a.p50, p99: a.p99, cpuServer: a.cpuUsPerRequest.server },
           to: { rps: b.rps, p50: b.p50, p99: b.p99, cpuServer: b.cpuUsPerRequest.server },

@@ -16,6 +16,17 @@ export function randomSuffix(): string {
   return randomBytes(5).toString('hex')
 }
 
+/**
+ * The median over rounds of one arm's rps against the other's in the same round (the arms take turns,
+ * so each pair ran back to back): a slowdown of the whole machine for a while weighs on both sides of a
+ * pair alike, where a ratio of the two medians can set a slow stretch of one arm against a quick one of
+ * the other. NaN when the arms ran a different number of rounds, or none.
+ */
+export function pairedRpsRatio(of: readonly { rps: number }[], to: readonly { rps: number }[]): number {
+  if (of.length === 0 || of.length !== to.length) return Number.NaN
+  return median(of.map((round, at) => round.rps / (to[at] as { rps: number }).rps))
+}
+
 export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN
   const sorted = [...values].sort((a, b) => a - b)
