@@ -124,6 +124,48 @@ export interface FactorContribution {
   /** 'positive' when the contribution is ≥ 0 (exact zeros included), else 'negative'. */
   impact: 'positive' | 'negative'
   magnitude: number
+  /** Only on a factor a treatment acted on: its contribution without the treatment (docs/treatments.md). */
+  untreatedContribution?: number
+}
+
+/**
+ * One establishment treatment as the model applies it (built from data/treatments.json by the domain):
+ * it removes a share of the named factors' penalty, hand planting's, with that share's uncertainty.
+ */
+export interface TreatmentEffect {
+  /** The treatment and its value, e.g. vegetation_control and release_2yr. */
+  treatment: string
+  value: string
+  /** The model factors it acts on (their keys). */
+  factorKeys: readonly string[]
+  /** Share of each factor's hand-planting penalty it removes: the central value (may be 0). */
+  reduction: number
+  /** SD of that share, from the reference's range of the effect. */
+  reductionSd: number
+}
+
+/** What the treatments did to one factor at one horizon. */
+export interface TreatedFactor {
+  key: string
+  factor: string
+  /** With the treatments. */
+  contribution: number
+  /** Without them. */
+  untreatedContribution: number
+  /** The treatments that acted on it, e.g. ['vegetation_control']. */
+  treatments: readonly string[]
+}
+
+/** How treatments changed one horizon's prediction; its contributions and logOdds already hold the change. */
+export interface HorizonTreatment {
+  untreatedLogOdds: number
+  untreatedSurvivalProbability: number
+  /** SD, on the logit scale, of the treatments' combined effect here: already in the horizon's uncertainty. */
+  effectSd: number
+  /** The horizon's uncertainty terms without the treatments' (a plan averages effectSd over its sites). */
+  untreatedUncertainty: UncertaintyTerms
+  /** The factors a treatment acted on, in the model's factor order. */
+  factors: readonly TreatedFactor[]
 }
 
 export interface HorizonPrediction {
@@ -143,6 +185,8 @@ export interface HorizonPrediction {
   readonly uncertainty: UncertaintyTerms
   /** A calibrated version's shift of the logit, already in baselineLogOdds and logOdds; absent for a base version. */
   readonly calibration?: CalibrationShift
+  /** What treatments changed; absent for a prediction made without any. */
+  readonly treatment?: HorizonTreatment
 }
 
 /** How a calibrated version moved one species × method's logit, and what stands behind it. */
@@ -187,12 +231,16 @@ export interface UncertaintyTerms {
 export interface SurvivalModel extends ModelInfo {
   factors: readonly FactorDescription[]
   uncertainty: UncertaintyTerms
-  /** Predictions in ascending horizon order; default horizons are [1, 3, 5]. */
+  /**
+   * Predictions in ascending horizon order; default horizons are [1, 3, 5]. `treatments` absent or
+   * empty: the untreated prediction, exactly.
+   */
   predict(
     site: SiteAttributes,
     species: Species,
     method: PlantingMethod,
     horizons?: readonly Horizon[],
+    treatments?: readonly TreatmentEffect[],
   ): HorizonPrediction[]
 }
 

@@ -259,6 +259,14 @@ export async function listSiteVersions(sql: Sql): Promise<SiteDataVersion[]> {
   return rows.map(versionOf)
 }
 
+/** Where a version came from (its file's name, or the synthetic generator); null for no such version. */
+export async function siteVersionSource(sql: Sql, version: string): Promise<string | null> {
+  const [row] = await sql<
+    { source: string }[]
+  >`SELECT source FROM site_data_versions WHERE version = ${version}`
+  return row?.source ?? null
+}
+
 export async function activeSiteVersion(sql: Sql): Promise<SiteDataVersion | null> {
   const [row] = await sql<VersionRow[]>`SELECT * FROM site_data_versions WHERE active`
   return row ? versionOf(row) : null

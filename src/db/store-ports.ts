@@ -68,6 +68,7 @@ import {
 import { createNearestSiteLoader, type FindNearestSites } from './nearest-site-loader.ts'
 import type { ReadPool } from './read-replicas.ts'
 import { cachedNearestSites, SiteCache } from './site-cache.ts'
+import { siteVersionSource } from './site-data-versions.ts'
 import { nearestIdsInMemory, type SiteIndexEvents, SiteIndexFollower } from './site-index-follower.ts'
 import { readSiteIndex } from './site-index-read.ts'
 import { SitePageReads } from './site-pages.ts'
@@ -248,6 +249,30 @@ export function siteTable(
 export function sitesInArea(reads: ReadPool, config: Deadline, metrics: Metrics): SitesInArea {
   const call = bounded(config, metrics)
   return { within: (box) => metrics.trackQuery(() => call(reads.read((sql) => findSitesInBox(sql, box)))) }
+}
+
+/**
+ * Where each site data version came from (a version never changes: each is read once, the last 64
+ * kept), read from a replica when one is healthy.
+ */
+export function siteVersionSources(
+  reads: ReadPool,
+  config: Deadline,
+  metrics: Metrics,
+): { source(version: string): Promise<string | null> } {
+  const call = bounded(config, metrics)
+  const known = new LruCache<string, string>(64)
+  return {
+    async source(version) {
+      const held = known.get(version)
+      if (held !== undefined) return held
+      const source = await metrics.trackQuery(() =>
+        call(reads.read((sql) => siteVersionSource(sql, version))),
+      )
+      if (source !== null) known.set(version, source)
+      return source
+    },
+  }
 }
 
 /** The active site data a page at a time (OGC API – Features), from a replica when one is healthy. */

@@ -69,6 +69,11 @@ const ERRORS = {
     message: (p: { reason: string }) =>
       `The climate asked for is not one the service knows: ${p.reason}. GET /v1/climate lists the periods and scenarios`,
   },
+  invalid_treatment: {
+    status: 422,
+    message: (p: { treatment: string; value: string; reason: string; comparing: boolean }) =>
+      `Treatment ${p.treatment} = ${p.value} does not apply to drone seeding: ${p.reason}.${p.comparing ? ' A comparison predicts drone seeding too; ask POST /v1/predict with planting_method manual for hand planting with it' : ' Send it with planting_method manual, or leave it out'}`,
+  },
   invalid_model_version: {
     status: 422,
     message: (p: { version: string }) =>

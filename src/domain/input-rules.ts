@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { HORIZONS, type Horizon, SPECIES_GROUPS } from '../types.ts'
 import { invalidField } from './errors.ts'
+import { ANIMAL_PROTECTION, SHADE, STOCK_TYPES, VEGETATION_CONTROL } from './treatments.ts'
 
 /**
  * The rule of every input field, once: REST builds its snake_case bodies from these, GraphQL validates
@@ -55,6 +56,16 @@ export const climate = z.strictObject(
   },
   { error: 'must be an object {period, scenario}' },
 )
+
+/** One treatment's value (docs/treatments.md): one of a fixed list, named in the error. */
+function treatmentValue<const T extends readonly [string, ...string[]]>(values: T) {
+  const rule = `must be one of ${values.join(', ')}`
+  return z.enum(values, { error: rule })
+}
+export const vegetationControl = treatmentValue(VEGETATION_CONTROL)
+export const animalProtection = treatmentValue(ANIMAL_PROTECTION)
+export const stockType = treatmentValue(STOCK_TYPES)
+export const shade = treatmentValue(SHADE)
 
 /** A species code or planting method as sent; the catalogue decides whether it names one. */
 export const catalogueCode = z.string({ error: 'must be a string' }).max(100, 'is too long')

@@ -507,3 +507,9 @@ export interface ModelVersionStore {
   finishRun(id: string, outcome: CalibrationRunOutcome): Promise<void>
   run(accountId: string, id: string): Promise<CalibrationRun | null>
 }
+
+/** Where each site data version came from (docs/site-data.md), for what a report says of its data. */
+export interface SiteDataOrigins {
+  /** Whether a version holds the synthetic sites (`npm run db:seed`); an unknown version counts as synthetic. */
+  synthetic(version: string): Promise<boolean>
+}

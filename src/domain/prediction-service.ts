@@ -35,6 +35,7 @@ import type {
 import { assertInCoverage, matchedSite } from './site-matching.ts'
 import { SPECIES } from './species.ts'
 import { rankSpecies } from './species-ranking.ts'
+import { type AppliedTreatments, TREATMENTS } from './treatments.ts'
 
 /** Requested horizons, de-duplicated and ascending; absent or null means all three. */
 function requestedHorizons(horizons: readonly Horizon[] | null | undefined): readonly Horizon[] {
@@ -47,16 +48,21 @@ interface CheckedRequest {
   plantingMethod: PlantingMethod
   /** null: today's climate. */
   climate: ClimateFuture | null
+  /** null: untreated (none asked for, or only `none`). */
+  treatments: AppliedTreatments | null
 }
 
-/** The checks that need no data, in the order the API reports them: species, method, then climate. */
+/**
+ * The checks that need no data, in the order the API reports them: species, method, climate, then
+ * treatments (which need the method).
+ */
 function checkRequest(request: PredictionRequest): CheckedRequest {
-  return {
-    horizons: requestedHorizons(request.horizons),
-    species: resolveSpecies(request.speciesCode),
-    plantingMethod: resolvePlantingMethod(request.plantingMethod),
-    climate: CLIMATE_FUTURES.resolve(request.climate),
-  }
+  const horizons = requestedHorizons(request.horizons)
+  const species = resolveSpecies(request.speciesCode)
+  const plantingMethod = resolvePlantingMethod(request.plantingMethod)
+  const climate = CLIMATE_FUTURES.resolve(request.climate)
+  const treatments = TREATMENTS.resolve(request.treatments, plantingMethod)
+  return { horizons, species, plantingMethod, climate, treatments }
 }
 
 /**
@@ -102,13 +108,24 @@ export class PredictionService {
     const horizons = requestedHorizons(request.horizons)
     const species = resolveSpecies(request.speciesCode)
     const climate = CLIMATE_FUTURES.resolve(request.climate)
+    const manualTreatments = TREATMENTS.resolve(request.treatments, 'manual')
+    const droneTreatments = TREATMENTS.resolve(request.treatments, 'drone_seeded', true)
     assertInCoverage(request)
     const site = matchedSite(request, await this.nearestSite.one(request))
     const { attributes, projection } = underClimate(site, climate)
-    const manual = model.predict(attributes, species, 'manual', horizons)
-    const droneSeeded = model.predict(attributes, species, 'drone_seeded', horizons)
+    const manual = model.predict(attributes, species, 'manual', horizons, manualTreatments?.modelEffects)
+    const droneSeeded = model.predict(
+      attributes,
+      species,
+      'drone_seeded',
+      horizons,
+      droneTreatments?.modelEffects,
+    )
     return {
       ...(projection ? { climate: projection } : {}),
+      ...(manualTreatments && droneTreatments
+        ? { treatments: { manual: manualTreatments, droneSeeded: droneTreatments } }
+        : {}),
       site,
       species,
       manual,
@@ -134,15 +151,24 @@ export class PredictionService {
   async rank(request: RankingRequest, model = this.survivalModel): Promise<SpeciesRanking> {
     const plantingMethod = resolvePlantingMethod(request.plantingMethod)
     const climate = CLIMATE_FUTURES.resolve(request.climate)
+    const treatments = TREATMENTS.resolve(request.treatments, plantingMethod)
     assertInCoverage(request)
     const site = matchedSite(request, await this.nearestSite.one(request))
     const { attributes, projection } = underClimate(site, climate)
     return {
       ...(projection ? { climate: projection } : {}),
+      ...(treatments ? { treatments } : {}),
       site,
       plantingMethod,
       horizonYears: request.horizon,
-      ranking: rankSpecies(model, attributes, plantingMethod, request.horizon, SPECIES),
+      ranking: rankSpecies(
+        model,
+        attributes,
+        plantingMethod,
+        request.horizon,
+        SPECIES,
+        treatments?.modelEffects,
+      ),
       model: modelInfo(model),
       generatedAt: this.now(),
     }
@@ -234,7 +260,13 @@ export class PredictionService {
     if (!prediction.climate) return null
     const horizons = prediction.predictions.map((p) => p.horizonYears)
     const { site, species, plantingMethod } = prediction
-    const today = prediction.madeWith.predict(site.attributes, species, plantingMethod, horizons)
+    const today = prediction.madeWith.predict(
+      site.attributes,
+      species,
+      plantingMethod,
+      horizons,
+      prediction.treatments?.modelEffects,
+    )
     return prediction.predictions.map((future, i) => {
       const before = today[i] as HorizonPrediction
       const todayByKey = new Map(before.contributions.map((c) => [c.key, c.contribution]))
@@ -268,7 +300,8 @@ export class PredictionService {
     generatedAt: Date,
     model: SurvivalModel,
   ): Prediction {
-    const { horizons, species, plantingMethod, climate } = checked
+    const { horizons, species, plantingMethod, climate, treatments } = checked
+    if (treatments) return this.treatedPrediction(site, checked, treatments, generatedAt, model)
     if (!climate) {
       return {
         site,
@@ -287,6 +320,29 @@ export class PredictionService {
       plantingMethod,
       predictions: model.predict(attributes, species, plantingMethod, horizons),
       climate: projection,
+      model: modelInfo(model),
+      madeWith: model,
+      generatedAt,
+    }
+  }
+
+  /** A prediction with treatments: the model applies them to the site (projected, under a future climate). */
+  private treatedPrediction(
+    site: MatchedSite,
+    checked: CheckedRequest,
+    treatments: AppliedTreatments,
+    generatedAt: Date,
+    model: SurvivalModel,
+  ): Prediction {
+    const { horizons, species, plantingMethod, climate } = checked
+    const { attributes, projection } = underClimate(site, climate)
+    return {
+      site,
+      species,
+      plantingMethod,
+      predictions: model.predict(attributes, species, plantingMethod, horizons, treatments.modelEffects),
+      ...(projection ? { climate: projection } : {}),
+      treatments,
       model: modelInfo(model),
       madeWith: model,
       generatedAt,

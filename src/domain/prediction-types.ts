@@ -12,6 +12,7 @@ import type {
 } from '../types.ts'
 import type { ClimateFuture, ClimateProjection, ClimateRequest } from './climate.ts'
 import type { ApiError } from './errors.ts'
+import type { AppliedTreatments, TreatmentsRequest } from './treatments.ts'
 
 /** A prediction asked for, its fields already checked against the input rules (input-rules.ts). */
 export interface PredictionRequest extends Coordinates {
@@ -21,6 +22,8 @@ export interface PredictionRequest extends Coordinates {
   horizons?: readonly Horizon[] | null
   /** A future climate to predict for; absent, null or the baseline period alone: today's. */
   climate?: ClimateRequest | null
+  /** Establishment treatments (docs/treatments.md); absent, null, empty or all `none`: untreated. */
+  treatments?: TreatmentsRequest | null
 }
 
 export type ComparisonRequest = Omit<PredictionRequest, 'plantingMethod'>
@@ -45,6 +48,8 @@ export interface Prediction {
   predictions: HorizonPrediction[]
   /** Under a future climate: what it did to the site; absent for today's climate. */
   climate?: ClimateProjection
+  /** The treatments applied; absent for an untreated prediction. */
+  treatments?: AppliedTreatments
   model: ModelInfo
   /** The model version that made it (for what is derived from it, e.g. the change from today). */
   madeWith: SurvivalModel
@@ -67,6 +72,8 @@ export interface Comparison {
   methodDifferential: HorizonDifferential[]
   /** Under a future climate: what it did to the site; absent for today's climate. */
   climate?: ClimateProjection
+  /** The treatments applied to each method; absent when untreated. */
+  treatments?: { manual: AppliedTreatments; droneSeeded: AppliedTreatments }
   model: ModelInfo
   generatedAt: Date
 }
@@ -104,6 +111,8 @@ export interface RankingRequest extends Coordinates {
   horizon: Horizon
   /** A future climate to rank for; absent, null or the baseline period alone: today's. */
   climate?: ClimateRequest | null
+  /** Treatments applied to every species; absent, null or all `none`: untreated. */
+  treatments?: TreatmentsRequest | null
 }
 
 export interface RankedSpecies {
@@ -117,6 +126,8 @@ export interface RankedSpecies {
   topFactor: FactorContribution
   /** A calibrated version's shift for this species; absent for a base version. */
   calibration?: CalibrationShift
+  /** With treatments: its survival without them; absent when untreated. */
+  untreatedSurvivalProbability?: number
 }
 
 export interface SpeciesRanking {
@@ -127,6 +138,8 @@ export interface SpeciesRanking {
   ranking: RankedSpecies[]
   /** Under a future climate: what it did to the site; absent for today's climate. */
   climate?: ClimateProjection
+  /** The treatments applied to every species; absent when untreated. */
+  treatments?: AppliedTreatments
   model: ModelInfo
   generatedAt: Date
 }

@@ -6,6 +6,7 @@ import type {
   SiteAttributes,
   Species,
   SurvivalModel,
+  TreatmentEffect,
 } from '../types.ts'
 import type { RankedSpecies } from './prediction-types.ts'
 
@@ -24,9 +25,10 @@ export function rankSpecies(
   method: PlantingMethod,
   horizon: Horizon,
   species: readonly Species[],
+  treatments?: readonly TreatmentEffect[],
 ): RankedSpecies[] {
   const evaluated = species.map((candidate) => {
-    const [prediction] = model.predict(site, candidate, method, [horizon])
+    const [prediction] = model.predict(site, candidate, method, [horizon], treatments)
     const topFactor = prediction?.topContributions(1)[0] as FactorContribution | undefined
     if (!prediction || !topFactor) throw new Error(`the model gave no prediction for ${candidate.code}`)
     return {
@@ -34,6 +36,7 @@ export function rankSpecies(
       survivalProbability: prediction.survivalProbability,
       topFactor,
       calibration: prediction.calibration,
+      untreated: prediction.treatment?.untreatedSurvivalProbability,
     }
   })
   evaluated.sort((a, b) => b.survivalProbability - a.survivalProbability || byCode(a.species, b.species))
@@ -44,5 +47,6 @@ export function rankSpecies(
     nativeRange: isInNativeRange(entry.species, site),
     topFactor: entry.topFactor,
     ...(entry.calibration ? { calibration: entry.calibration } : {}),
+    ...(entry.untreated !== undefined ? { untreatedSurvivalProbability: entry.untreated } : {}),
   }))
 }

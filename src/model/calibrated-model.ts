@@ -4,10 +4,12 @@ import type {
   FactorContribution,
   Horizon,
   HorizonPrediction,
+  HorizonTreatment,
   PlantingMethod,
   SiteAttributes,
   Species,
   SurvivalModel,
+  TreatmentEffect,
   UncertaintyTerms,
 } from '../types.ts'
 
@@ -15,7 +17,8 @@ import type {
  * A calibrated version: its parent (a base version) with one logit offset per species × method added
  * at every horizon, and its own uncertainty terms. The factors' contributions are the parent's, and
  * the offset goes into the baseline, so baseline + Σ contributions = logit still holds exactly; the
- * `calibration` block says how much of the baseline is the offset.
+ * `calibration` block says how much of the baseline is the offset. Treatments compose: the parent's
+ * treated prediction is shifted by the offset, and the treatments' SD joins the version's own terms.
  */
 
 export interface CalibratedGroup extends CalibrationShift {
@@ -46,6 +49,7 @@ class CalibratedHorizon implements HorizonPrediction {
   readonly logOdds: number
   readonly uncertainty: UncertaintyTerms
   readonly calibration: CalibrationShift
+  readonly treatment?: HorizonTreatment
 
   constructor(
     private readonly parent: HorizonPrediction,
@@ -57,6 +61,21 @@ class CalibratedHorizon implements HorizonPrediction {
     this.survivalProbability = sigmoid(this.logOdds)
     this.uncertainty = group.uncertainty
     this.calibration = group.shift
+    const treated = parent.treatment
+    if (treated) {
+      const untreatedLogOdds = treated.untreatedLogOdds + group.offset
+      this.treatment = {
+        ...treated,
+        untreatedLogOdds,
+        untreatedSurvivalProbability: sigmoid(untreatedLogOdds),
+        untreatedUncertainty: group.uncertainty,
+      }
+      if (treated.effectSd > 0)
+        this.uncertainty = {
+          ...group.uncertainty,
+          plantingYearSd: Math.hypot(group.uncertainty.plantingYearSd, treated.effectSd),
+        }
+    }
   }
 
   get contributions(): FactorContribution[] {
@@ -96,11 +115,12 @@ export function calibratedModel(parent: SurvivalModel, parameters: CalibrationPa
     species: Species,
     method: PlantingMethod,
     horizons?: readonly Horizon[],
+    treatments?: readonly TreatmentEffect[],
   ): HorizonPrediction[] {
     const group = byMethod.get(method)?.get(species.code)
     if (!group)
       throw new RangeError(`calibration ${parameters.version} has no offset for ${species.code} ${method}`)
-    const predictions = parent.predict(site, species, method, horizons)
+    const predictions = parent.predict(site, species, method, horizons, treatments)
     const calibrated = new Array<HorizonPrediction>(predictions.length)
     for (let i = 0; i < predictions.length; i++)
       calibrated[i] = new CalibratedHorizon(predictions[i] as HorizonPrediction, group)

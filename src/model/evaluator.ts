@@ -8,12 +8,14 @@ import {
   type SiteAttributes,
   type Species,
   type SurvivalModel,
+  type TreatmentEffect,
   type UncertaintyTerms,
 } from '../types.ts'
 import type { FactorSpec, ModelArtifact } from './artifact.ts'
 import { HorizonResult, type RankedDeviations } from './horizon-result.ts'
 import { compileSeverity, type Severity } from './severity.ts'
 import { clampSiteInto, ModelSite, referenceSiteFor } from './site-input.ts'
+import { compileTreatments, treatedPredictions } from './treatments.ts'
 import { factorWeight } from './weight.ts'
 
 interface CompiledFactor {
@@ -145,12 +147,43 @@ export function createSurvivalModel(
     return plans !== undefined && plans[method].species === species ? plans[method] : planFor(species, method)
   }
 
+  /** A prediction with treatments (src/model/treatments.ts): its own path, so the untreated one keeps its pace. */
+  const predictTreated = (
+    site: SiteAttributes,
+    species: Species,
+    method: PlantingMethod,
+    horizons: readonly Horizon[],
+    treatments: readonly TreatmentEffect[],
+  ): HorizonPrediction[] => {
+    const plan = lookupPlan(species, method)
+    const manual = method === 'manual' ? plan : lookupPlan(species, 'manual')
+    const requested = distinctAscending(horizons)
+    const clamped = clampSiteInto(site, artifact.inputRanges, new ModelSite())
+    const severities = Float64Array.from(factors, (factor) => factor.severity(clamped, species))
+    return treatedPredictions(
+      {
+        factors,
+        severities,
+        weights: plan.weights,
+        manualWeights: manual.weights,
+        referencePenalties: plan.referencePenalties,
+        horizon: (h) => ({ ...plan.horizons[h], manualScale: manual.horizons[h].scale }),
+        uncertainty,
+      },
+      compileTreatments(treatments, factors),
+      requested,
+    )
+  }
+
   const predict = (
     site: SiteAttributes,
     species: Species,
     method: PlantingMethod,
     horizons: readonly Horizon[] = HORIZONS,
+    treatments?: readonly TreatmentEffect[],
   ): HorizonPrediction[] => {
+    if (treatments !== undefined && treatments.length > 0)
+      return predictTreated(site, species, method, horizons, treatments)
     const plan = lookupPlan(species, method)
     const requested = distinctAscending(horizons)
     const penalties = penaltiesAt(

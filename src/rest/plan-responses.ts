@@ -1,6 +1,7 @@
-import { TREES_PER_HECTARE_PER_ACRE } from '../domain/input-rules.ts'
+import { perHectare } from '../domain/stocking/stocking-math.ts'
 import type { StockingPlan } from '../domain/stocking/stocking-types.ts'
 import { modelJson } from './responses.ts'
+import { appliedTreatmentsJson } from './treatments-json.ts'
 
 /** The POST /v1/plans/stocking answer (docs/stocking-plans.md; schema/openapi.yaml StockingPlan). */
 export function stockingPlanJson(plan: StockingPlan) {
@@ -92,13 +93,10 @@ export function stockingPlanJson(plan: StockingPlan) {
           data_version: plan.climate.dataVersion,
         }
       : null,
+    ...(plan.treatments ? { treatments: appliedTreatmentsJson(plan.treatments) } : {}),
     carbon: { ninety_percent_half_width_share: plan.ninetyPercentHalfWidthShare },
     notes: plan.notes,
     model: modelJson(plan.model),
     generated_at: plan.generatedAt.toISOString(),
   }
-}
-
-function perHectare(treesPerAcre: number): number {
-  return Math.round(treesPerAcre * TREES_PER_HECTARE_PER_ACRE * 10) / 10
 }

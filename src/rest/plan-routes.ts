@@ -3,7 +3,9 @@ import { parseInput } from '../domain/input-rules.ts'
 import { dataVersionHeaders } from './data-version-header.ts'
 import { readJsonBody } from './json-body.ts'
 import { stockingPlanJson } from './plan-responses.ts'
-import { StockingPlanBody } from './request-schemas.ts'
+import { reportAsked } from './report-negotiation.ts'
+import { reportRequest, reportResponse } from './report-response.ts'
+import { StockingPlanBody, treatmentsRequest } from './request-schemas.ts'
 import type { Route } from './route.ts'
 
 /** camelCase names (speciesMix, treesPerAcre) as the API contract spells them: species_mix, trees_per_acre. */
@@ -31,8 +33,10 @@ export const PLAN_ROUTES: readonly Route[] = [
     path: '/v1/plans/stocking',
     authenticated: true,
     alongside: true,
-    async handle(req, _url, deps, caller) {
-      const body = parseInput(StockingPlanBody, await readJsonBody(req))
+    async handle(req, url, deps, caller, _params, request) {
+      const asked = reportAsked(req, url)
+      const raw = await readJsonBody(req)
+      const body = parseInput(StockingPlanBody, raw)
       const model = await deps.models.resolve(caller.accountId, body.model_version)
       const plan = await deps.plans
         .plan(
@@ -52,12 +56,21 @@ export const PLAN_ROUTES: readonly Route[] = [
             siteClass: body.site_class,
             targetTreesPerAcre: body.target_trees_per_acre,
             climate: body.climate,
+            treatments: treatmentsRequest(body.treatments),
           },
           model,
         )
         .catch((error: unknown) => {
           throw withBodyFieldNames(error)
         })
+      if (asked) {
+        const report = await deps.reports.stockingPlan(
+          plan,
+          body.stand ?? null,
+          reportRequest(asked, request, '/v1/plans/stocking', raw),
+        )
+        return reportResponse(report, plan.dataVersion)
+      }
       return { status: 200, body: stockingPlanJson(plan), headers: dataVersionHeaders(plan.dataVersion) }
     },
   },

@@ -105,6 +105,20 @@ describe('predictionText', () => {
           })
           expect(Boolean(p.climate)).toBe(Boolean(climate))
           expect(predictionText(p)).toBe(JSON.stringify(predictionJson(p)))
+          // With treatments, after the climate: the same bytes again.
+          const treated = await service.predict({
+            ...point,
+            speciesCode: species.code,
+            plantingMethod: 'manual',
+            climate,
+            treatments: {
+              vegetationControl: 'release_2yr',
+              animalProtection: 'mesh_tubes',
+              stockType: 'container',
+            },
+          })
+          expect(treated.treatments).toBeDefined()
+          expect(predictionText(treated)).toBe(JSON.stringify(predictionJson(treated)))
         }
       }
     }
@@ -144,6 +158,13 @@ describe('batchResultsJson of real batches', () => {
       plantingMethod: i % 2 ? 'drone_seeded' : 'manual',
       horizons: i % 3 ? undefined : ([5, 1] as Horizon[]),
       climate: climates[i % climates.length],
+      // Some treated; tubes with drone seeding fail their item (invalid_treatment).
+      treatments:
+        i % 4 === 1
+          ? { vegetationControl: 'site_prep' }
+          : i % 4 === 2
+            ? { animalProtection: 'mesh_tubes' }
+            : undefined,
     }))
     const items = [...(await service.batch(requests, TIERS.hypha))]
     expect(items.some((item) => !item.ok)).toBe(true)

@@ -4,6 +4,7 @@ import type { BatchItemResult, Prediction } from '../domain/prediction-types.ts'
 import { type EncodedJson, encodedText, JsonEncoder } from '../http-body/json.ts'
 import type { CalibrationShift, FactorContribution, HorizonPrediction, ModelInfo, Species } from '../types.ts'
 import { calibrationJson, climateProjectionJson, RISK_FACTORS_SHOWN } from './responses.ts'
+import { predictionTreatmentsText } from './treatments-json.ts'
 
 /*
  * The /v1 prediction answer written straight to UTF-8 bytes, byte for byte what
@@ -214,7 +215,11 @@ function writePrediction(out: JsonEncoder, p: Prediction, inBatch: boolean): voi
     if (!p.climate) out.writeBytes(PREDICTIONS_END)
     out.writeBytes(calibrationText(shift))
   }
-  out.writeBytes(ending(p, !p.climate && !shift, inBatch))
+  if (p.treatments) {
+    if (!p.climate && !shift) out.writeBytes(PREDICTIONS_END)
+    out.write(`,"treatments":${predictionTreatmentsText(p.treatments, p.predictions)}`)
+  }
+  out.writeBytes(ending(p, !p.climate && !shift && !p.treatments, inBatch))
 }
 
 /** The /v1/predict answer as text. */

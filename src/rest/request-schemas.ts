@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import {
   AUDIT_PAGE_MAX,
+  animalProtection,
   auditCursor,
   auditPageSize,
   batchOf,
@@ -18,20 +19,50 @@ import {
   modelVersion,
   ruleSetId,
   SPECIES_MIX_MAX,
+  shade,
   siteClassName,
   speciesGroup,
   speciesSearch,
   speciesShare,
   stand,
+  stockType,
   treesPerAcre,
   treesPerHectare,
+  vegetationControl,
 } from '../domain/input-rules.ts'
+import { PAPER_SIZES } from '../domain/reports/report-document.ts'
 import { bbox, surveyCursorText, surveyDateBound } from '../domain/surveys/survey-input-rules.ts'
 import { SURVEY_PLOTS_PER_CALL } from '../domain/surveys/survey-plot.ts'
 import { SURVEY_PAGE_MAX } from '../domain/surveys/survey-service.ts'
 import { REFUSALS_PAGE_MAX } from '../domain/surveys/survey-upload-service.ts'
+import type { TreatmentsRequest } from '../domain/treatments.ts'
 
 /** The /v1 request bodies and query strings: the shared input rules under the API contract's snake_case names. Strict: unknown fields are refused. */
+
+/** `treatments` (docs/treatments.md): each of the four optional, null as good as absent. */
+const Treatments = z.strictObject(
+  {
+    vegetation_control: vegetationControl.nullish(),
+    animal_protection: animalProtection.nullish(),
+    stock_type: stockType.nullish(),
+    shade: shade.nullish(),
+  },
+  { error: 'must be an object {vegetation_control, animal_protection, stock_type, shade}' },
+)
+
+/** A body's `treatments` under the domain's names; absent or null stays so. */
+export function treatmentsRequest(
+  treatments: z.infer<typeof Treatments> | null | undefined,
+): TreatmentsRequest | null | undefined {
+  if (!treatments) return treatments
+  return {
+    vegetationControl: treatments.vegetation_control,
+    animalProtection: treatments.animal_protection,
+    stockType: treatments.stock_type,
+    shade: treatments.shade,
+  }
+}
+
 /** One site of a prediction; a batch's sites share the batch's model_version. */
 const PredictSite = z.strictObject({
   latitude,
@@ -40,6 +71,7 @@ const PredictSite = z.strictObject({
   planting_method: catalogueCode,
   horizons: horizons.optional(),
   climate: climate.nullish(),
+  treatments: Treatments.nullish(),
 })
 
 export const PredictBody = PredictSite.extend({ model_version: modelVersion.optional() })
@@ -50,6 +82,7 @@ export const CompareBody = z.strictObject({
   species_code: catalogueCode,
   horizons: horizons.optional(),
   climate: climate.nullish(),
+  treatments: Treatments.nullish(),
   model_version: modelVersion.optional(),
 })
 
@@ -59,6 +92,7 @@ export const RankBody = z.strictObject({
   planting_method: catalogueCode,
   horizon,
   climate: climate.nullish(),
+  treatments: Treatments.nullish(),
   model_version: modelVersion.optional(),
 })
 
@@ -110,6 +144,7 @@ export const StockingPlanBody = z.strictObject({
   site_class: siteClassName.nullish(),
   target_trees_per_acre: treesPerAcre.nullish(),
   climate: climate.nullish(),
+  treatments: Treatments.nullish(),
   model_version: modelVersion.optional(),
 })
 
@@ -183,4 +218,9 @@ export const SurveyUploadPageQuery = z.strictObject({
 /** DELETE /v1/surveys: only with confirm=all. */
 export const SurveyDeleteAllQuery = z.strictObject({
   confirm: z.literal('all', { error: 'must be "all" to delete every plot of the account' }),
+})
+
+/** `?paper=` on the operations that answer a PDF report: `a4` or `letter` (docs/reports.md → Paper). */
+export const ReportPaperQuery = z.object({
+  paper: z.enum(PAPER_SIZES, { error: 'must be a4 or letter' }).optional(),
 })

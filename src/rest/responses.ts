@@ -16,6 +16,7 @@ import type {
   ModelInfo,
   Species,
 } from '../types.ts'
+import { appliedTreatmentsJson, predictionTreatmentsJson } from './treatments-json.ts'
 
 /**
  * Domain results → the API contract's /v1 JSON (snake_case). Field sets are exactly the contract's; where the contract
@@ -129,6 +130,7 @@ export function predictionJson(p: Prediction) {
     predictions: p.predictions.map(horizonJson),
     ...(p.climate ? { climate: climateProjectionJson(p.climate) } : {}),
     ...calibrationOf(p.predictions),
+    ...(p.treatments ? { treatments: predictionTreatmentsJson(p.treatments, p.predictions) } : {}),
     model: modelJson(p.model),
     generated_at: p.generatedAt.toISOString(),
   }
@@ -155,6 +157,14 @@ export function comparisonJson(c: Comparison) {
           },
         }
       : {}),
+    ...(c.treatments
+      ? {
+          treatments: {
+            manual: predictionTreatmentsJson(c.treatments.manual, c.manual),
+            drone_seeded: predictionTreatmentsJson(c.treatments.droneSeeded, c.droneSeeded),
+          },
+        }
+      : {}),
     model: modelJson(c.model),
     generated_at: c.generatedAt.toISOString(),
   }
@@ -173,8 +183,12 @@ export function rankingJson(r: SpeciesRanking) {
       native_range: entry.nativeRange,
       top_factor: riskFactorJson(entry.topFactor),
       ...(entry.calibration ? { calibration: calibrationJson(entry.calibration) } : {}),
+      ...(entry.untreatedSurvivalProbability !== undefined
+        ? { untreated_survival_probability: entry.untreatedSurvivalProbability }
+        : {}),
     })),
     ...(r.climate ? { climate: climateProjectionJson(r.climate) } : {}),
+    ...(r.treatments ? { treatments: appliedTreatmentsJson(r.treatments) } : {}),
     model: modelJson(r.model),
     generated_at: r.generatedAt.toISOString(),
   }

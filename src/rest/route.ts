@@ -13,6 +13,7 @@ import type { ModelRegistry } from '../domain/models/model-registry.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
 import type { RasterReadCounter } from '../domain/rasters/raster-reads.ts'
 import type { SurvivalRasterService } from '../domain/rasters/survival-raster-service.ts'
+import type { ReportService } from '../domain/reports/report-service.ts'
 import type { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import type { SurveyService } from '../domain/surveys/survey-service.ts'
 import type { SurveyUploadService } from '../domain/surveys/survey-upload-service.ts'
@@ -43,6 +44,8 @@ export interface RestDeps {
   defaultVersions: DefaultVersions
   /** Free spore keys by email; null while they are off (DATABASE_URL and no SMTP_URL). */
   keyRequests: SporeKeyRequests | null
+  /** Reports of answers (PDF, `Accept: application/pdf`). */
+  reports: ReportService
   /** Survival rasters and the rule that counts their reads; without them the raster route answers 404. */
   rasters?: { service: SurvivalRasterService; reads: RasterReadCounter }
 }
@@ -96,6 +99,8 @@ interface ReadingRoute {
     deps: RestDeps,
     caller: Caller,
     params: Params,
+    /** The request as the front door saw it (its Request-Id, which a report prints). */
+    request: RequestContext,
   ): Promise<RestResponse>
 }
 

@@ -30,12 +30,14 @@ import type {
   SurveyUploadTicketStore,
 } from '../domain/ports.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
+import { ReportService } from '../domain/reports/report-service.ts'
 import { SPECIES } from '../domain/species.ts'
 import { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import { SurveyService } from '../domain/surveys/survey-service.ts'
 import { SurveyUploadService } from '../domain/surveys/survey-upload-service.ts'
 import { SurveyUploadTickets } from '../domain/surveys/survey-upload-tickets.ts'
 import { loadSurvivalModel } from '../model/index.ts'
+import { renderPdfReport } from '../report-files/pdf-report.ts'
 import { surveyFileFormats } from '../survey-files/survey-upload-rows.ts'
 import { createRestHandler } from './router.ts'
 import { ROUTES } from './routes.ts'
@@ -162,6 +164,7 @@ function setup({
       // No test here posts to /keys (test/rest/key-requests.test.ts does, over PostgreSQL and SMTP).
       keyRequests: null,
       audit: new AuditService(new MemoryAuditLog(() => NOW)),
+      reports: new ReportService(renderPdfReport, { synthetic: async () => true }),
     },
     logger,
   )

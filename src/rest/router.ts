@@ -115,7 +115,7 @@ export function createRestHandler(deps: RestDeps, logger: Logger) {
           )
         if (route.alongside) {
           const { admission, work } = await deps.access.admitAlongside(key, request, (caller) =>
-            route.handle(req, url, deps, caller, matched.params),
+            route.handle(req, url, deps, caller, matched.params, request),
           )
           admitted(admission)
           response = await work

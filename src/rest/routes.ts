@@ -12,6 +12,8 @@ import { OPENAPI_DOCUMENT } from './openapi.ts'
 import { PLAN_ROUTES } from './plan-routes.ts'
 import { batchResultsJson, predictionText } from './prediction-writer.ts'
 import { RASTER_ROUTES } from './raster-routes.ts'
+import { reportAsked } from './report-negotiation.ts'
+import { reportRequest, reportResponse } from './report-response.ts'
 import {
   AuditQuery,
   BatchBody,
@@ -21,6 +23,7 @@ import {
   RotateBody,
   SpeciesQuery,
   SporeKeyBody,
+  treatmentsRequest,
 } from './request-schemas.ts'
 import {
   auditPageJson,
@@ -56,6 +59,7 @@ function predictionRequest(
     plantingMethod: body.planting_method,
     horizons: body.horizons,
     climate: body.climate,
+    treatments: treatmentsRequest(body.treatments),
   }
 }
 
@@ -77,8 +81,10 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/predict/compare',
     authenticated: true,
     alongside: true,
-    async handle(req, _url, deps, caller) {
-      const body = parseInput(CompareBody, await readJsonBody(req))
+    async handle(req, url, deps, caller, _params, request) {
+      const asked = reportAsked(req, url)
+      const raw = await readJsonBody(req)
+      const body = parseInput(CompareBody, raw)
       const model = await deps.models.resolve(caller.accountId, body.model_version)
       const comparison = await deps.predictions.compare(
         {
@@ -87,9 +93,17 @@ export const ROUTES: readonly Route[] = [
           speciesCode: body.species_code,
           horizons: body.horizons,
           climate: body.climate,
+          treatments: treatmentsRequest(body.treatments),
         },
         model,
       )
+      if (asked) {
+        const report = await deps.reports.comparison(
+          comparison,
+          reportRequest(asked, request, '/v1/predict/compare', raw),
+        )
+        return reportResponse(report, comparison.site.dataVersion)
+      }
       return ok(comparisonJson(comparison), comparison.site.dataVersion)
     },
   },
@@ -98,8 +112,10 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/predict/rank',
     authenticated: true,
     alongside: true,
-    async handle(req, _url, deps, caller) {
-      const body = parseInput(RankBody, await readJsonBody(req))
+    async handle(req, url, deps, caller, _params, request) {
+      const asked = reportAsked(req, url)
+      const raw = await readJsonBody(req)
+      const body = parseInput(RankBody, raw)
       const model = await deps.models.resolve(caller.accountId, body.model_version)
       const ranking = await deps.predictions.rank(
         {
@@ -108,9 +124,17 @@ export const ROUTES: readonly Route[] = [
           plantingMethod: body.planting_method,
           horizon: body.horizon,
           climate: body.climate,
+          treatments: treatmentsRequest(body.treatments),
         },
         model,
       )
+      if (asked) {
+        const report = await deps.reports.ranking(
+          ranking,
+          reportRequest(asked, request, '/v1/predict/rank', raw),
+        )
+        return reportResponse(report, ranking.site.dataVersion)
+      }
       return ok(rankingJson(ranking), ranking.site.dataVersion)
     },
   },

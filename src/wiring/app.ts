@@ -59,6 +59,7 @@ import { wireGis } from './gis.ts'
 import { createJobRuntime, type JobConfig } from './job-runtime.ts'
 import { wireKeyMail } from './key-mail.ts'
 import { modelRegistry } from './model-versions.ts'
+import { wireReports } from './reports.ts'
 import { siteIndexLog } from './site-index-log.ts'
 import { wireSurveyUploads } from './survey-uploads.ts'
 
@@ -363,6 +364,7 @@ export function createApp(options: AppOptions): App {
         audit,
         jobs: jobRuntime.jobs,
         rasters: gis.rasters,
+        reports: wireReports({ config, database, metrics }),
       },
       logger,
     ),

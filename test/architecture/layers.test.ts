@@ -49,6 +49,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   'site-data': ['db', 'site-files'],
   /** Raster files (Cloud-Optimized GeoTIFF) written from a grid of values: no other layer. */
   'raster-files': [],
+  /** Report files (PDF) drawn from a report the domain has decided: only that document's types. */
+  'report-files': ['domain/reports/report-document'],
   /** Connecting to a single Redis or a Redis Cluster (REDIS_URL, REDIS_CLUSTER_NODES). */
   redis: [],
   /** Synthetic data: the sites (from the reference shapes, loaded into the store) and simulated surveys. */

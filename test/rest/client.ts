@@ -55,6 +55,17 @@ function parse(text: string): unknown {
 
 /** Calls a /v1 endpoint with fetch; `body` is the parsed JSON or undefined when the body is not JSON. */
 export async function rest(url: string, method: string, path: string, options: RestOptions = {}) {
+  const { bytes: _bytes, ...result } = await restBytes(url, method, path, options)
+  return result
+}
+
+/** As `rest`, keeping the body's bytes too (a PDF report). */
+export async function restBytes(
+  url: string,
+  method: string,
+  path: string,
+  options: RestOptions = {},
+): Promise<RestResult & { bytes: Uint8Array }> {
   const headers: Record<string, string> = { ...options.headers }
   if (options.key !== undefined) headers['x-api-key'] = options.key
   const raw = options.json !== undefined ? JSON.stringify(options.json) : options.raw
@@ -67,9 +78,10 @@ export async function rest(url: string, method: string, path: string, options: R
   if (options.contentType === null) delete headers['content-type']
   else if (options.contentType !== undefined) headers['content-type'] = options.contentType
   const response = await fetch(`${url}${path}`, { method, headers, body })
-  const text = await response.text()
+  const bytes = new Uint8Array(await response.arrayBuffer())
+  const text = new TextDecoder().decode(bytes)
   const result = { status: response.status, headers: response.headers, text, body: parse(text) }
-  return conforming(method, path, result)
+  return { ...conforming(method, path, result), bytes }
 }
 
 export const post = (url: string, path: string, json: unknown, key?: string) =>

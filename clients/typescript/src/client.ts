@@ -124,10 +124,15 @@ export type ResultsStream = Readable & {
   contentType: string | null
 }
 
+/** The JSON media types (`application/json`, `application/geo+json`) the client reads answers in. */
+type JsonMedia = `${string}/${string}json`
+
 export function createSurvivalClient(options: SurvivalClientOptions) {
   const maxRetries = options.maxRetries ?? 3
   const maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000
-  const api: Client<paths> = createClient<paths>({
+  // JSON answers only: the operations that can also answer a PDF report (Accept: application/pdf) are
+  // called here for their JSON, which is what the client asks for.
+  const api: Client<paths, JsonMedia> = createClient<paths, JsonMedia>({
     baseUrl: options.baseUrl,
     headers: { 'X-API-Key': options.apiKey },
     ...(options.fetch ? { fetch: options.fetch } : {}),

@@ -49,7 +49,13 @@ export interface paths {
         put?: never;
         /**
          * Both planting methods for one site and species, with the differential
-         * @description Predicts `manual` and `drone_seeded` survival at the same site and horizons, and gives the gap
+         * @description With `Accept: application/pdf` the same answer comes as a PDF report of one to three pages
+         *     (the method comparison's numbers as tables and a chart, a locator map, the model and data versions,
+         *     the request to reproduce it): see docs/reports.md. The request is checked and counted as
+         *     for JSON, and errors stay JSON. `Accept-Language` picks English or Spanish and, unless
+         *     `paper` names it, the paper.
+         *
+         *     Predicts `manual` and `drone_seeded` survival at the same site and horizons, and gives the gap
          *     between them per horizon in `method_differential`:
          *     `difference = manual − drone_seeded` (positive when hand planting survives better).
          *     No `planting_method` is sent (sending one is `400 invalid_request`, unknown field). Body rules,
@@ -75,7 +81,13 @@ export interface paths {
         put?: never;
         /**
          * Which species survives best here? Every species at one site, ranked
-         * @description Evaluates all 20 species at the nearest data point to the coordinates, for one planting
+         * @description With `Accept: application/pdf` the same answer comes as a PDF report of one to three pages
+         *     (the species ranking's numbers as tables and a chart, a locator map, the model and data versions,
+         *     the request to reproduce it): see docs/reports.md. The request is checked and counted as
+         *     for JSON, and errors stay JSON. `Accept-Language` picks English or Spanish and, unless
+         *     `paper` names it, the paper.
+         *
+         *     Evaluates all 20 species at the nearest data point to the coordinates, for one planting
          *     method and one horizon, and lists them by `survival_probability` descending (ties by species
          *     code); the array order is the rank. Each entry says whether the matched site lies in the
          *     species' native range (`native_range`: the site's ecological zone, set by its forest region and
@@ -143,7 +155,13 @@ export interface paths {
         put?: never;
         /**
          * How many trees to plant to meet a reforestation standard, at a stated confidence
-         * @description A stocking plan for a planted density of a species mix, at a point or over a stand. It
+         * @description With `Accept: application/pdf` the same answer comes as a PDF report of one to three pages
+         *     (the stocking plan's numbers as tables and a chart, a locator map, the model and data versions,
+         *     the request to reproduce it): see docs/reports.md. The request is checked and counted as
+         *     for JSON, and errors stay JSON. `Accept-Language` picks English or Spanish and, unless
+         *     `paper` names it, the paper.
+         *
+         *     A stocking plan for a planted density of a species mix, at a point or over a stand. It
          *     computes:
          *
          *     - where it is evaluated: for a point (`latitude` + `longitude`), the nearest data point, as
@@ -1469,6 +1487,7 @@ export interface components {
             planting_method: string;
             horizons?: components["schemas"]["Horizons"];
             climate?: components["schemas"]["ClimateInput"];
+            treatments?: components["schemas"]["TreatmentsInput"];
             model_version?: components["schemas"]["ModelVersionInput"];
         };
         /** @description One site of a batch, as a predict body without `model_version` (the batch's applies). */
@@ -1484,6 +1503,7 @@ export interface components {
             planting_method: string;
             horizons?: components["schemas"]["Horizons"];
             climate?: components["schemas"]["ClimateInput"];
+            treatments?: components["schemas"]["TreatmentsInput"];
         };
         /**
          * @description The model version to answer with, one of `GET /v1/models` (e.g. `0.2`, or one of the
@@ -1509,6 +1529,105 @@ export interface components {
             /** @example ssp245 */
             scenario?: string | null;
         } | null;
+        /**
+         * @description Establishment treatments (docs/treatments.md), each optional; absent, `null`, `{}` or only
+         *     `none` values: untreated, and the answer is exactly the one without `treatments`. Each removes
+         *     a share of the penalty of the model factor it acts on (vegetation control: competing
+         *     vegetation; tubes: browse; shade cards: the hot exposed aspect; stock type: drought and heat),
+         *     so it changes nothing where that factor is absent; the effect's range widens the intervals.
+         *     Only `vegetation_control` applies to drone seeding: another treatment with `drone_seeded` is
+         *     `422 invalid_treatment`. An unknown field or value is `400 invalid_request`.
+         */
+        TreatmentsInput: {
+            /**
+             * @description One year of control (`site_prep`, `release_1yr`) or two (`release_2yr`, `site_prep_release_1yr`, `site_prep_release_2yr`).
+             * @enum {string|null}
+             */
+            vegetation_control?: "none" | "site_prep" | "release_1yr" | "release_2yr" | "site_prep_release_1yr" | "site_prep_release_2yr" | null;
+            /** @enum {string|null} */
+            animal_protection?: "none" | "mesh_tubes" | null;
+            /** @enum {string|null} */
+            stock_type?: "bareroot" | "container" | null;
+            /** @enum {string|null} */
+            shade?: "none" | "shade_cards" | null;
+        } | null;
+        /** @description One treatment with an effect, the reference figure it rests on and how the model reads it. */
+        TreatmentEffect: {
+            /** @enum {string} */
+            treatment: "vegetation_control" | "animal_protection" | "stock_type" | "shade";
+            value: string;
+            /** @description Keys of the model factors it acts on. */
+            factors: string[];
+            /** @description The reference's figure for 5-year survival of hand planting, with its range. */
+            figure: {
+                /** @enum {string} */
+                kind: "odds_ratio" | "percentage_points";
+                value: number;
+                range: number[];
+            };
+            /** @description The figure as an odds ratio where its factor weighs its anchor (docs/treatments.md). */
+            odds_ratio: number;
+            odds_ratio_range: number[];
+            /** @description Share of its factors' hand-planting penalty it removes. */
+            reduction: number;
+            reduction_range: number[];
+            /** @description SD of the share (the range read as its central 90 %); it widens the intervals. */
+            reduction_sd: number;
+            /**
+             * @description The effect's status for the answer's planting method (drone seeding's are assumptions).
+             * @enum {string}
+             */
+            status: "published" | "synthesis" | "assumption";
+            /** @description The reference entries it rests on. */
+            basis: string[];
+            sources: {
+                title: string;
+                publisher: string | null;
+                year: number | null;
+                url: string | null;
+            }[];
+            note: string;
+        };
+        /**
+         * @description The treatments an answer was made with: each as asked for (null where not named), the data's
+         *     version and each effect with its status and sources. Absent when untreated.
+         */
+        AppliedTreatments: {
+            vegetation_control: string | null;
+            animal_protection: string | null;
+            stock_type: string | null;
+            shade: string | null;
+            data_version: string;
+            effects: components["schemas"]["TreatmentEffect"][];
+        };
+        /**
+         * @description The applied treatments (as AppliedTreatments) and, per horizon, what they changed: survival without them, the SD their
+         *     ranges add to the logit (within any interval), and each factor they acted on with its
+         *     contribution beside the untreated one. Absent when untreated.
+         */
+        PredictionTreatments: {
+            vegetation_control: string | null;
+            animal_protection: string | null;
+            stock_type: string | null;
+            shade: string | null;
+            data_version: string;
+            effects: components["schemas"]["TreatmentEffect"][];
+            horizons: {
+                horizon_years: components["schemas"]["HorizonYears"];
+                survival_probability: components["schemas"]["Probability"];
+                untreated_survival_probability: components["schemas"]["Probability"];
+                effect_sd: number;
+                factors: {
+                    key: string;
+                    factor: string;
+                    /** @description With the treatments, log-odds. */
+                    contribution: number;
+                    /** @description Without them. */
+                    untreated_contribution: number;
+                    treatments: string[];
+                }[];
+            }[];
+        };
         /**
          * @description What the future climate did to the matched site: the deltas applied there (after the zone's
          *     adjustment) and the attributes the model evaluated (docs/model-card.md, "Climate"). The values
@@ -1579,6 +1698,8 @@ export interface components {
             species_code: components["schemas"]["SpeciesCodeInput"];
             horizons?: components["schemas"]["Horizons"];
             climate?: components["schemas"]["ClimateInput"];
+            /** @description Applied to both methods, so a treatment only hand planting takes is `422 invalid_treatment` here. */
+            treatments?: components["schemas"]["TreatmentsInput"];
             model_version?: components["schemas"]["ModelVersionInput"];
         };
         RankRequest: {
@@ -1596,6 +1717,7 @@ export interface components {
              */
             horizon: 1 | 3 | 5;
             climate?: components["schemas"]["ClimateInput"];
+            treatments?: components["schemas"]["TreatmentsInput"];
             model_version?: components["schemas"]["ModelVersionInput"];
         };
         BatchRequest: {
@@ -1671,6 +1793,7 @@ export interface components {
             climate?: components["schemas"]["ClimateProjection"];
             /** @description A calibrated version's shift of this species × method; absent for a base version. */
             calibration?: components["schemas"]["CalibrationShift"];
+            treatments?: components["schemas"]["PredictionTreatments"];
             model: components["schemas"]["Model"];
             generated_at: components["schemas"]["Timestamp"];
         };
@@ -1687,6 +1810,8 @@ export interface components {
             top_factor: components["schemas"]["RiskFactor"];
             /** @description A calibrated version's shift of this species with the ranking's method; absent for a base version. */
             calibration?: components["schemas"]["CalibrationShift"];
+            /** @description With `treatments`, this species' survival without them; absent when untreated. */
+            untreated_survival_probability?: components["schemas"]["Probability"];
         };
         RankResponse: {
             site: components["schemas"]["Site"];
@@ -1695,6 +1820,7 @@ export interface components {
             /** @description All 20 species, by `survival_probability` descending, ties by species code; the first is the best. */
             ranking: components["schemas"]["RankedSpecies"][];
             climate?: components["schemas"]["ClimateProjection"];
+            treatments?: components["schemas"]["AppliedTreatments"];
             model: components["schemas"]["Model"];
             generated_at: components["schemas"]["Timestamp"];
         };
@@ -1720,6 +1846,11 @@ export interface components {
             calibration?: {
                 manual: components["schemas"]["CalibrationShift"];
                 drone_seeded: components["schemas"]["CalibrationShift"];
+            };
+            /** @description With `treatments`, what they did with each method; absent when untreated. */
+            treatments?: {
+                manual: components["schemas"]["PredictionTreatments"];
+                drone_seeded: components["schemas"]["PredictionTreatments"];
             };
             model: components["schemas"]["Model"];
             generated_at: components["schemas"]["Timestamp"];
@@ -1786,6 +1917,7 @@ export interface components {
             /** @description A custom target, trees per acre, instead of the rule's minimum. */
             target_trees_per_acre?: number | null;
             climate?: components["schemas"]["ClimateInput"];
+            treatments?: components["schemas"]["TreatmentsInput"];
             model_version?: components["schemas"]["ModelVersionInput"];
         };
         SpeciesShare: {
@@ -1979,6 +2111,7 @@ export interface components {
             stand?: components["schemas"]["PlanStand"];
             /** @description The future climate planned for; null for today's. */
             climate: components["schemas"]["PlanClimate"] | null;
+            treatments?: components["schemas"]["AppliedTreatments"];
             carbon: {
                 /**
                  * @description Half the 90 % interval of survivors at the rule's horizon, as a share of the expected
@@ -2235,7 +2368,19 @@ export interface components {
             message: string;
         };
         /** @description A failure of one site, as a whole-request 422 or as a batch item's `error`. */
-        SiteError: components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"] | components["schemas"]["InvalidSpeciesError"] | components["schemas"]["InvalidMethodError"] | components["schemas"]["InvalidClimateError"];
+        SiteError: components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"] | components["schemas"]["InvalidSpeciesError"] | components["schemas"]["InvalidMethodError"] | components["schemas"]["InvalidClimateError"] | components["schemas"]["InvalidTreatmentError"];
+        /** @description A treatment that does not apply to drone seeding (docs/treatments.md); the message says why. */
+        InvalidTreatmentError: {
+            /** @constant */
+            code: "invalid_treatment";
+            message: string;
+            details: {
+                /** @enum {string} */
+                treatment: "vegetation_control" | "animal_protection" | "stock_type" | "shade";
+                value: string;
+                planting_method: components["schemas"]["PlantingMethod"];
+            };
+        };
         InvalidClimateError: {
             /** @constant */
             code: "invalid_climate";
@@ -3324,7 +3469,9 @@ export interface components {
          *     than 1, 3, 5), `horizon` (`POST /v1/predict/rank`) is not 1, 3 or 5, a field is unknown
          *     (`reason` `is not a recognized field`), or a batch is empty. `POST /v1/plans/stocking` adds its
          *     own rules (both or neither of a point and a stand, or of the two densities; a stand's rings and
-         *     limits; the species mix; `rule_set`, `site_class`): see the operation.
+         *     limits; the species mix; `rule_set`, `site_class`): see the operation. On the operations that
+         *     answer a PDF report, `invalid_request` naming `paper` (query string): a `paper` other than `a4` or
+         *     `letter`, or given twice.
          */
         BodyBadRequest: {
             headers: {
@@ -3615,7 +3762,8 @@ export interface components {
         /**
          * @description `invalid_species` (unrecognized `species_code`), `invalid_method` (`planting_method` neither
          *     `manual` nor `drone_seeded`), `invalid_climate` (a `climate` naming no known future: see
-         *     `GET /v1/climate`), `invalid_model_version` (a `model_version` this key's account cannot use: see
+         *     `GET /v1/climate`), `invalid_treatment` (a treatment that does not apply to drone seeding),
+         *     `invalid_model_version` (a `model_version` this key's account cannot use: see
          *     `GET /v1/models`), `outside_coverage` (outside Oregon/Washington) or `no_nearby_data`
          *     (in coverage, no data point within the search radius).
          */
@@ -3649,7 +3797,7 @@ export interface components {
                 };
             };
         };
-        /** @description `invalid_species`, `invalid_climate`, `invalid_model_version`, `outside_coverage` or `no_nearby_data`. */
+        /** @description `invalid_species`, `invalid_climate`, `invalid_treatment` (a treatment only hand planting takes: a comparison predicts drone seeding too), `invalid_model_version`, `outside_coverage` or `no_nearby_data`. */
         CompareUnprocessable: {
             headers: {
                 "Request-Id": components["headers"]["Request-Id"];
@@ -3664,13 +3812,14 @@ export interface components {
             };
             content: {
                 "application/json": {
-                    error: components["schemas"]["InvalidSpeciesError"] | components["schemas"]["InvalidModelVersionError"] | components["schemas"]["InvalidClimateError"] | components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"];
+                    error: components["schemas"]["InvalidSpeciesError"] | components["schemas"]["InvalidModelVersionError"] | components["schemas"]["InvalidClimateError"] | components["schemas"]["InvalidTreatmentError"] | components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"];
                 };
             };
         };
         /**
          * @description `invalid_method` (`planting_method` neither `manual` nor `drone_seeded`), `invalid_climate`
-         *     (a `climate` naming no known future), `invalid_model_version` (a `model_version` this key's
+         *     (a `climate` naming no known future), `invalid_treatment` (a treatment that does not apply to
+         *     drone seeding), `invalid_model_version` (a `model_version` this key's
          *     account cannot use), `outside_coverage` (outside Oregon/Washington) or
          *     `no_nearby_data` (in coverage, no data point within the search radius).
          */
@@ -3696,7 +3845,7 @@ export interface components {
                  *     }
                  */
                 "application/json": {
-                    error: components["schemas"]["InvalidMethodError"] | components["schemas"]["InvalidModelVersionError"] | components["schemas"]["InvalidClimateError"] | components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"];
+                    error: components["schemas"]["InvalidMethodError"] | components["schemas"]["InvalidModelVersionError"] | components["schemas"]["InvalidClimateError"] | components["schemas"]["InvalidTreatmentError"] | components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"];
                 };
             };
         };
@@ -3735,7 +3884,8 @@ export interface components {
         /**
          * @description `invalid_species` (a `species_code` of the mix unrecognized), `invalid_method`
          *     (`planting_method` neither `manual` nor `drone_seeded`), `invalid_climate` (a `climate` naming
-         *     no known future: see `GET /v1/climate`), `invalid_model_version` (a `model_version` this key's
+         *     no known future: see `GET /v1/climate`), `invalid_treatment` (a treatment that does not apply
+         *     to drone seeding), `invalid_model_version` (a `model_version` this key's
          *     account cannot use), `outside_coverage` (a point, or the centre of a stand
          *     with no data site inside, outside Oregon/Washington) or `no_nearby_data` (in coverage, no data
          *     point within the search radius).
@@ -3765,7 +3915,7 @@ export interface components {
                  *     }
                  */
                 "application/json": {
-                    error: components["schemas"]["InvalidSpeciesError"] | components["schemas"]["InvalidMethodError"] | components["schemas"]["InvalidClimateError"] | components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"] | components["schemas"]["InvalidModelVersionError"];
+                    error: components["schemas"]["InvalidSpeciesError"] | components["schemas"]["InvalidMethodError"] | components["schemas"]["InvalidClimateError"] | components["schemas"]["InvalidTreatmentError"] | components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"] | components["schemas"]["InvalidModelVersionError"];
                 };
             };
         };
@@ -4200,6 +4350,15 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description The paper of a PDF report (`Accept: application/pdf`): `a4` or `letter`. Absent, the region of the
+         *     first `Accept-Language` tag decides (US Letter in the regions the Unicode CLDR lists for it: US,
+         *     CA, MX, BZ, CL, CO, CR, GT, NI, PA, PH, PR, SV, VE; A4 elsewhere); a tag without a region gives
+         *     Letter for English and A4 for other languages; no `Accept-Language`, Letter. Checked whatever the
+         *     answer's representation: another value, or the parameter twice, is `400 invalid_request` naming
+         *     `paper`.
+         */
+        ReportPaper: "a4" | "letter";
         /** @description The job's id, as `POST /v1/jobs` gave it. */
         JobId: string;
         /** @description A plot's `plot_id`, percent-encoded (e.g. `Unit%204%2FNE%20corner` for `Unit 4/NE corner`). */
@@ -4220,6 +4379,10 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description The language of a PDF report (`en` or `es`); absent on JSON answers. */
+        "Report-Content-Language": "en" | "es";
+        /** @description A PDF report: `inline; filename="<stocking-plan|method-comparison|species-ranking>.pdf"`; absent on JSON answers. */
+        "Report-Content-Disposition": string;
         /**
          * @description The site data version the answer's sites came from, `sites_<12 hex of its content hash>`
          *     (docs/site-data.md): the same request answered from the same data version gives the same
@@ -4324,7 +4487,17 @@ export interface operations {
     };
     compareMethods: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The paper of a PDF report (`Accept: application/pdf`): `a4` or `letter`. Absent, the region of the
+                 *     first `Accept-Language` tag decides (US Letter in the regions the Unicode CLDR lists for it: US,
+                 *     CA, MX, BZ, CL, CO, CR, GT, NI, PA, PH, PR, SV, VE; A4 elsewhere); a tag without a region gives
+                 *     Letter for English and A4 for other languages; no `Accept-Language`, Letter. Checked whatever the
+                 *     answer's representation: another value, or the parameter twice, is `400 invalid_request` naming
+                 *     `paper`.
+                 */
+                paper?: components["parameters"]["ReportPaper"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4354,10 +4527,13 @@ export interface operations {
                     "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    "Content-Language": components["headers"]["Report-Content-Language"];
+                    "Content-Disposition": components["headers"]["Report-Content-Disposition"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ComparisonResponse"];
+                    "application/pdf": string;
                 };
             };
             400: components["responses"]["BodyBadRequest"];
@@ -4373,7 +4549,17 @@ export interface operations {
     };
     rankSpecies: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The paper of a PDF report (`Accept: application/pdf`): `a4` or `letter`. Absent, the region of the
+                 *     first `Accept-Language` tag decides (US Letter in the regions the Unicode CLDR lists for it: US,
+                 *     CA, MX, BZ, CL, CO, CR, GT, NI, PA, PH, PR, SV, VE; A4 elsewhere); a tag without a region gives
+                 *     Letter for English and A4 for other languages; no `Accept-Language`, Letter. Checked whatever the
+                 *     answer's representation: another value, or the parameter twice, is `400 invalid_request` naming
+                 *     `paper`.
+                 */
+                paper?: components["parameters"]["ReportPaper"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4404,6 +4590,8 @@ export interface operations {
                     "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    "Content-Language": components["headers"]["Report-Content-Language"];
+                    "Content-Disposition": components["headers"]["Report-Content-Disposition"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4650,6 +4838,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["RankResponse"];
+                    "application/pdf": string;
                 };
             };
             400: components["responses"]["BodyBadRequest"];
@@ -4725,7 +4914,17 @@ export interface operations {
     };
     createStockingPlan: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description The paper of a PDF report (`Accept: application/pdf`): `a4` or `letter`. Absent, the region of the
+                 *     first `Accept-Language` tag decides (US Letter in the regions the Unicode CLDR lists for it: US,
+                 *     CA, MX, BZ, CL, CO, CR, GT, NI, PA, PH, PR, SV, VE; A4 elsewhere); a tag without a region gives
+                 *     Letter for English and A4 for other languages; no `Accept-Language`, Letter. Checked whatever the
+                 *     answer's representation: another value, or the parameter twice, is `400 invalid_request` naming
+                 *     `paper`.
+                 */
+                paper?: components["parameters"]["ReportPaper"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4748,10 +4947,13 @@ export interface operations {
                     "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    "Content-Language": components["headers"]["Report-Content-Language"];
+                    "Content-Disposition": components["headers"]["Report-Content-Disposition"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["StockingPlanResponse"];
+                    "application/pdf": string;
                 };
             };
             400: components["responses"]["BodyBadRequest"];

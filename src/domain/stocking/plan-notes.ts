@@ -1,4 +1,5 @@
 import { CLIMATE_DATA_NOTE, type ClimateFuture } from '../climate.ts'
+import type { AppliedTreatments } from '../treatments.ts'
 import type { CheckedShare } from './plan-request.ts'
 import { STOCKING_STANDARDS, type StockingRule } from './standards.ts'
 import { MAX_REQUIRED_TREES_PER_ACRE, round } from './stocking-math.ts'
@@ -19,6 +20,7 @@ export function planNotes(plan: {
   mix: readonly CheckedShare[]
   cap: number | null
   climate: ClimateFuture | null
+  treatments?: AppliedTreatments | null
   where: PlanPointSite | PlanStand
   requiredTpa: number | null
   halfWidthShare: number | null
@@ -42,6 +44,10 @@ export function planNotes(plan: {
       `The stand holds ${plan.where.sitesInside} data sites; the first ${STAND_SITES_LISTED} by id are listed`,
     )
   if (plan.climate) notes.push(CLIMATE_DATA_NOTE)
+  if (plan.treatments)
+    notes.push(
+      `Treatments: ${plan.treatments.effects.map((e) => `${e.treatment} ${e.value} (${e.status})`).join(', ')}. Each removes a share of its factors' penalty, read from the reference's figures; the figures' ranges widen the interval and enter the probability (docs/treatments.md)`,
+    )
   if (plan.requiredTpa === null)
     notes.push(
       `No density up to ${MAX_REQUIRED_TREES_PER_ACRE} trees per acre meets ${plan.target} per acre at this confidence here: choose other species or another method`,

@@ -9,6 +9,7 @@ import {
   TREES_PER_HECTARE_PER_ACRE,
 } from '../input-rules.ts'
 import { SITE_CLASSES, type SiteClass } from '../site-class.ts'
+import { type AppliedTreatments, TREATMENTS } from '../treatments.ts'
 import { checkedStand, type Stand } from './stand.ts'
 import { RULE_SET_IDS, type RuleSetId, STOCKING_STANDARDS } from './standards.ts'
 import { round } from './stocking-math.ts'
@@ -34,6 +35,8 @@ export interface CheckedPlanRequest {
   mix: CheckedShare[]
   plantingMethod: PlantingMethod
   climate: ClimateFuture | null
+  /** null: untreated. */
+  treatments: AppliedTreatments | null
   /** Trees planted per acre. */
   planted: number
   confidence: number
@@ -47,8 +50,8 @@ export interface CheckedPlanRequest {
 
 /**
  * Checks a plan request before anything is looked up, and reports the first field that fails, in this
- * order: the location, the mix, the method, the climate, the density, the confidence, the rule set and
- * the site class. Fields are named as the domain names them (speciesMix[1].speciesCode); the REST,
+ * order: the location, the mix, the method, the climate, the treatments, the density, the confidence,
+ * the rule set and the site class. Fields are named as the domain names them (speciesMix[1].speciesCode); the REST,
  * GraphQL and job-file adapters give them their own names.
  */
 export function checkedPlanRequest(request: StockingPlanRequest): CheckedPlanRequest {
@@ -56,6 +59,7 @@ export function checkedPlanRequest(request: StockingPlanRequest): CheckedPlanReq
   const mix = checkedMix(request.speciesMix)
   const plantingMethod = resolvePlantingMethod(request.plantingMethod)
   const climate = CLIMATE_FUTURES.resolve(request.climate)
+  const treatments = TREATMENTS.resolve(request.treatments, plantingMethod)
   const planted = plantedDensity(request)
   const confidence = request.confidence ?? DEFAULT_CONFIDENCE
   if (!(confidence >= CONFIDENCE_MIN && confidence <= CONFIDENCE_MAX))
@@ -67,6 +71,7 @@ export function checkedPlanRequest(request: StockingPlanRequest): CheckedPlanReq
     mix,
     plantingMethod,
     climate,
+    treatments,
     planted,
     confidence,
     ruleSet,

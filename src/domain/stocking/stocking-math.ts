@@ -1,6 +1,7 @@
 import { sigmoid } from '../../stats/logistic.ts'
 import { normalCdf, normalNodes } from '../../stats/normal.ts'
 import type { UncertaintyTerms } from '../../types.ts'
+import { TREES_PER_HECTARE_PER_ACRE } from '../input-rules.ts'
 
 /*
  * The arithmetic of a stocking plan (docs/model-card.md → uncertainty): survivors of N planted trees per
@@ -342,4 +343,9 @@ export function requiredDensity(
 export function round(value: number, decimals: number): number {
   const factor = 10 ** decimals
   return Math.round(value * factor) / factor
+}
+
+/** Trees per hectare of a density per acre, to 1 decimal, as a plan reports its horizons' counts. */
+export function perHectare(treesPerAcre: number): number {
+  return round(treesPerAcre * TREES_PER_HECTARE_PER_ACRE, 1)
 }

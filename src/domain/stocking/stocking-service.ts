@@ -7,6 +7,7 @@ import {
   type PlantingMethod,
   type Site,
   type SurvivalModel,
+  type TreatmentEffect,
   type UncertaintyTerms,
   type UsState,
 } from '../../types.ts'
@@ -66,7 +67,7 @@ export class StockingPlanService {
   /** `model`: the version to plan with (ModelRegistry.resolve); without one, the service's own. */
   async plan(request: StockingPlanRequest, model = this.survivalModel): Promise<StockingPlan> {
     const asked = checkedPlanRequest(request)
-    const { location, mix, plantingMethod, climate, planted, confidence } = asked
+    const { location, mix, plantingMethod, climate, treatments, planted, confidence } = asked
 
     const { sites, where, dataVersion } =
       location.kind === 'point' ? await this.pointSites(location) : await this.standSites(location.stand)
@@ -84,7 +85,14 @@ export class StockingPlanService {
     const cap = rule.hardwoodShareCap === null ? null : rule.hardwoodShareCap * target
 
     const evaluated = climate ? sites.map((site) => CLIMATE_FUTURES.projectSite(site, climate)) : sites
-    const distributions = this.distributions(evaluated, mix, plantingMethod, rule, model)
+    const distributions = this.distributions(
+      evaluated,
+      mix,
+      plantingMethod,
+      rule,
+      model,
+      treatments?.modelEffects,
+    )
     const horizons = HORIZONS.map((horizon) =>
       horizonOutcome(horizon, distributions[horizon], mix, planted, confidence),
     )
@@ -124,8 +132,9 @@ export class StockingPlanService {
       dataVersion,
       plantingMethod,
       climate: climate ? { ...climate, dataVersion: CLIMATE_FUTURES.dataVersion } : null,
+      ...(treatments ? { treatments } : {}),
       ninetyPercentHalfWidthShare: halfWidthShare === null ? null : round(halfWidthShare, 4),
-      notes: planNotes({ rule, mix, cap, climate, where, requiredTpa, halfWidthShare, target }),
+      notes: planNotes({ rule, mix, cap, climate, treatments, where, requiredTpa, halfWidthShare, target }),
       model: modelInfo(model),
       generatedAt: this.now(),
     }
@@ -201,25 +210,39 @@ export class StockingPlanService {
     method: PlantingMethod,
     rule: StockingRule,
     model: SurvivalModel,
+    treatments?: readonly TreatmentEffect[],
   ): Record<Horizon, HorizonDistribution> {
     const logOdds = { 1: [] as Float64Array[], 3: [] as Float64Array[], 5: [] as Float64Array[] }
     // A calibrated version's terms differ by species (each offset's own variance): the mix takes its
     // widest member's, so a plan never states less uncertainty than one of its species carries.
     const terms = { 1: model.uncertainty, 3: model.uncertainty, 5: model.uncertainty }
-    for (const { species } of mix) {
+    // Treatments: their effect's error is one for the whole stand (as a planting year's), its size
+    // differs by site and species; the plan takes its share- and site-weighted mean.
+    const effectSd = { 1: 0, 3: 0, 5: 0 }
+    for (const { species, share } of mix) {
       const bySite = {
         1: new Float64Array(sites.length),
         3: new Float64Array(sites.length),
         5: new Float64Array(sites.length),
       }
       sites.forEach((site, j) => {
-        for (const prediction of model.predict(site, species, method)) {
-          bySite[prediction.horizonYears][j] = prediction.logOdds
-          if (j === 0 && prediction.uncertainty !== terms[prediction.horizonYears])
-            terms[prediction.horizonYears] = wider(terms[prediction.horizonYears], prediction.uncertainty)
+        for (const prediction of model.predict(site, species, method, HORIZONS, treatments)) {
+          const h = prediction.horizonYears
+          bySite[h][j] = prediction.logOdds
+          const treated = prediction.treatment
+          if (treated) effectSd[h] += (share * treated.effectSd) / sites.length
+          const own = treated ? treated.untreatedUncertainty : prediction.uncertainty
+          if (j === 0 && own !== terms[h]) terms[h] = wider(terms[h], own)
         }
       })
       for (const horizon of HORIZONS) logOdds[horizon].push(bySite[horizon])
+    }
+    for (const horizon of HORIZONS) {
+      if (effectSd[horizon] > 0)
+        terms[horizon] = {
+          ...terms[horizon],
+          plantingYearSd: Math.hypot(terms[horizon].plantingYearSd, effectSd[horizon]),
+        }
     }
     const result = {} as Record<Horizon, HorizonDistribution>
     for (const horizon of HORIZONS) {

@@ -2,6 +2,7 @@ import type { Horizon, ModelInfo, Species, UsState } from '../../types.ts'
 import type { ClimateRequest, EmissionScenario, FuturePeriod } from '../climate.ts'
 import type { StandInput } from '../input-rules.ts'
 import type { SiteClass } from '../site-class.ts'
+import type { AppliedTreatments, TreatmentsRequest } from '../treatments.ts'
 import type { StockingRule } from './standards.ts'
 
 /**
@@ -21,6 +22,8 @@ export interface StockingPlanRequest {
   siteClass?: string | null
   targetTreesPerAcre?: number | null
   climate?: ClimateRequest | null
+  /** Establishment treatments (docs/treatments.md); absent, null or all `none`: untreated. */
+  treatments?: TreatmentsRequest | null
 }
 
 export interface SpeciesOutcome {
@@ -90,6 +93,8 @@ export interface StockingPlan {
   dataVersion: string | null
   plantingMethod: string
   climate: { period: FuturePeriod; scenario: EmissionScenario; dataVersion: string } | null
+  /** The treatments planned with; absent when untreated. */
+  treatments?: AppliedTreatments
   /** For carbon use: half the 90 % interval of survivors at the rule's horizon, as a share of the expected. */
   ninetyPercentHalfWidthShare: number | null
   notes: string[]

@@ -6,6 +6,7 @@ import { ComparisonInput } from './inputs.ts'
 import { ModelRef, pinnedModel } from './models.ts'
 import { HorizonPredictionRef } from './prediction.ts'
 import { SiteRef } from './site.ts'
+import { MethodTreatmentsRef } from './treatments.ts'
 
 const MethodDifferentialRef = builder.objectRef<HorizonDifferential>('MethodDifferential').implement({
   description: 'Survival gap between the methods at one horizon: manual − droneSeeded',
@@ -47,6 +48,12 @@ const MethodComparisonRef = builder.objectRef<Comparison>('MethodComparison').im
       description:
         'Under a future climate (input.climate): what it did to the site; null for today’s climate',
       resolve: (c) => c.climate ?? null,
+    }),
+    treatments: t.field({
+      type: MethodTreatmentsRef,
+      nullable: true,
+      description: 'The treatments applied to each method (input.treatments); null when untreated',
+      resolve: (c) => c.treatments ?? null,
     }),
     model: t.field({ type: ModelRef, description: 'The model that answered', resolve: (c) => c.model }),
     generatedAt: t.field({

@@ -4,6 +4,7 @@ import { builder } from './builder.ts'
 import { PlantingMethodEnum } from './catalogue.ts'
 import { ClimateInput } from './climate.ts'
 import { MODEL_VERSION_ARG, modelVersionRule } from './models.ts'
+import { TREATMENTS_ARG, TreatmentsInput } from './treatments.ts'
 
 /** The input types of the prediction fields: the shared input rules (src/domain/input-rules.ts) under camelCase names. */
 
@@ -26,6 +27,7 @@ export const PredictionInput = builder.inputType('PredictionInput', {
     }),
     horizons: t.intList({ required: false, description: HORIZONS, validate: { schema: horizons } }),
     climate: t.field({ type: ClimateInput, required: false, description: CLIMATE }),
+    treatments: t.field({ type: TreatmentsInput, required: false, description: TREATMENTS_ARG }),
     modelVersion: t.string({ required: false, description: MODEL_VERSION_ARG, validate: modelVersionRule }),
   }),
 })
@@ -38,6 +40,11 @@ export const ComparisonInput = builder.inputType('ComparisonInput', {
     speciesCode: t.string({ required: true, description: SPECIES_CODE, validate: { schema: catalogueCode } }),
     horizons: t.intList({ required: false, description: HORIZONS, validate: { schema: horizons } }),
     climate: t.field({ type: ClimateInput, required: false, description: CLIMATE }),
+    treatments: t.field({
+      type: TreatmentsInput,
+      required: false,
+      description: `${TREATMENTS_ARG}; applied to both methods, so those only hand planting takes are invalid_treatment here`,
+    }),
     modelVersion: t.string({ required: false, description: MODEL_VERSION_ARG, validate: modelVersionRule }),
   }),
 })
@@ -56,6 +63,11 @@ export const BatchSiteInput = builder.inputType('BatchSiteInput', {
     }),
     horizons: t.intList({ required: false, description: HORIZONS, validate: { schema: horizons } }),
     climate: t.field({ type: ClimateInput, required: false, description: CLIMATE }),
+    treatments: t.field({
+      type: TreatmentsInput,
+      required: false,
+      description: `${TREATMENTS_ARG}; one that does not apply to the method fails only this item`,
+    }),
   }),
 })
 

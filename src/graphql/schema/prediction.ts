@@ -7,6 +7,7 @@ import { ClimateProjectionRef, HorizonChangeRef } from './climate.ts'
 import { PredictionInput } from './inputs.ts'
 import { ModelRef, pinnedModel } from './models.ts'
 import { SiteRef } from './site.ts'
+import { AppliedTreatmentsRef, HorizonTreatmentRef } from './treatments.ts'
 
 const RISK_FACTORS_SHOWN = 3
 
@@ -36,6 +37,12 @@ export const RiskFactorRef = builder.objectRef<FactorContribution>('RiskFactor')
     magnitude: t.exposeFloat('magnitude', { description: 'Size of the effect: |contribution|, log-odds' }),
     contribution: t.exposeFloat('contribution', {
       description: 'Signed effect on the log-odds of survival (negative lowers survival)',
+    }),
+    untreatedContribution: t.float({
+      nullable: true,
+      description:
+        'With treatments, on a factor one acted on: its contribution without them; null otherwise (see HorizonPrediction.treatment)',
+      resolve: (f) => f.untreatedContribution ?? null,
     }),
   }),
 })
@@ -100,6 +107,13 @@ export const HorizonPredictionRef = builder.objectRef<HorizonPrediction>('Horizo
     logOdds: t.exposeFloat('logOdds', {
       description: 'Log-odds of survival at this site: logit(survivalProbability)',
     }),
+    treatment: t.field({
+      type: HorizonTreatmentRef,
+      nullable: true,
+      description:
+        'With treatments: survival without them, the treated factors’ contributions beside the untreated ones, and the SD the treatments add; null when untreated',
+      resolve: (h) => h.treatment ?? null,
+    }),
   }),
 })
 
@@ -143,6 +157,13 @@ export const PredictionRef = builder.objectRef<Prediction>('Prediction').impleme
       description:
         'Under a future climate (input.climate): what it did to the site; null for today’s climate',
       resolve: (p) => p.climate ?? null,
+    }),
+    treatments: t.field({
+      type: AppliedTreatmentsRef,
+      nullable: true,
+      description:
+        'The treatments applied (input.treatments), with their effects’ statuses and sources; null when untreated',
+      resolve: (p) => p.treatments ?? null,
     }),
     changeFromToday: t.field({
       type: [HorizonChangeRef],

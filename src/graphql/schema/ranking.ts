@@ -6,6 +6,7 @@ import { ClimateInput, ClimateProjectionRef } from './climate.ts'
 import { MODEL_VERSION_ARG, ModelRef, modelVersionRule, pinnedModel } from './models.ts'
 import { RiskFactorRef } from './prediction.ts'
 import { SiteRef } from './site.ts'
+import { AppliedTreatmentsRef, TREATMENTS_ARG, TreatmentsInput } from './treatments.ts'
 
 const RankedSpeciesRef = builder.objectRef<RankedSpecies>('RankedSpecies').implement({
   description: 'One species in a ranking: its survival at the site and what drives it',
@@ -26,6 +27,11 @@ const RankedSpeciesRef = builder.objectRef<RankedSpecies>('RankedSpecies').imple
       description:
         'The factor with the largest effect on this prediction (largest magnitude, ties by key): the first of Prediction.riskFactors',
       resolve: (r) => r.topFactor,
+    }),
+    untreatedSurvivalProbability: t.float({
+      nullable: true,
+      description: 'With treatments: its survival without them; null when untreated',
+      resolve: (r) => r.untreatedSurvivalProbability ?? null,
     }),
   }),
 })
@@ -51,6 +57,12 @@ const SpeciesRankingRef = builder.objectRef<SpeciesRanking>('SpeciesRanking').im
       description:
         'Under a future climate (the climate argument): what it did to the site; null for today’s climate',
       resolve: (r) => r.climate ?? null,
+    }),
+    treatments: t.field({
+      type: AppliedTreatmentsRef,
+      nullable: true,
+      description: 'The treatments applied to every species (the treatments argument); null when untreated',
+      resolve: (r) => r.treatments ?? null,
     }),
     model: t.field({ type: ModelRef, description: 'The model that answered', resolve: (r) => r.model }),
     generatedAt: t.field({
@@ -93,6 +105,7 @@ builder.queryFields((t) => ({
         required: false,
         description: 'The climate to rank for; absent or null: today’s (see ClimateInput)',
       }),
+      treatments: t.arg({ type: TreatmentsInput, required: false, description: TREATMENTS_ARG }),
       modelVersion: t.arg.string({
         required: false,
         description: MODEL_VERSION_ARG,

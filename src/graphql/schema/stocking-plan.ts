@@ -27,6 +27,7 @@ import { builder } from './builder.ts'
 import { PlantingMethodEnum, SpeciesRef } from './catalogue.ts'
 import { ClimateInput } from './climate.ts'
 import { MODEL_VERSION_ARG, ModelRef, modelVersionRule, pinnedModel } from './models.ts'
+import { AppliedTreatmentsRef, TREATMENTS_ARG, TreatmentsInput } from './treatments.ts'
 
 /** The plan service names its request's fields as this input does; the error names them under `input`. */
 function withGraphQLFieldNames(error: unknown): unknown {
@@ -126,6 +127,7 @@ const StockingPlanInput = builder.inputType('StockingPlanInput', {
       required: false,
       description: 'The climate to plan for; absent: today’s',
     }),
+    treatments: t.field({ type: TreatmentsInput, required: false, description: TREATMENTS_ARG }),
     modelVersion: t.string({ required: false, description: MODEL_VERSION_ARG, validate: modelVersionRule }),
   }),
 })
@@ -346,6 +348,13 @@ const StockingPlanRef = builder.objectRef<StockingPlan>('StockingPlan').implemen
       nullable: true,
       description: 'Its emission scenario',
       resolve: (p) => p.climate?.scenario ?? null,
+    }),
+    treatments: t.field({
+      type: AppliedTreatmentsRef,
+      nullable: true,
+      description:
+        'The treatments planned with, their effects’ statuses and sources; their ranges widen the intervals. Null when untreated',
+      resolve: (p) => p.treatments ?? null,
     }),
     ninetyPercentHalfWidthShare: t.exposeFloat('ninetyPercentHalfWidthShare', {
       nullable: true,

@@ -4,6 +4,13 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+/** Protection against browse (acts on the browse factor; hand planting only) */
+export type AnimalProtection =
+  /** Mesh or solid tubes on each seedling */
+  | 'MESH_TUBES'
+  /** No protection */
+  | 'NONE';
+
 /** One batch item. plantingMethod is a string here (manual or drone_seeded) so that an unknown method fails only its own item, as invalid_method */
 export type BatchSiteInput = {
   /** The climate to predict for; absent or null: today’s (see ClimateInput) */
@@ -18,6 +25,8 @@ export type BatchSiteInput = {
   plantingMethod: string;
   /** Four-letter species code, e.g. PSME (see `species`) */
   speciesCode: string;
+  /** Establishment treatments; absent or null: untreated (see TreatmentsInput); one that does not apply to the method fails only this item */
+  treatments?: TreatmentsInput | null | undefined;
 };
 
 /** A climate to predict for, with the Seedlot Selection Tool’s identifiers: a future period (2011-2040, 2041-2070, 2071-2100) with an emission scenario (ssp245, ssp370, ssp585). Absent, null, or period 1991_2020 alone: today’s climate, exactly as without it. Any other combination is invalid_climate (422); climateScenarios lists the values */
@@ -42,6 +51,8 @@ export type ComparisonInput = {
   modelVersion?: string | null | undefined;
   /** Four-letter species code, e.g. PSME (see `species`) */
   speciesCode: string;
+  /** Establishment treatments; absent or null: untreated (see TreatmentsInput); applied to both methods, so those only hand planting takes are invalid_treatment here */
+  treatments?: TreatmentsInput | null | undefined;
 };
 
 /** Which way a factor moves survival, relative to the model reference site */
@@ -85,7 +96,16 @@ export type PredictionInput = {
   plantingMethod: PlantingMethod;
   /** Four-letter species code, e.g. PSME (see `species`) */
   speciesCode: string;
+  /** Establishment treatments; absent or null: untreated (see TreatmentsInput) */
+  treatments?: TreatmentsInput | null | undefined;
 };
+
+/** Shade on the hot side of each seedling (acts on the hot-aspect factor; hand planting only) */
+export type Shade =
+  /** No shade */
+  | 'NONE'
+  /** Shade cards set on the south or west side */
+  | 'SHADE_CARDS';
 
 /** How well a species establishes and grows in shade, on the usual five-step forestry scale */
 export type ShadeTolerance =
@@ -107,6 +127,13 @@ export type SpeciesGroup =
   /** Broadleaved trees (4 species) */
   | 'HARDWOOD';
 
+/** Nursery stock (acts on drought and heat; hand planting only) */
+export type StockType =
+  /** Bareroot seedlings (2+0, 1+1) */
+  | 'BAREROOT'
+  /** Container seedlings (plugs, plug+1) */
+  | 'CONTAINER';
+
 /** Service tier of an API key: its daily request limit and batch size (Viewer.limits) */
 export type Tier =
   /** Issued by an operator: no daily limit and the largest batch size */
@@ -124,6 +151,33 @@ export type Tolerance =
   | 'LOW'
   /** Bears moderate levels of the stress */
   | 'MODERATE';
+
+/** Establishment treatments, each optional (absent, null or NONE: untreated). Each removes a share of the penalty of the factor it acts on, so it does nothing where that factor is absent. Only vegetation control applies to drone seeding; the others are invalid_treatment (422) with it. See docs/treatments.md */
+export type TreatmentsInput = {
+  /** Animal protection */
+  animalProtection?: AnimalProtection | null | undefined;
+  /** Shade */
+  shade?: Shade | null | undefined;
+  /** Stock type */
+  stockType?: StockType | null | undefined;
+  /** Vegetation control */
+  vegetationControl?: VegetationControl | null | undefined;
+};
+
+/** Control of competing vegetation (acts on the competing-vegetation factor) */
+export type VegetationControl =
+  /** No control: the untreated prediction */
+  | 'NONE'
+  /** One release after planting: one year of control (an assumption) */
+  | 'RELEASE_1YR'
+  /** Releases in the first two years: two years of control */
+  | 'RELEASE_2YR'
+  /** Site preparation alone: one year of control (an assumption) */
+  | 'SITE_PREP'
+  /** Site preparation and one release: two years of control */
+  | 'SITE_PREP_RELEASE_1YR'
+  /** Site preparation and two releases: a third year adds nothing measurable, as two years */
+  | 'SITE_PREP_RELEASE_2YR';
 
 export type PredictQueryVariables = Exact<{
   input: PredictionInput;

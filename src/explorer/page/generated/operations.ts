@@ -4,6 +4,13 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+/** Protection against browse (acts on the browse factor; hand planting only) */
+export type AnimalProtection =
+  /** Mesh or solid tubes on each seedling */
+  | 'MESH_TUBES'
+  /** No protection */
+  | 'NONE';
+
 /** Where a calibration stands */
 export type CalibrationStatus =
   /** Nothing was kept (error says why) */
@@ -35,6 +42,8 @@ export type ComparisonInput = {
   modelVersion?: string | null | undefined;
   /** Four-letter species code, e.g. PSME (see `species`) */
   speciesCode: string;
+  /** Establishment treatments; absent or null: untreated (see TreatmentsInput); applied to both methods, so those only hand planting takes are invalid_treatment here */
+  treatments?: TreatmentsInput | null | undefined;
 };
 
 /** Which way a factor moves survival, relative to the model reference site */
@@ -58,6 +67,13 @@ export type PlantingMethod =
   /** Hand-planted seedlings installed by field crews */
   | 'MANUAL';
 
+/** Shade on the hot side of each seedling (acts on the hot-aspect factor; hand planting only) */
+export type Shade =
+  /** No shade */
+  | 'NONE'
+  /** Shade cards set on the south or west side */
+  | 'SHADE_CARDS';
+
 /** One species of a planting mix and its share of the planted trees */
 export type SpeciesShareInput = {
   /** Share of the planted trees, above 0 and at most 1; the shares of a mix sum to 1 */
@@ -65,6 +81,13 @@ export type SpeciesShareInput = {
   /** Four-letter species code, e.g. PSME */
   speciesCode: string;
 };
+
+/** Nursery stock (acts on drought and heat; hand planting only) */
+export type StockType =
+  /** Bareroot seedlings (2+0, 1+1) */
+  | 'BAREROOT'
+  /** Container seedlings (plugs, plug+1) */
+  | 'CONTAINER';
 
 /** A stocking plan: exactly one of latitude + longitude or stand; exactly one of treesPerAcre or treesPerHectare */
 export type StockingPlanInput = {
@@ -90,6 +113,8 @@ export type StockingPlanInput = {
   stand?: unknown;
   /** A custom target instead of the rule’s minimum, trees per acre */
   targetTreesPerAcre?: number | null | undefined;
+  /** Establishment treatments; absent or null: untreated (see TreatmentsInput) */
+  treatments?: TreatmentsInput | null | undefined;
   /** Planted density, trees per acre */
   treesPerAcre?: number | null | undefined;
   /** Planted density, trees per hectare */
@@ -118,6 +143,33 @@ export type SurveyFilterInput = {
   /** Only surveys on or before this date, YYYY-MM-DD */
   surveyedTo?: string | null | undefined;
 };
+
+/** Establishment treatments, each optional (absent, null or NONE: untreated). Each removes a share of the penalty of the factor it acts on, so it does nothing where that factor is absent. Only vegetation control applies to drone seeding; the others are invalid_treatment (422) with it. See docs/treatments.md */
+export type TreatmentsInput = {
+  /** Animal protection */
+  animalProtection?: AnimalProtection | null | undefined;
+  /** Shade */
+  shade?: Shade | null | undefined;
+  /** Stock type */
+  stockType?: StockType | null | undefined;
+  /** Vegetation control */
+  vegetationControl?: VegetationControl | null | undefined;
+};
+
+/** Control of competing vegetation (acts on the competing-vegetation factor) */
+export type VegetationControl =
+  /** No control: the untreated prediction */
+  | 'NONE'
+  /** One release after planting: one year of control (an assumption) */
+  | 'RELEASE_1YR'
+  /** Releases in the first two years: two years of control */
+  | 'RELEASE_2YR'
+  /** Site preparation alone: one year of control (an assumption) */
+  | 'SITE_PREP'
+  /** Site preparation and one release: two years of control */
+  | 'SITE_PREP_RELEASE_1YR'
+  /** Site preparation and two releases: a third year adds nothing measurable, as two years */
+  | 'SITE_PREP_RELEASE_2YR';
 
 export type ExplorerModelFragment = { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null };
 

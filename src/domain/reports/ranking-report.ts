@@ -1,0 +1,133 @@
+import { CLIMATE_DATA_NOTE } from '../climate.ts'
+import type { SpeciesRanking } from '../prediction-types.ts'
+import { probabilityAxis } from './chart-axes.ts'
+import { locatorMap } from './locator-map.ts'
+import type { BarsChart, ReportBlock, ReportDocument } from './report-document.ts'
+import type { Messages } from './report-messages.ts'
+import type { ReportNumbers } from './report-numbers.ts'
+import {
+  calibrationTable,
+  climateName,
+  climateSection,
+  factorName,
+  madeAt,
+  matchedSiteFacts,
+  methodName,
+  modelName,
+  notesSection,
+  pointPlace,
+  reportFrame,
+  yearsText,
+} from './report-parts.ts'
+import type { ReportRequest } from './report-request.ts'
+
+/** What a species ranking's report holds (docs/reports.md → Species ranking). */
+export function rankingReport(
+  ranking: SpeciesRanking,
+  request: ReportRequest,
+  context: { text: Messages; numbers: ReportNumbers; synthetic: boolean },
+): ReportDocument {
+  const { text, numbers } = context
+  const { site } = ranking
+  const place = pointPlace(text, numbers, site)
+  const method = methodName(text, ranking.plantingMethod)
+  const blocks: ReportBlock[] = [
+    { kind: 'heading', text: text('heading.where') },
+    {
+      kind: 'summary',
+      facts: {
+        rows: [
+          [text('fact.place'), place],
+          ...matchedSiteFacts(text, numbers, site),
+          [text('fact.method'), method],
+          [text('fact.horizon'), yearsText(text, ranking.horizonYears)],
+          [text('fact.climate'), climateName(text, ranking.climate)],
+          [text('fact.model'), modelName(ranking.model)],
+          [text('fact.dataVersion'), site.dataVersion ?? '—'],
+        ],
+      },
+      map: locatorMap(
+        {
+          requested: [site.longitude, site.latitude],
+          stand: null,
+          sites: [[site.matchedLongitude, site.matchedLatitude]],
+        },
+        text,
+        numbers,
+      ),
+    },
+    { kind: 'chart', chart: rankingChart(ranking, text, numbers) },
+    { kind: 'heading', text: text('heading.ranking') },
+    {
+      kind: 'table',
+      table: {
+        caption: text('caption.ranking'),
+        columns: [
+          { label: text('column.rank'), align: 'right' },
+          { label: text('column.species'), align: 'left' },
+          { label: text('column.commonName'), align: 'left' },
+          { label: text('column.survival'), align: 'right' },
+          { label: text('column.native'), align: 'left' },
+          { label: text('column.topFactor'), align: 'left' },
+          { label: text('column.impact'), align: 'left' },
+          { label: text('column.magnitude'), align: 'right' },
+        ],
+        rows: ranking.ranking.map((entry) => [
+          String(entry.rank),
+          entry.species.code,
+          entry.species.commonName,
+          numbers.probability(entry.survivalProbability),
+          text(entry.nativeRange ? 'value.yes' : 'value.no'),
+          factorName(text, request.language, entry.topFactor),
+          text(`impact.${entry.topFactor.impact}`),
+          numbers.logOdds(entry.topFactor.magnitude),
+        ]),
+      },
+    },
+    ...(ranking.climate ? climateSection(text, numbers, ranking.climate) : []),
+    ...calibrationTable(
+      text,
+      numbers,
+      text('column.species'),
+      ranking.ranking.flatMap((entry) =>
+        entry.calibration ? [{ label: entry.species.code, shift: entry.calibration }] : [],
+      ),
+    ),
+    { kind: 'heading', text: text('heading.assumptions') },
+    { kind: 'paragraph', text: text('assumptions.prediction') },
+    ...(ranking.climate ? [{ kind: 'paragraph', text: text('assumptions.climate') } as const] : []),
+    ...notesSection(text, ranking.climate ? [CLIMATE_DATA_NOTE] : []),
+  ]
+  return reportFrame(request, text, {
+    title: text('title.ranking', { place }),
+    subtitle: text('subtitle.ranking', {
+      method,
+      horizon: ranking.horizonYears,
+      time: madeAt(request.language, ranking.generatedAt),
+    }),
+    createdAt: ranking.generatedAt,
+    synthetic: context.synthetic,
+    dataVersion: site.dataVersion,
+    model: ranking.model,
+    blocks,
+  })
+}
+
+function rankingChart(ranking: SpeciesRanking, text: Messages, numbers: ReportNumbers): BarsChart {
+  return {
+    kind: 'bars',
+    title: text('chart.ranking.title', { horizon: ranking.horizonYears }),
+    alt: text('chart.ranking.alt', { horizon: ranking.horizonYears }),
+    legend: [
+      { label: text('chart.ranking.native'), mark: 'bar' },
+      { label: text('chart.ranking.outside'), mark: 'mutedBar' },
+    ],
+    value: probabilityAxis(text('chart.ranking.value'), (value) => numbers.upTo(value, 1)),
+    bars: ranking.ranking.map((entry) => ({
+      label: `${entry.species.code} · ${entry.species.commonName}`,
+      value: entry.survivalProbability,
+      valueLabel: numbers.probability(entry.survivalProbability),
+      muted: !entry.nativeRange,
+    })),
+  }
+}

@@ -1,0 +1,206 @@
+import { sigmoid } from '../stats/logistic.ts'
+import type {
+  FactorContribution,
+  Horizon,
+  HorizonPrediction,
+  HorizonTreatment,
+  TreatedFactor,
+  TreatmentEffect,
+  UncertaintyTerms,
+} from '../types.ts'
+import { byMagnitudeThenKey } from './horizon-result.ts'
+
+/*
+ * Establishment treatments in the model (docs/model-card.md → treatments). A treatment removes a share
+ * r of the penalty of the factors it acts on: tubes of browse, vegetation control of competing
+ * vegetation. The share is of hand planting's penalty at the same site, species and horizon, the
+ * planting the reference's figures describe; so a treatment gains nothing where its factor is zero,
+ * and more the heavier the factor weighs. Treatments on one factor combine as their remaining shares
+ * multiply (the reference's rule: odds ratios multiply); another method gains what hand planting
+ * gains, never more than its own whole penalty for the factor. The gain goes into the treated
+ * factor's contribution, so baselineLogOdds + Σ contributions = logOdds still holds exactly.
+ *
+ * Each share is uncertain (the reference's range): r_k ~ N(reduction, reductionSd²), independent
+ * between treatments. To first order the gain moves by Σ_k (r_k − reduction_k)·∂gain/∂r_k, a normal
+ * shift of the logit shared by every planting with those treatments, as a planting-year effect is by
+ * a stand: its SD is added to the planting-year term, so intervals and plans widen with it.
+ */
+
+export interface FactorLabel {
+  key: string
+  name: string
+}
+
+/** Effects arranged by factor, made once per set of effects. */
+export interface CompiledTreatments {
+  effects: readonly TreatmentEffect[]
+  /** Per factor (model order): the indices of the effects acting on it. */
+  actingOn: readonly (readonly number[])[]
+  /** Per factor: the share of its penalty left, Π (1 − reduction) over the effects acting on it. */
+  remaining: Float64Array
+  /** Per factor: the treatments acting on it, by name (shared, frozen). */
+  names: readonly (readonly string[])[]
+}
+
+/** Per model's factor list (versions may order their factors differently), per set of effects. */
+const compiledByModel = new WeakMap<
+  readonly FactorLabel[],
+  WeakMap<readonly TreatmentEffect[], CompiledTreatments>
+>()
+
+/**
+ * The effects arranged by the model's factors (cached per model and effects array: the domain hands
+ * out one frozen array per combination). An effect naming a factor the model lacks is a programming error.
+ */
+export function compileTreatments(
+  effects: readonly TreatmentEffect[],
+  factors: readonly FactorLabel[],
+): CompiledTreatments {
+  let compiledBySet = compiledByModel.get(factors)
+  if (!compiledBySet) {
+    compiledBySet = new WeakMap()
+    compiledByModel.set(factors, compiledBySet)
+  }
+  const cached = compiledBySet.get(effects)
+  if (cached) return cached
+  const index = new Map(factors.map((factor, i) => [factor.key, i]))
+  const acting: number[][] = factors.map(() => [])
+  effects.forEach((effect, k) => {
+    if (!(effect.reduction <= 1) || !(effect.reductionSd >= 0))
+      throw new RangeError(`treatment ${effect.treatment}: reduction must be at most 1, its SD at least 0`)
+    for (const key of effect.factorKeys) {
+      const i = index.get(key)
+      if (i === undefined) throw new RangeError(`treatment ${effect.treatment} acts on unknown factor ${key}`)
+      acting[i]?.push(k)
+    }
+  })
+  const remaining = Float64Array.from(acting, (ks) =>
+    ks.reduce((left, k) => left * (1 - (effects[k] as TreatmentEffect).reduction), 1),
+  )
+  const compiled: CompiledTreatments = {
+    effects,
+    actingOn: acting,
+    remaining,
+    names: acting.map((ks) => Object.freeze(ks.map((k) => (effects[k] as TreatmentEffect).treatment))),
+  }
+  compiledBySet.set(effects, compiled)
+  return compiled
+}
+
+/** What the treated prediction of one site, species and method needs of the evaluator. */
+export interface TreatedInputs {
+  factors: readonly FactorLabel[]
+  /** Each factor's severity at the (clamped) site for the species. */
+  severities: Float64Array
+  /** The method's weights, and hand planting's (the same array when the method is hand planting). */
+  weights: Float64Array
+  manualWeights: Float64Array
+  /** The method's penalties at the reference site. */
+  referencePenalties: Float64Array
+  /** Per horizon: the method's intercept, scale and baseline, and hand planting's scale. */
+  horizon: (h: Horizon) => { intercept: number; scale: number; baselineLogOdds: number; manualScale: number }
+  uncertainty: UncertaintyTerms
+}
+
+/** One horizon of a treated prediction: its contributions are worked out whole, ranked once. */
+class TreatedHorizon implements HorizonPrediction {
+  readonly survivalProbability: number
+
+  constructor(
+    readonly horizonYears: Horizon,
+    readonly baselineLogOdds: number,
+    readonly logOdds: number,
+    readonly contributions: FactorContribution[],
+    readonly uncertainty: UncertaintyTerms,
+    readonly treatment: HorizonTreatment,
+  ) {
+    this.survivalProbability = sigmoid(logOdds)
+  }
+
+  topContributions(count: number): FactorContribution[] {
+    return this.contributions.slice(0, Math.max(0, count))
+  }
+}
+
+function contributionOf(label: FactorLabel, raw: number, untreated?: number): FactorContribution {
+  const contribution = raw === 0 ? 0 : raw
+  const out: FactorContribution = {
+    key: label.key,
+    factor: label.name,
+    contribution,
+    impact: contribution >= 0 ? 'positive' : 'negative',
+    magnitude: Math.abs(contribution),
+  }
+  if (untreated !== undefined) out.untreatedContribution = untreated === 0 ? 0 : untreated
+  return out
+}
+
+/** The predictions at `horizons` of one site, species and method with the compiled treatments applied. */
+export function treatedPredictions(
+  inputs: TreatedInputs,
+  compiled: CompiledTreatments,
+  horizons: readonly Horizon[],
+): HorizonPrediction[] {
+  const { factors, severities, weights, manualWeights, referencePenalties } = inputs
+  const n = factors.length
+  let penaltyTotal = 0
+  for (let i = 0; i < n; i++) penaltyTotal -= (weights[i] as number) * (severities[i] as number)
+  return horizons.map((h) => {
+    const { intercept, scale, baselineLogOdds, manualScale } = inputs.horizon(h)
+    const untreatedLogOdds = intercept + scale * penaltyTotal
+    const contributions = new Array<FactorContribution>(n)
+    const treated: TreatedFactor[] = []
+    // ∂gain/∂r_k, for the SD of the gain.
+    const slopes = new Float64Array(compiled.effects.length)
+    let gainTotal = 0
+    for (let i = 0; i < n; i++) {
+      const severity = severities[i] as number
+      const penalty = -(weights[i] as number) * severity
+      const untreated = scale * (penalty - (referencePenalties[i] as number))
+      const acting = compiled.actingOn[i] as readonly number[]
+      if (acting.length === 0) {
+        contributions[i] = contributionOf(factors[i] as FactorLabel, untreated)
+        continue
+      }
+      // Penalties as magnitudes on the logit scale at this horizon: the method's and hand planting's.
+      const own = scale * (weights[i] as number) * severity
+      const manual = manualScale * (manualWeights[i] as number) * severity
+      const wanted = (1 - (compiled.remaining[i] as number)) * manual
+      const gain = Math.min(own, wanted)
+      if (wanted <= own) {
+        for (const k of acting) {
+          let others = 1
+          for (const j of acting)
+            if (j !== k) others *= 1 - (compiled.effects[j] as TreatmentEffect).reduction
+          slopes[k] = (slopes[k] as number) + manual * others
+        }
+      }
+      gainTotal += gain
+      const contribution = contributionOf(factors[i] as FactorLabel, untreated + gain, untreated)
+      contributions[i] = contribution
+      treated.push({
+        key: contribution.key,
+        factor: contribution.factor,
+        contribution: contribution.contribution,
+        untreatedContribution: contribution.untreatedContribution as number,
+        treatments: compiled.names[i] as readonly string[],
+      })
+    }
+    let variance = 0
+    compiled.effects.forEach((effect, k) => {
+      variance += (effect.reductionSd * (slopes[k] as number)) ** 2
+    })
+    const effectSd = Math.sqrt(variance)
+    const base = inputs.uncertainty
+    const uncertainty: UncertaintyTerms =
+      effectSd === 0 ? base : { ...base, plantingYearSd: Math.hypot(base.plantingYearSd, effectSd) }
+    contributions.sort(byMagnitudeThenKey)
+    return new TreatedHorizon(h, baselineLogOdds, untreatedLogOdds + gainTotal, contributions, uncertainty, {
+      untreatedLogOdds,
+      untreatedSurvivalProbability: sigmoid(untreatedLogOdds),
+      effectSd,
+      untreatedUncertainty: base,
+      factors: treated,
+    })
+  })
+}

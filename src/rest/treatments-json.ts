@@ -1,0 +1,76 @@
+import type { AppliedEffect, AppliedTreatments } from '../domain/treatments.ts'
+import type { HorizonPrediction } from '../types.ts'
+
+/*
+ * The `treatments` block of /v1 answers (docs/treatments.md; schema/openapi.yaml AppliedTreatments):
+ * the values asked for, each effect with its figure, status and sources, and, for a prediction, what
+ * the treatments changed at each horizon: the treated factors' contributions beside the untreated ones.
+ */
+
+function effectJson(e: AppliedEffect) {
+  return {
+    treatment: e.treatment,
+    value: e.value,
+    factors: e.factors,
+    figure: { kind: e.figure.kind, value: e.figure.value, range: e.figure.range },
+    odds_ratio: e.oddsRatio,
+    odds_ratio_range: e.oddsRatioRange,
+    reduction: e.reduction,
+    reduction_range: e.reductionRange,
+    reduction_sd: e.reductionSd,
+    status: e.status,
+    basis: e.basis,
+    sources: e.sources,
+    note: e.note,
+  }
+}
+
+/** What was asked for and what each treatment rests on (the same for every answer with them). */
+export function appliedTreatmentsJson(t: AppliedTreatments) {
+  return {
+    vegetation_control: t.values.vegetation_control,
+    animal_protection: t.values.animal_protection,
+    stock_type: t.values.stock_type,
+    shade: t.values.shade,
+    data_version: t.dataVersion,
+    effects: t.effects.map(effectJson),
+  }
+}
+
+function horizonTreatmentJson(h: HorizonPrediction) {
+  const t = h.treatment
+  if (!t) throw new Error('a treated prediction has a horizon without its treatment')
+  return {
+    horizon_years: h.horizonYears,
+    survival_probability: h.survivalProbability,
+    untreated_survival_probability: t.untreatedSurvivalProbability,
+    effect_sd: t.effectSd,
+    factors: t.factors.map((f) => ({
+      key: f.key,
+      factor: f.factor,
+      contribution: f.contribution,
+      untreated_contribution: f.untreatedContribution,
+      treatments: f.treatments,
+    })),
+  }
+}
+
+/** A prediction's block: the applied treatments, and per horizon what they changed. */
+export function predictionTreatmentsJson(t: AppliedTreatments, horizons: readonly HorizonPrediction[]) {
+  return { ...appliedTreatmentsJson(t), horizons: horizons.map(horizonTreatmentJson) }
+}
+
+const appliedTexts = new WeakMap<AppliedTreatments, string>()
+
+/** `predictionTreatmentsJson` as JSON text (the fixed part written once per combination and method). */
+export function predictionTreatmentsText(
+  t: AppliedTreatments,
+  horizons: readonly HorizonPrediction[],
+): string {
+  let applied = appliedTexts.get(t)
+  if (applied === undefined) {
+    applied = JSON.stringify(appliedTreatmentsJson(t)).slice(0, -1)
+    appliedTexts.set(t, applied)
+  }
+  return `${applied},"horizons":${JSON.stringify(horizons.map(horizonTreatmentJson))}}`
+}

@@ -1,0 +1,187 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { TestDatabase } from '../support/database.ts'
+import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
+import type { TestServer } from '../support/server.ts'
+import { compareBody, FOREST_POINTS, predictBody } from '../support/sites.ts'
+import { expectError, expectInvalidRequest, post, type RestResult } from './client.ts'
+
+let db: TestDatabase
+let server: TestServer
+let key: string
+
+beforeAll(async () => {
+  ;({ db, server, key } = await startSeededServer({}, 'hypha'))
+})
+
+afterAll(() => stopSeededServer({ db, server }))
+
+const call = (path: string, body: unknown): Promise<RestResult> => post(server.url, path, body, key)
+const ALL = { vegetation_control: 'release_2yr', animal_protection: 'mesh_tubes', shade: 'shade_cards' }
+
+/** The answer without the moment it was made. */
+function timeless(body: Record<string, unknown>) {
+  const { generated_at: _at, ...rest } = body
+  return rest
+}
+
+describe('POST /v1/predict with treatments', () => {
+  it('answers the treated prediction with the treatments block (every response checked against the OpenAPI document)', async () => {
+    const plain = await call('/v1/predict', predictBody())
+    const treated = await call('/v1/predict', predictBody({ treatments: { ...ALL, stock_type: 'bareroot' } }))
+    expect(treated.status, treated.text).toBe(200)
+    const t = treated.body.treatments
+    expect(t).toMatchObject({
+      vegetation_control: 'release_2yr',
+      animal_protection: 'mesh_tubes',
+      stock_type: 'bareroot',
+      shade: 'shade_cards',
+      data_version: expect.stringMatching(/^treatments-[0-9a-f]{12}$/),
+    })
+    expect(t.effects.map((e: { treatment: string; status: string }) => [e.treatment, e.status])).toEqual([
+      ['vegetation_control', 'synthesis'],
+      ['animal_protection', 'synthesis'],
+      ['stock_type', 'synthesis'],
+      ['shade', 'synthesis'],
+    ])
+    expect(t.effects[0].sources.length).toBeGreaterThan(0)
+    treated.body.predictions.forEach((h: { survival_probability: number }, i: number) => {
+      const before = plain.body.predictions[i].survival_probability
+      expect(h.survival_probability).toBeGreaterThanOrEqual(before)
+      expect(t.horizons[i].untreated_survival_probability).toBe(before)
+      expect(t.horizons[i].survival_probability).toBe(h.survival_probability)
+    })
+    // The treated factors, beside their untreated contributions.
+    const veg = t.horizons[0].factors.find((f: { key: string }) => f.key === 'competing_vegetation')
+    expect(veg.treatments).toEqual(['vegetation_control'])
+    expect(veg.contribution).toBeGreaterThanOrEqual(veg.untreated_contribution)
+  })
+
+  it('answers byte for byte the untreated prediction for null, {} and only none values', async () => {
+    const plain = await call('/v1/predict', predictBody())
+    for (const treatments of [
+      null,
+      {},
+      { vegetation_control: 'none', animal_protection: 'none', shade: null },
+    ]) {
+      const same = await call('/v1/predict', predictBody({ treatments }))
+      expect(same.status).toBe(200)
+      expect(JSON.stringify(timeless(same.body))).toBe(JSON.stringify(timeless(plain.body)))
+    }
+  })
+
+  it('refuses unknown treatments, values and shapes as 400 invalid_request naming the field', async () => {
+    expect(
+      expectInvalidRequest(
+        await call('/v1/predict', predictBody({ treatments: { shade: 'umbrella' } })),
+        'treatments.shade',
+      ).details?.reason,
+    ).toMatch(/must be one of none, shade_cards/)
+    expect(
+      expectInvalidRequest(
+        await call('/v1/predict', predictBody({ treatments: { fertiliser: 'yes' } })),
+        'treatments.fertiliser',
+      ).details?.reason,
+    ).toMatch(/not a recognized field/)
+    expect(
+      expectInvalidRequest(await call('/v1/predict', predictBody({ treatments: 'mesh_tubes' })), 'treatments')
+        .details?.reason,
+    ).toMatch(/must be an object/)
+    expect(
+      expectInvalidRequest(
+        await call('/v1/predict', predictBody({ treatments: { stock_type: 'none' } })),
+        'treatments.stock_type',
+      ).details?.reason,
+    ).toMatch(/must be one of bareroot, container/)
+  })
+
+  it('refuses a treatment drone seeding cannot take: 422 invalid_treatment saying which', async () => {
+    const result = await call(
+      '/v1/predict',
+      predictBody({ planting_method: 'drone_seeded', treatments: { animal_protection: 'mesh_tubes' } }),
+    )
+    expectError(result, 422, 'invalid_treatment')
+    expect(result.body.error.details).toEqual({
+      treatment: 'animal_protection',
+      value: 'mesh_tubes',
+      planting_method: 'drone_seeded',
+    })
+    expect(result.body.error.message).toMatch(
+      /animal_protection = mesh_tubes does not apply to drone seeding/,
+    )
+  })
+
+  it('takes vegetation control with drone seeding, as an assumption', async () => {
+    const result = await call(
+      '/v1/predict',
+      predictBody({ planting_method: 'drone_seeded', treatments: { vegetation_control: 'site_prep' } }),
+    )
+    expect(result.status, result.text).toBe(200)
+    expect(result.body.treatments.effects[0].status).toBe('assumption')
+  })
+})
+
+describe('treatments on the other prediction paths', () => {
+  it('compare: both methods treated, or invalid_treatment for what only hand planting takes', async () => {
+    expectError(await call('/v1/predict/compare', compareBody({ treatments: ALL })), 422, 'invalid_treatment')
+    const result = await call(
+      '/v1/predict/compare',
+      compareBody({ treatments: { vegetation_control: 'release_2yr' } }),
+    )
+    expect(result.status, result.text).toBe(200)
+    expect(result.body.treatments.manual.horizons).toHaveLength(3)
+    expect(result.body.treatments.drone_seeded.effects[0].status).toBe('assumption')
+  })
+
+  it('rank: every species treated, each with its untreated survival', async () => {
+    const body = { ...FOREST_POINTS.coastRange, planting_method: 'manual', horizon: 5 }
+    const result = await call('/v1/predict/rank', {
+      ...body,
+      treatments: { animal_protection: 'mesh_tubes' },
+    })
+    expect(result.status, result.text).toBe(200)
+    expect(result.body.treatments.effects[0].value).toBe('mesh_tubes')
+    for (const entry of result.body.ranking)
+      expect(entry.survival_probability).toBeGreaterThanOrEqual(entry.untreated_survival_probability)
+  })
+
+  it('batch: a treatment its method cannot take fails only its item', async () => {
+    const result = await call('/v1/predict/batch', {
+      sites: [
+        predictBody({ treatments: ALL }),
+        predictBody({ planting_method: 'drone_seeded', treatments: { stock_type: 'container' } }),
+      ],
+    })
+    expect(result.status, result.text).toBe(200)
+    expect(result.body.results[0].prediction.treatments.effects).toHaveLength(3)
+    expect(result.body.results[1].error.code).toBe('invalid_treatment')
+  })
+
+  it('plans: the same survival and a wider interval for an unsure effect, with the note and the block', async () => {
+    const plan = {
+      ...FOREST_POINTS.eastCascades,
+      planting_method: 'manual',
+      species_mix: [{ species_code: 'PIPO', share: 1 }],
+      trees_per_acre: 300,
+    }
+    const plain = await call('/v1/plans/stocking', plan)
+    const treated = await call('/v1/plans/stocking', { ...plan, treatments: { stock_type: 'container' } })
+    expect(treated.status, treated.text).toBe(200)
+    expect(treated.body.treatments.effects[0].factors).toEqual(['summer_water_deficit', 'heat_load'])
+    const width = (b: { horizons: { lower: number; upper: number }[] }) =>
+      b.horizons.map((h) => h.upper - h.lower)
+    treated.body.horizons.forEach((h: { survival_probability: number }, i: number) => {
+      expect(h.survival_probability).toBe(plain.body.horizons[i].survival_probability)
+    })
+    expect(width(treated.body)[2]).toBeGreaterThanOrEqual(width(plain.body)[2] as number)
+    expect(treated.body.notes.join(' ')).toMatch(/Treatments: stock_type container/)
+    expectError(
+      await call('/v1/plans/stocking', {
+        ...plan,
+        planting_method: 'drone_seeded',
+        treatments: { shade: 'shade_cards' },
+      }),
+      422,
+      'invalid_treatment',
+    )
+  })
+})
