@@ -22,6 +22,16 @@ function paperOf(url: URL): Paper | undefined {
 }
 
 /**
+ * The language and paper of an answer that is always a report (GET /v1/jobs/{id}/report.pdf): by
+ * `Accept-Language` and `?paper=` as for a negotiated one.
+ */
+export function reportLocale(req: IncomingMessage, url: URL): ReportAsked {
+  const paper = paperOf(url)
+  const languages = new Negotiator(req).languages()
+  return { language: reportLanguage(languages), paper: paper ?? paperForLanguageTag(languages[0]) }
+}
+
+/**
  * Whether the caller wants the answer as a PDF report, by proactive negotiation (RFC 9110 §12):
  * `Accept` picks JSON or PDF (q-values honoured; JSON when neither is named, for `*\/*` and on a
  * tie), `Accept-Language` the report's language (English or Spanish; English when neither is

@@ -18,6 +18,12 @@ const KM_PER_DEGREE_AT_MOST = 111
 const SLACK_KM = 0.001
 /** A block of pixels spans about this many degrees: small enough for few candidates, large enough to share them. */
 const BLOCK_DEGREES = 0.04
+/**
+ * Two sites whose terms for a pixel lie within this share of each other are a tie as far as rounding
+ * goes (the index compares chords, this finder haversine terms): the index then decides, so that a
+ * pixel takes the site a prediction at its centre takes.
+ */
+const NEAR_TIE = 1e-9
 /** Work between two yields to the event loop, so other requests keep flowing. */
 const SLICE_MS = 8
 
@@ -210,22 +216,24 @@ export class PixelSiteFinder {
       for (let column = 0; column < columns; column++) {
         if (!inside[row * columns + column]) continue
         let best = Number.POSITIVE_INFINITY
+        let second = Number.POSITIVE_INFINITY
         let bestAt = 0
         for (let j = 0; j < count; j++) {
           const term =
             (latitudeTerms[row * count + j] as number) +
             (cosineProducts[row * count + j] as number) * (longitudeTerms[column * count + j] as number)
           if (term < best) {
+            second = best
             best = term
             bestAt = j
-          }
+          } else if (term < second) second = term
         }
-        out[(top + row) * width + left + column] = this.within(
-          rowLatitudes[top + row] as number,
-          columnLongitudes[left + column] as number,
-          candidates[bestAt] as number,
-          radiusKm,
-        )
+        const latitude = rowLatitudes[top + row] as number
+        const longitude = columnLongitudes[left + column] as number
+        out[(top + row) * width + left + column] =
+          second - best <= best * NEAR_TIE + Number.MIN_VALUE
+            ? this.asTheIndexFinds(latitude, longitude, radiusKm)
+            : this.within(latitude, longitude, candidates[bestAt] as number, radiusKm)
       }
     }
   }
@@ -259,6 +267,12 @@ export class PixelSiteFinder {
       if (distance <= reach) candidates.push(site)
     }
     return candidates
+  }
+
+  /** The nearest site as the index breaks a (near) tie, within the radius; else NO_SITE. */
+  private asTheIndexFinds(latitude: number, longitude: number, radiusKm: number): number {
+    const found = this.index.nearest(latitude, longitude)
+    return found && found.distanceKm <= radiusKm ? found.siteId : NO_SITE
   }
 
   /** The site when it lies within the radius of the point, by the distance the API reports; else NO_SITE. */
