@@ -91,8 +91,9 @@ interface RatioTarget {
   what: string
   /**
    * rps only: judged on the median of the rounds' own ratios rather than the ratio of the medians. For
-   * two loads on one process, whose few-percent difference the machine's drift between rounds can
-   * exceed (its rounds' ratios ran from 0.67× to 1.05× in one run).
+   * the project against itself (another load, or another process beside it), a difference of a few
+   * percent that the machine's drift between rounds can exceed (its rounds' ratios ran from 0.67× to
+   * 1.05× in one run).
    */
   paired?: true
 }
@@ -196,6 +197,7 @@ const RATIO_TARGETS: readonly RatioTarget[] = [
     metric: 'rps',
     bound: 'at least',
     threshold: THRESHOLDS.redisAwayRps,
+    paired: true,
     what: 'REST /v1/predict rps with Redis away',
     toLabel: 'Redis up',
   },
@@ -207,6 +209,7 @@ const RATIO_TARGETS: readonly RatioTarget[] = [
     metric: 'rps',
     bound: 'at least',
     threshold: THRESHOLDS.redisClusterRps,
+    paired: true,
     what: 'REST /v1/predict rps with quotas on a Redis Cluster',
     toLabel: 'one Redis (same run)',
   },
