@@ -356,6 +356,8 @@ export interface JobRecord {
   columns: string[]
   /** The model version every row is scored with, chosen at upload. */
   modelVersion: string
+  /** A GeoJSON upload's defaults from the query string (`period`, `species_code`…), as given; {} for others. */
+  defaults: Record<string, string>
   /** 'receiving' while the upload is still arriving. */
   status: JobStatus | 'receiving'
   rowsTotal: number
@@ -383,6 +385,8 @@ export interface NewJob {
   columns: string[]
   chunkRows: number
   modelVersion: string
+  /** A GeoJSON upload's defaults from the query string; {} for others. */
+  defaults: Record<string, string>
   expiresAt: Date
 }
 

@@ -34,6 +34,7 @@ function newJob(overrides: Partial<NewJob> = {}): NewJob {
     columns: ['plot', 'latitude', 'longitude', 'species_code', 'planting_method'],
     chunkRows: 2,
     modelVersion: '0.2',
+    defaults: {},
     expiresAt: FUTURE,
     ...overrides,
   }
@@ -71,10 +72,15 @@ describe('job store (PostgreSQL)', () => {
   }
 
   it('creates a job receiving its upload, then accepts it as queued with its size', async () => {
-    const job = newJob({ format: 'ndjson', columns: ['id', 'latitude', 'note, "quoted"'] })
+    const job = newJob({
+      format: 'ndjson',
+      columns: ['id', 'latitude', 'note, "quoted"'],
+      defaults: { period: '2041-2070', species_code: 'PSME' },
+    })
     await createJob(db.sql, job)
     expect(await findJob(db.sql, job.id)).toMatchObject({
       id: job.id,
+      defaults: { period: '2041-2070', species_code: 'PSME' },
       accountId: 'acct_a',
       tier: 'mycel',
       format: 'ndjson',

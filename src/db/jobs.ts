@@ -8,6 +8,7 @@ interface JobRow {
   format: JobFormat
   columns: string[]
   modelVersion: string
+  defaults: Record<string, string> | null
   status: JobRecord['status']
   rowsTotal: number
   chunkRows: number
@@ -27,9 +28,10 @@ interface JobRow {
 export async function createJob(sql: Sql, job: NewJob): Promise<void> {
   await sql`
     INSERT INTO jobs (id, account_id, key_id, tier, format, columns, status, chunk_rows, expires_at,
-                      model_version)
+                      model_version, defaults)
     VALUES (${job.id}, ${job.accountId}, ${job.keyId}, ${job.tier}, ${job.format},
-            ${job.columns}::text[], 'receiving', ${job.chunkRows}, ${job.expiresAt}, ${job.modelVersion})`
+            ${job.columns}::text[], 'receiving', ${job.chunkRows}, ${job.expiresAt}, ${job.modelVersion},
+            ${sql.json(job.defaults)})`
 }
 
 export async function addInputChunk(
@@ -57,7 +59,7 @@ export async function removeJob(sql: Sql, jobId: string): Promise<void> {
 /** The job with its progress summed over the result chunks written so far. */
 export async function findJob(sql: Sql, jobId: string): Promise<JobRecord | null> {
   const [row] = await sql<JobRow[]>`
-    SELECT j.id, j.account_id, j.tier, j.format, j.columns, j.model_version, j.status, j.rows_total, j.chunk_rows,
+    SELECT j.id, j.account_id, j.tier, j.format, j.columns, j.model_version, j.defaults, j.status, j.rows_total, j.chunk_rows,
            j.chunks_total, j.failure, j.created_at, j.started_at, j.finished_at, j.expires_at,
            coalesce(p.chunks_done, 0)::int AS chunks_done, coalesce(p.rows_done, 0)::int AS rows_done,
            coalesce(p.rows_failed, 0)::int AS rows_failed,
@@ -76,7 +78,12 @@ export async function findJob(sql: Sql, jobId: string): Promise<JobRecord | null
     ) p ON true
     WHERE j.id = ${jobId}`
   if (!row) return null
-  return { ...row, errorsByCode: row.errorsByCode ?? {}, dataVersions: row.dataVersions ?? [] }
+  return {
+    ...row,
+    defaults: row.defaults ?? {},
+    errorsByCode: row.errorsByCode ?? {},
+    dataVersions: row.dataVersions ?? [],
+  }
 }
 
 /** One row by its key: a chunk's worker reads this rather than findJob's sums over every chunk. */

@@ -290,6 +290,7 @@ export function keyDirectory(sql: Sql, config: Deadline, metrics: Metrics): KeyD
   const call = bounded(config, metrics)
   return {
     findByHash: (hash) => call(findKeyByHash(sql, hash)),
+    findById: (id) => call(findKeyById(sql, id)),
     tiers: () => call(loadTiers(sql)),
   }
 }

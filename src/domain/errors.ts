@@ -19,6 +19,13 @@ const ERRORS = {
           ? `This API key was rotated and stopped working at ${p.at.toISOString()}; use its replacement`
           : 'A valid API key is required in the X-API-Key header',
   },
+  invalid_report_link: {
+    status: 403,
+    message: (p: { reason: 'invalid' } | { reason: 'expired'; at: Date }) =>
+      p.reason === 'expired'
+        ? `This report link expired at ${p.at.toISOString()}; ask for the report again (a link works for 15 minutes)`
+        : 'This report link is not one the service handed out (altered, cut short, or signed by another server); ask for the report again',
+  },
   key_inactive: {
     status: 403,
     message: () => 'This API key is deactivated; ask your account contact to reactivate it',

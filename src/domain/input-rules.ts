@@ -195,7 +195,15 @@ const standGeometryShape = z.discriminatedUnion('type', [polygonGeometry, multiP
   error: 'must be a GeoJSON Polygon or MultiPolygon (or a Feature holding one)',
 })
 export const stand = z.union(
-  [standGeometryShape, z.object({ type: z.literal('Feature'), geometry: standGeometryShape })],
+  [
+    standGeometryShape,
+    // Its properties are kept as sent (a report titles a stand by properties.name), never judged.
+    z.object({
+      type: z.literal('Feature'),
+      properties: z.unknown().optional(),
+      geometry: standGeometryShape,
+    }),
+  ],
   { error: 'must be a GeoJSON Polygon or MultiPolygon (or a Feature holding one)' },
 )
 export type StandInput = z.infer<typeof stand>

@@ -77,6 +77,8 @@ export interface SiteTable {
 export interface KeyDirectory {
   /** The key whose hash this is, or null. */
   findByHash(hash: string): Promise<ApiKeyRecord | null>
+  /** The key with this id, or null (a report link names the key it acts for by its id). */
+  findById(id: string): Promise<ApiKeyRecord | null>
   tiers(): Promise<Tier[]>
 }
 

@@ -107,7 +107,8 @@ export function renderExplorerPage(assets: ExplorerAssets, data: ExplorerPageDat
       <p id="factor-calibration" class="factor-calibration" hidden></p>
       <h2>The matched site</h2>
       <dl id="site-attributes" class="attributes"></dl>
-      <p class="actions"><button type="button" id="download-compare" disabled>Download CSV</button> <span id="model-version" class="model"></span></p>
+      <p class="actions"><button type="button" id="download-compare" disabled>Download CSV</button> <button type="button" id="report-compare" disabled title="The report of this comparison as a PDF, in your browser’s language, on your region’s paper">Download PDF</button> <span id="model-version" class="model"></span></p>
+      <p id="report-compare-status" class="report-status" role="status" aria-live="polite"></p>
     </section>
     <section id="panel-ranking" class="panel" role="tabpanel" aria-labelledby="tab-ranking" aria-busy="false" hidden>
       <div class="spinner" aria-hidden="true"></div>
@@ -115,7 +116,8 @@ export function renderExplorerPage(assets: ExplorerAssets, data: ExplorerPageDat
       <div id="ranking-chart" class="chart chart-ranking"></div>
       <p id="ranking-note" class="summary"></p>
       <p id="ranking-climate-note" class="climate-note" hidden></p>
-      <p class="actions"><button type="button" id="download-ranking" disabled>Download CSV</button> <span id="ranking-model" class="model"></span></p>
+      <p class="actions"><button type="button" id="download-ranking" disabled>Download CSV</button> <button type="button" id="report-ranking" disabled title="The report of this ranking as a PDF, in your browser’s language, on your region’s paper">Download PDF</button> <span id="ranking-model" class="model"></span></p>
+      <p id="report-ranking-status" class="report-status" role="status" aria-live="polite"></p>
     </section>
   </aside>
 </main>

@@ -8,6 +8,7 @@ import type { KeyService } from '../domain/key-service.ts'
 import type { DefaultVersions } from '../domain/models/default-version.ts'
 import type { ModelRegistry } from '../domain/models/model-registry.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
+import type { ReportLinks } from '../domain/reports/report-links.ts'
 import type { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import type { SurveyService } from '../domain/surveys/survey-service.ts'
 import type { SurveyUploadService } from '../domain/surveys/survey-upload-service.ts'
@@ -45,6 +46,8 @@ export interface GatewayDeps {
   defaultVersions: DefaultVersions
   /** Tickets to stream an upload (surveyUploadTicket). */
   surveyUploadTickets: SurveyUploadTickets
+  /** Links to the PDF report of an answer (reportLink). */
+  reportLinks: ReportLinks
   logger: Logger
   graphiql: boolean
   /** Prefilled X-API-Key in GraphiQL (embedded demo mode only). */
@@ -124,6 +127,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         surveys: deps.surveys,
         surveyUploads: deps.surveyUploads,
         surveyUploadTickets: deps.surveyUploadTickets,
+        reportLinks: deps.reportLinks,
         models: deps.models,
         calibrations: deps.calibrations,
         defaultVersions: deps.defaultVersions,

@@ -6,6 +6,7 @@ import { featureCsvHeader, GEOJSON_CLOSE, GEOJSON_OPENING, renderFeatureChunk } 
 import { featureRow, GEOJSON_COLUMNS } from './job-features.ts'
 import { csvHeader, renderChunk, resultsAt } from './job-output.ts'
 import { type CsvLayout, csvLayout, csvRow, NDJSON_COLUMNS, ndjsonRow } from './job-rows.ts'
+import { resultOutcomes } from './result-outcomes.ts'
 
 /** A GeoJSON upload's rows: its defaults read first, then each feature. */
 async function* featureRows(upload: Extract<StreamedUpload, { format: 'geojson' }>) {
@@ -74,4 +75,6 @@ export const JOB_FILE_FORMATS: JobFileFormats = {
   },
 
   renderFeatures: renderFeatureChunk,
+
+  resultOutcomes,
 }

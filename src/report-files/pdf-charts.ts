@@ -1,4 +1,12 @@
-import type { Axis, BandChart, BarsChart, Chart, LinesChart } from '../domain/reports/report-document.ts'
+import type {
+  Axis,
+  BandChart,
+  BarsChart,
+  Chart,
+  HistogramChart,
+  LinesChart,
+  ReliabilityChart,
+} from '../domain/reports/report-document.ts'
 import { COLOUR, SIZE } from './pdf-style.ts'
 
 /*
@@ -23,8 +31,12 @@ const BAR_ROW_HEIGHT = 10.5
 export function chartHeight(chart: Chart): number {
   if (chart.kind === 'bars')
     return TITLE_HEIGHT + LEGEND_HEIGHT + chart.bars.length * BAR_ROW_HEIGHT + BOTTOM_AXIS_HEIGHT + 6
+  if (chart.kind === 'reliability') return 230
   return 175
 }
+
+/** The colours of a histogram's series, in the legend's order. */
+const SERIES_COLOURS = { series1: COLOUR.line, series2: COLOUR.second, series3: COLOUR.bar } as const
 
 const along = (axis: Axis, value: number, from: number, length: number) =>
   from + ((value - axis.min) / (axis.max - axis.min || 1)) * length
@@ -52,8 +64,13 @@ function header(doc: PDFKit.PDFDocument, chart: Chart, x: number, y: number, wid
         .dash(3, { space: 2 })
         .moveTo(at, middle)
         .lineTo(at + 14, middle)
-        .stroke(chart.kind === 'band' ? COLOUR.target : COLOUR.second)
+        .stroke(
+          chart.kind === 'band' ? COLOUR.target : chart.kind === 'reliability' ? COLOUR.muted : COLOUR.second,
+        )
         .undash()
+    else if (entry.mark === 'point') doc.circle(at + 7, middle, 3).fill(COLOUR.line)
+    else if (entry.mark === 'series1' || entry.mark === 'series2' || entry.mark === 'series3')
+      doc.rect(at, middle - 3.5, 14, 7).fill(SERIES_COLOURS[entry.mark])
     else doc.rect(at, middle - 3.5, 14, 7).fill(entry.mark === 'bar' ? COLOUR.bar : COLOUR.mutedBar)
     doc.fillColor(COLOUR.text).text(entry.label, at + 18, middle - 4, { lineBreak: false })
     at += 18 + doc.widthOfString(entry.label) + 14
@@ -240,11 +257,96 @@ function drawBars(
     .stroke(COLOUR.rule)
 }
 
+function drawHistogram(
+  doc: PDFKit.PDFDocument,
+  chart: HistogramChart,
+  x: number,
+  y: number,
+  width: number,
+  height: number,
+) {
+  const area = plotArea(x, y, width, height)
+  const px = (value: number) => along(chart.x, value, area.left, area.width)
+  const py = (value: number) => along(chart.y, value, area.top + area.height, -area.height)
+  verticalAxis(doc, chart.y, area)
+  verticalAxisName(doc, chart.y, area)
+  horizontalAxis(doc, chart.x, area, false)
+  const series = chart.series.length || 1
+  chart.bins.forEach((bin, index) => {
+    const left = px(bin.from)
+    const binWidth = px(bin.to) - left
+    // The bars of a bin side by side, a tenth of the bin's width left free on each side.
+    const barWidth = (binWidth * 0.8) / series
+    chart.series.forEach((entry, position) => {
+      const count = entry.counts[index] ?? 0
+      if (count <= 0) return
+      const top = py(count)
+      const mark = chart.legend[position]?.mark
+      const colour =
+        mark === 'series1' || mark === 'series2' || mark === 'series3' ? SERIES_COLOURS[mark] : COLOUR.bar
+      // At least half a point tall, so that a bin of one row among a million still shows.
+      const barHeight = Math.max(0.5, area.top + area.height - top)
+      doc
+        .rect(
+          left + binWidth * 0.1 + position * barWidth,
+          area.top + area.height - barHeight,
+          barWidth,
+          barHeight,
+        )
+        .fill(colour)
+    })
+  })
+  doc
+    .lineWidth(0.6)
+    .moveTo(area.left, area.top + area.height)
+    .lineTo(area.left + area.width, area.top + area.height)
+    .stroke(COLOUR.rule)
+}
+
+function drawReliability(
+  doc: PDFKit.PDFDocument,
+  chart: ReliabilityChart,
+  x: number,
+  y: number,
+  width: number,
+  height: number,
+) {
+  const full = plotArea(x, y, width, height)
+  // Square, so that the diagonal is at 45 degrees, and on the left of the frame.
+  const side = Math.min(full.width, full.height)
+  const area: Area = { ...full, width: side, height: side }
+  const px = (value: number) => along(chart.x, value, area.left, area.width)
+  const py = (value: number) => along(chart.y, value, area.top + area.height, -area.height)
+  verticalAxis(doc, chart.y, area)
+  verticalAxisName(doc, chart.y, area)
+  horizontalAxis(doc, chart.x, area, true)
+  doc
+    .lineWidth(1)
+    .dash(4, { space: 3 })
+    .moveTo(px(chart.x.min), py(chart.y.min))
+    .lineTo(px(chart.x.max), py(chart.y.max))
+    .stroke(COLOUR.muted)
+    .undash()
+  const [first, ...rest] = chart.points
+  if (!first) return
+  doc.moveTo(px(first.x), py(first.y))
+  for (const point of rest) doc.lineTo(px(point.x), py(point.y))
+  doc.lineWidth(1.2).stroke(COLOUR.line)
+  const heaviest = Math.max(...chart.points.map((point) => point.weight), 1)
+  for (const point of chart.points) {
+    // Area by weight: radius from 2 to 6 points.
+    const radius = 2 + 4 * Math.sqrt(point.weight / heaviest)
+    doc.circle(px(point.x), py(point.y), radius).fillOpacity(0.75).fill(COLOUR.line).fillOpacity(1)
+  }
+}
+
 /** Draws the chart at (x, y), `width` wide and chartHeight(chart) tall. */
 export function drawChart(doc: PDFKit.PDFDocument, chart: Chart, x: number, y: number, width: number) {
   const height = chartHeight(chart)
   header(doc, chart, x, y, width)
   if (chart.kind === 'band') drawBand(doc, chart, x, y, width, height)
   else if (chart.kind === 'lines') drawLines(doc, chart, x, y, width, height)
+  else if (chart.kind === 'histogram') drawHistogram(doc, chart, x, y, width, height)
+  else if (chart.kind === 'reliability') drawReliability(doc, chart, x, y, width, height)
   else drawBars(doc, chart, x, y, width, height)
 }

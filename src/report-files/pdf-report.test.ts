@@ -128,6 +128,87 @@ describe('a report drawn as PDF', () => {
     expect(poppler('pdfdetach', bytes, '-list')).toContain('request.json')
   })
 
+  it('draws a histogram and a reliability diagram as figures, with their labels, the same bytes each time', async () => {
+    const axis = (label: string) => ({
+      label,
+      min: 0,
+      max: 1,
+      ticks: [0, 0.5, 1].map((value) => ({ value, label: String(value).replace('.', ',') })),
+    })
+    const charts = report({
+      blocks: [
+        {
+          kind: 'chart',
+          chart: {
+            kind: 'histogram',
+            title: 'Filas por supervivencia',
+            alt: 'Histograma de 3 filas',
+            legend: [
+              { label: '1 año', mark: 'series1' },
+              { label: '5 años', mark: 'series2' },
+            ],
+            x: axis('Supervivencia'),
+            y: {
+              label: 'Filas',
+              min: 0,
+              max: 4,
+              ticks: [0, 2, 4].map((v) => ({ value: v, label: String(v) })),
+            },
+            bins: [
+              { from: 0, to: 0.5 },
+              { from: 0.5, to: 1 },
+            ],
+            series: [
+              { label: '1 año', counts: [1, 2] },
+              { label: '5 años', counts: [3, 0] },
+            ],
+          },
+        },
+        {
+          kind: 'chart',
+          chart: {
+            kind: 'reliability',
+            title: 'Diagrama de fiabilidad',
+            alt: 'Observada frente a predicha',
+            legend: [
+              { label: 'Intervalos', mark: 'point' },
+              { label: 'Calibración perfecta', mark: 'dashed' },
+            ],
+            x: axis('Predicha'),
+            y: axis('Observada'),
+            points: [
+              { x: 0.3, y: 0.35, weight: 10 },
+              { x: 0.7, y: 0.6, weight: 40 },
+            ],
+          },
+        },
+      ],
+    })
+    const bytes = await renderPdfReport(charts)
+    expect((await renderPdfReport(charts)).equals(bytes)).toBe(true)
+    const dir = mkdtempSync(join(tmpdir(), 'pdf-report-'))
+    let text: string
+    try {
+      writeFileSync(join(dir, 'r.pdf'), bytes)
+      text = execFileSync('/usr/bin/pdftotext', ['-enc', 'UTF-8', join(dir, 'r.pdf'), '-'], {
+        encoding: 'utf8',
+      }).replace(/\s+/g, ' ')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+    for (const label of [
+      'Filas por supervivencia',
+      '1 año',
+      '5 años',
+      'Diagrama de fiabilidad',
+      'Predicha',
+      'Observada',
+    ])
+      expect(text).toContain(label)
+    const latin1 = bytes.toString('latin1')
+    expect(latin1.match(/\/S \/Figure/g)?.length).toBe(2)
+  })
+
   it('embeds its fonts (no standard font is left to the viewer)', async () => {
     const fonts = poppler('pdffonts', await renderPdfReport(report({ paper: 'letter' })))
     const rows = fonts.split('\n').slice(2).filter(Boolean)

@@ -189,7 +189,8 @@ class ReportWriter {
         doc.y += GAP / 2
         return
       case 'table':
-        this.room(50)
+        // The caption, a header of two lines and the first rows together.
+        this.room(72)
         this.text('Caption', block.table.caption, 'regular', SIZE.small, COLOUR.muted)
         doc.y += 2
         drawDataTable(doc, block.table, this.left, this.width, this.root)

@@ -5,7 +5,9 @@ import { apiError } from '../domain/errors.ts'
 import { parseInput } from '../domain/input-rules.ts'
 import type { JobOwner, JobView, ResultsPlan } from '../domain/jobs/job-service.ts'
 import type { JobFormat } from '../types.ts'
-import { JobModelQuery } from './request-schemas.ts'
+import { reportLocale } from './report-negotiation.ts'
+import { reportRequest, reportResponse } from './report-response.ts'
+import { JobModelQuery, JobReportQuery } from './request-schemas.ts'
 import type { KeyedRoute, RestDeps, RestResponse } from './route.ts'
 import { streamedUpload } from './streamed-upload.ts'
 
@@ -212,5 +214,23 @@ export const JOB_ROUTES: readonly KeyedRoute[] = [
     authenticated: true,
     counted: false,
     handle: (req, _url, deps, admission, params) => results(req, deps, admission, params.id ?? ''),
+  },
+  {
+    // A finished job's report (docs/reports.md → A finished job): a new answer made from the results, so counted.
+    method: 'GET',
+    path: '/v1/jobs/{id}/report.pdf',
+    authenticated: true,
+    async handle(req, url, deps, admission, params, request) {
+      const asked = reportLocale(req, url)
+      parseInput(JobReportQuery, Object.fromEntries(url.searchParams), 'query string')
+      const { job, summary } = await deps.jobs.resultsSummary(owner(admission), params.id ?? '')
+      const report = await deps.reports.job(
+        job,
+        summary,
+        reportRequest(asked, request, `${url.pathname}${url.search}`, null, 'GET'),
+      )
+      // A job may span site data versions: the report lists them, and no one header names them all.
+      return reportResponse(report, null)
+    },
   },
 ]

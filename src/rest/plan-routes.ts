@@ -2,10 +2,16 @@ import { ApiError, invalidField } from '../domain/errors.ts'
 import { parseInput } from '../domain/input-rules.ts'
 import { dataVersionHeaders } from './data-version-header.ts'
 import { readJsonBody } from './json-body.ts'
-import { stockingPlanJson } from './plan-responses.ts'
+import { plantingOptionsJson, stockingPlanJson } from './plan-responses.ts'
 import { reportAsked } from './report-negotiation.ts'
 import { reportRequest, reportResponse } from './report-response.ts'
-import { StockingPlanBody, treatmentsRequest } from './request-schemas.ts'
+import {
+  costsRequest,
+  PlantingOptionsBody,
+  StockingPlanBody,
+  treatmentChoices,
+  treatmentsRequest,
+} from './request-schemas.ts'
 import type { Route } from './route.ts'
 
 /** camelCase names (speciesMix, treesPerAcre) as the API contract spells them: species_mix, trees_per_acre. */
@@ -45,10 +51,7 @@ export const PLAN_ROUTES: readonly Route[] = [
             longitude: body.longitude,
             stand: body.stand,
             plantingMethod: body.planting_method,
-            speciesMix: body.species_mix.map((item) => ({
-              speciesCode: item.species_code,
-              share: item.share,
-            })),
+            speciesMix: mixRequest(body.species_mix) ?? [],
             treesPerAcre: body.trees_per_acre,
             treesPerHectare: body.trees_per_hectare,
             confidence: body.confidence,
@@ -57,6 +60,7 @@ export const PLAN_ROUTES: readonly Route[] = [
             targetTreesPerAcre: body.target_trees_per_acre,
             climate: body.climate,
             treatments: treatmentsRequest(body.treatments),
+            costs: costsRequest(body.costs),
           },
           model,
         )
@@ -74,4 +78,46 @@ export const PLAN_ROUTES: readonly Route[] = [
       return { status: 200, body: stockingPlanJson(plan), headers: dataVersionHeaders(plan.dataVersion) }
     },
   },
+  {
+    method: 'POST',
+    path: '/v1/plans/options',
+    authenticated: true,
+    alongside: true,
+    async handle(req, _url, deps, caller) {
+      const body = parseInput(PlantingOptionsBody, await readJsonBody(req))
+      const model = await deps.models.resolve(caller.accountId, body.model_version)
+      const options = await deps.plans
+        .options(
+          {
+            latitude: body.latitude,
+            longitude: body.longitude,
+            stand: body.stand,
+            speciesMix: mixRequest(body.species_mix),
+            speciesMixes: body.species_mixes?.map((mix) => mixRequest(mix) ?? []),
+            confidence: body.confidence,
+            methods: body.methods,
+            treatments: treatmentChoices(body.treatments),
+            costs: costsRequest(body.costs),
+            maxTreesPerAcre: body.max_trees_per_acre,
+            climate: body.climate,
+          },
+          model,
+        )
+        .catch((error: unknown) => {
+          throw withBodyFieldNames(error)
+        })
+      return {
+        status: 200,
+        body: plantingOptionsJson(options),
+        headers: dataVersionHeaders(options.dataVersion),
+      }
+    },
+  },
 ]
+
+function mixRequest(
+  mix: readonly { species_code: string; share: number }[] | null | undefined,
+): { speciesCode: string; share: number }[] | null | undefined {
+  if (mix == null) return mix
+  return mix.map((item) => ({ speciesCode: item.species_code, share: item.share }))
+}

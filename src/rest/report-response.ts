@@ -31,6 +31,7 @@ export function reportRequest(
   request: RequestContext,
   path: string,
   body: unknown,
+  method: 'GET' | 'POST' = 'POST',
 ): ReportRequest {
-  return { ...asked, requestId: request.requestId, method: 'POST', path, body }
+  return { ...asked, requestId: request.requestId, method, path, body }
 }

@@ -26,16 +26,26 @@ import {
   speciesShare,
   stand,
   stockType,
+  TREES_PER_ACRE_MAX,
   treesPerAcre,
   treesPerHectare,
   vegetationControl,
 } from '../domain/input-rules.ts'
 import { PAPER_SIZES } from '../domain/reports/report-document.ts'
+import { COST_INPUT_RULES, type CostsRequest } from '../domain/stocking/costs.ts'
+import type { TreatmentChoices } from '../domain/stocking/options-request.ts'
+import { OPTIONS_MIXES_MAX } from '../domain/stocking/options-request.ts'
 import { bbox, surveyCursorText, surveyDateBound } from '../domain/surveys/survey-input-rules.ts'
 import { SURVEY_PLOTS_PER_CALL } from '../domain/surveys/survey-plot.ts'
 import { SURVEY_PAGE_MAX } from '../domain/surveys/survey-service.ts'
 import { REFUSALS_PAGE_MAX } from '../domain/surveys/survey-upload-service.ts'
-import type { TreatmentsRequest } from '../domain/treatments.ts'
+import {
+  ANIMAL_PROTECTION,
+  SHADE,
+  STOCK_TYPES,
+  type TreatmentsRequest,
+  VEGETATION_CONTROL,
+} from '../domain/treatments.ts'
 
 /** The /v1 request bodies and query strings: the shared input rules under the API contract's snake_case names. Strict: unknown fields are refused. */
 
@@ -54,6 +64,80 @@ const Treatments = z.strictObject(
 export function treatmentsRequest(
   treatments: z.infer<typeof Treatments> | null | undefined,
 ): TreatmentsRequest | null | undefined {
+  if (!treatments) return treatments
+  return {
+    vegetationControl: treatments.vegetation_control,
+    animalProtection: treatments.animal_protection,
+    stockType: treatments.stock_type,
+    shade: treatments.shade,
+  }
+}
+
+/** `costs` (docs/costs.md): figures replacing the defaults, each optional; null as good as absent. */
+const Costs = z.strictObject(
+  {
+    seedlings: z
+      .array(z.strictObject({ species_code: catalogueCode, per_tree: COST_INPUT_RULES.perTree }), {
+        error: 'must be an array of {species_code, per_tree}',
+      })
+      .max(SPECIES_MIX_MAX, `may hold at most ${SPECIES_MIX_MAX} species`)
+      .nullish(),
+    planting_per_tree: COST_INPUT_RULES.perTree.nullish(),
+    site_preparation_per_acre: COST_INPUT_RULES.perAcre.nullish(),
+    release_per_acre: COST_INPUT_RULES.perAcre.nullish(),
+    tubes_per_tree: COST_INPUT_RULES.perTree.nullish(),
+    shade_cards_per_tree: COST_INPUT_RULES.perTree.nullish(),
+    drone_seeding_per_acre: COST_INPUT_RULES.perAcre.nullish(),
+    seed_pod_per_pod: COST_INPUT_RULES.perTree.nullish(),
+  },
+  {
+    error:
+      'must be an object {seedlings, planting_per_tree, site_preparation_per_acre, release_per_acre, tubes_per_tree, shade_cards_per_tree, drone_seeding_per_acre, seed_pod_per_pod}',
+  },
+)
+
+/** A body's `costs` under the domain's names; absent or null stays so. */
+export function costsRequest(
+  costs: z.infer<typeof Costs> | null | undefined,
+): CostsRequest | null | undefined {
+  if (!costs) return costs
+  return {
+    seedlings: costs.seedlings?.map((s) => ({ speciesCode: s.species_code, perTree: s.per_tree })),
+    plantingPerTree: costs.planting_per_tree,
+    sitePreparationPerAcre: costs.site_preparation_per_acre,
+    releasePerAcre: costs.release_per_acre,
+    tubesPerTree: costs.tubes_per_tree,
+    shadeCardsPerTree: costs.shade_cards_per_tree,
+    droneSeedingPerAcre: costs.drone_seeding_per_acre,
+    seedPodPerPod: costs.seed_pod_per_pod,
+  }
+}
+
+const choices = (values: readonly string[]) =>
+  z
+    .array(z.enum(values as [string, ...string[]], { error: `must be one of ${values.join(', ')}` }), {
+      error: `must be an array of ${values.join(', ')}`,
+    })
+    .min(1, 'must hold at least one value')
+    .max(values.length, `may hold at most ${values.length} values`)
+
+/** The treatment values an options search weighs (each a list). */
+const TreatmentChoicesBody = z.strictObject(
+  {
+    vegetation_control: choices(VEGETATION_CONTROL).nullish(),
+    animal_protection: choices(ANIMAL_PROTECTION).nullish(),
+    stock_type: choices(STOCK_TYPES).nullish(),
+    shade: choices(SHADE).nullish(),
+  },
+  {
+    error:
+      'must be an object {vegetation_control, animal_protection, stock_type, shade}, each a list of values',
+  },
+)
+
+export function treatmentChoices(
+  treatments: z.infer<typeof TreatmentChoicesBody> | null | undefined,
+): TreatmentChoices | null | undefined {
   if (!treatments) return treatments
   return {
     vegetationControl: treatments.vegetation_control,
@@ -145,6 +229,43 @@ export const StockingPlanBody = z.strictObject({
   target_trees_per_acre: treesPerAcre.nullish(),
   climate: climate.nullish(),
   treatments: Treatments.nullish(),
+  costs: Costs.nullish(),
+  model_version: modelVersion.optional(),
+})
+
+const SpeciesMix = z
+  .array(z.strictObject({ species_code: catalogueCode, share: speciesShare }), {
+    error: 'must be an array of {species_code, share}',
+  })
+  .min(1, 'must hold at least one species')
+  .max(SPECIES_MIX_MAX, `may hold at most ${SPECIES_MIX_MAX} species`)
+
+/** POST /v1/plans/options: where, the mixes, and what to weigh (docs/costs.md#options). */
+export const PlantingOptionsBody = z.strictObject({
+  latitude: latitude.nullish(),
+  longitude: longitude.nullish(),
+  stand: stand.nullish(),
+  species_mix: SpeciesMix.nullish(),
+  species_mixes: z
+    .array(SpeciesMix, { error: 'must be an array of species mixes' })
+    .min(1, 'must hold at least one mix')
+    .max(OPTIONS_MIXES_MAX, `may hold at most ${OPTIONS_MIXES_MAX} mixes`)
+    .nullish(),
+  confidence: confidence.nullish(),
+  methods: z
+    .array(catalogueCode, { error: 'must be an array of planting methods' })
+    .min(1, 'must hold at least one method')
+    .max(2, 'may hold at most 2 methods')
+    .nullish(),
+  treatments: TreatmentChoicesBody.nullish(),
+  costs: Costs.nullish(),
+  max_trees_per_acre: z
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, `must be a whole number from 1 to ${TREES_PER_ACRE_MAX}`)
+    .max(TREES_PER_ACRE_MAX, `must be a whole number from 1 to ${TREES_PER_ACRE_MAX}`)
+    .nullish(),
+  climate: climate.nullish(),
   model_version: modelVersion.optional(),
 })
 
@@ -224,3 +345,6 @@ export const SurveyDeleteAllQuery = z.strictObject({
 export const ReportPaperQuery = z.object({
   paper: z.enum(PAPER_SIZES, { error: 'must be a4 or letter' }).optional(),
 })
+
+/** GET /v1/jobs/{id}/report.pdf: only `paper`. */
+export const JobReportQuery = z.strictObject(ReportPaperQuery.shape)

@@ -13,6 +13,7 @@ import type { ModelRegistry } from '../domain/models/model-registry.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
 import type { RasterReadCounter } from '../domain/rasters/raster-reads.ts'
 import type { SurvivalRasterService } from '../domain/rasters/survival-raster-service.ts'
+import type { ReportLinks } from '../domain/reports/report-links.ts'
 import type { ReportService } from '../domain/reports/report-service.ts'
 import type { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import type { SurveyService } from '../domain/surveys/survey-service.ts'
@@ -46,6 +47,8 @@ export interface RestDeps {
   keyRequests: SporeKeyRequests | null
   /** Reports of answers (PDF, `Accept: application/pdf`). */
   reports: ReportService
+  /** Links to reports that GraphQL hands out (GET /v1/reports/{token}.pdf, no key). */
+  reportLinks: ReportLinks
   /** Survival rasters and the rule that counts their reads; without them the raster route answers 404. */
   rasters?: { service: SurvivalRasterService; reads: RasterReadCounter }
 }

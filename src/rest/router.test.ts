@@ -30,6 +30,7 @@ import type {
   SurveyUploadTicketStore,
 } from '../domain/ports.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
+import { ReportLinks, reportLinkSecret } from '../domain/reports/report-links.ts'
 import { ReportService } from '../domain/reports/report-service.ts'
 import { SPECIES } from '../domain/species.ts'
 import { StockingPlanService } from '../domain/stocking/stocking-service.ts'
@@ -165,6 +166,7 @@ function setup({
       keyRequests: null,
       audit: new AuditService(new MemoryAuditLog(() => NOW)),
       reports: new ReportService(renderPdfReport, { synthetic: async () => true }),
+      reportLinks: new ReportLinks(reportLinkSecret('router-test-secret-'.repeat(2)), () => NOW),
     },
     logger,
   )
@@ -203,10 +205,13 @@ describe('route matching', () => {
         .replaceAll('{plot_id}', 'plot-0')
         .replaceAll('{upload_id}', 'upl_000000000000000000000000')
         .replaceAll('{version}', model.version)
-      const missing = route.path.includes('{') && !route.path.includes('{version}')
+        .replaceAll('{token}', 'not-a-token')
+      // A report link is its own credential: one the service did not sign is 403 invalid_report_link.
+      const linked = route.path.includes('{token}')
+      const missing = route.path.includes('{') && !route.path.includes('{version}') && !linked
       for (const path of [concrete, `${concrete}/`]) {
         const { res, context } = await send('GET', path, { key })
-        expect(res.status, path).toBe(missing ? 404 : 200)
+        expect(res.status, path).toBe(linked ? 403 : missing ? 404 : 200)
         if (missing)
           expect((res.json as { error: { message: string } }).error.message).toMatch(
             /No job job_0000|No survey plot "plot-0"|No survey upload "upl_0000|No calibration "job_0000/,

@@ -9,9 +9,10 @@ import type { RequestContext } from '../observability/request-context.ts'
 import type { RestDeps, RestResponse, Route } from './route.ts'
 import { ROUTES } from './routes.ts'
 
-/** A route path with `{name}` segments, e.g. /v1/jobs/{id}, as a pattern that captures them. */
+/** A route path with `{name}` segments, e.g. /v1/jobs/{id} or /v1/reports/{token}.pdf, as a pattern that captures them. */
 function compile(path: string): RegExp {
-  return new RegExp(`^${path.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`)
+  const literal = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+  return new RegExp(`^${literal.replace(/\{(\w+)\}/g, '(?<$1>[^/]+)')}$`)
 }
 
 const ROUTE_PATHS = [...new Set(ROUTES.map((route) => route.path))].map((path) => ({

@@ -12,6 +12,7 @@ import { OPENAPI_DOCUMENT } from './openapi.ts'
 import { PLAN_ROUTES } from './plan-routes.ts'
 import { batchResultsJson, predictionText } from './prediction-writer.ts'
 import { RASTER_ROUTES } from './raster-routes.ts'
+import { REPORT_LINK_ROUTES } from './report-link-routes.ts'
 import { reportAsked } from './report-negotiation.ts'
 import { reportRequest, reportResponse } from './report-response.ts'
 import {
@@ -275,4 +276,5 @@ export const ROUTES: readonly Route[] = [
   ...MODEL_ROUTES,
   ...SURVEY_ROUTES,
   ...RASTER_ROUTES,
+  ...REPORT_LINK_ROUTES,
 ]

@@ -7,6 +7,8 @@ import { readSurveyPlot } from '../domain/surveys/survey-plot-reader.ts'
 import { SURVEY_PAGE_DEFAULT, type SurveyWriter } from '../domain/surveys/survey-service.ts'
 import type { RequestContext } from '../observability/request-context.ts'
 import { readJsonBody } from './json-body.ts'
+import { reportAsked } from './report-negotiation.ts'
+import { reportRequest, reportResponse } from './report-response.ts'
 import { SurveyDeleteAllQuery, SurveyListQuery, SurveyReportQuery, SurveysBody } from './request-schemas.ts'
 import type { KeyedRoute } from './route.ts'
 import { surveyReportJson } from './survey-report-json.ts'
@@ -116,10 +118,20 @@ export const SURVEY_ROUTES: readonly KeyedRoute[] = [
     method: 'GET',
     path: '/v1/surveys/report',
     authenticated: true,
-    async handle(_req, url, deps, admission) {
-      const query = parseInput(SurveyReportQuery, Object.fromEntries(url.searchParams), 'query string')
+    async handle(req, url, deps, admission, _params, request) {
+      // `paper` is the report's (checked whatever the answer's form); the rest are the report's query.
+      const asked = reportAsked(req, url)
+      const asSent = Object.fromEntries([...url.searchParams].filter(([name]) => name !== 'paper'))
+      const query = parseInput(SurveyReportQuery, asSent, 'query string')
       const { model_version: version, ...filter } = query
       const report = await deps.surveys.report(admission.caller.accountId, filterOf(filter), version)
+      if (asked) {
+        const file = await deps.reports.survey(report, {
+          ...reportRequest(asked, request, `${url.pathname}${url.search}`, asSent, 'GET'),
+          body: asSent,
+        })
+        return reportResponse(file, null)
+      }
       return { status: 200, body: surveyReportJson(report) }
     },
   },

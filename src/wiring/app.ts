@@ -38,6 +38,7 @@ import { KeyService } from '../domain/key-service.ts'
 import { DefaultVersions } from '../domain/models/default-version.ts'
 import type { IssuanceLimiter, MailSender } from '../domain/ports.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
+import { ReportLinks, reportLinkSecret } from '../domain/reports/report-links.ts'
 import { SPECIES } from '../domain/species.ts'
 import { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import { SurveyService } from '../domain/surveys/survey-service.ts'
@@ -325,6 +326,8 @@ export function createApp(options: AppOptions): App {
     { cacheEntries: config.SURVIVAL_MAP_CACHE_ENTRIES ?? 32 },
     now,
   )
+  // Signed under a secret derived from ADDRESS_HASH_KEY: every process that shares it serves every link.
+  const reportLinks = new ReportLinks(reportLinkSecret(config.ADDRESS_HASH_KEY), now)
   const gateway = createGateway({
     health,
     predictions,
@@ -336,6 +339,7 @@ export function createApp(options: AppOptions): App {
     surveys,
     surveyUploads: surveyUploads.uploads,
     surveyUploadTickets: surveyUploads.tickets,
+    reportLinks,
     models,
     calibrations,
     defaultVersions,
@@ -364,7 +368,8 @@ export function createApp(options: AppOptions): App {
         audit,
         jobs: jobRuntime.jobs,
         rasters: gis.rasters,
-        reports: wireReports({ config, database, metrics }),
+        reports: wireReports({ config, database, metrics, now }),
+        reportLinks,
       },
       logger,
     ),

@@ -13,6 +13,8 @@ export function wireReports(options: {
   config: Pick<AppConfig, 'DB_QUERY_TIMEOUT_MS'>
   database: Database
   metrics: Metrics
+  /** The clock a report of a job or of the surveys is dated by. */
+  now: () => Date
 }): ReportService {
   const sources = siteVersionSources(options.database.reads, options.config, options.metrics)
   return new ReportService(
@@ -23,5 +25,6 @@ export function wireReports(options: {
         return source === null || source === SYNTHETIC_SOURCE
       },
     },
+    options.now,
   )
 }

@@ -16,6 +16,8 @@ export type Point = { latitude: number; longitude: number }
 export interface OfflinePageOptions {
   viewport: { width: number; height: number }
   acceptDownloads?: boolean
+  /** The browser's language (navigator.language, Accept-Language), e.g. es-MX; Chromium's own by default. */
+  locale?: string
   /** Called with every response of every watched page. */
   onResponse?: (response: Response) => void
   /** An error answer asked for on purpose, by its URL: neither recorded nor its console line. */
@@ -43,7 +45,7 @@ export interface OfflineSession {
  * recorded in `blocked`), and a first page, watched.
  */
 export async function openOfflinePage(options: OfflinePageOptions): Promise<OfflineSession> {
-  const { viewport, acceptDownloads, onResponse, isExpectedError } = options
+  const { viewport, acceptDownloads, locale, onResponse, isExpectedError } = options
   const blocked: string[] = []
   const consoleErrors: string[] = []
   const failedRequests: string[] = []
@@ -71,6 +73,7 @@ export async function openOfflinePage(options: OfflinePageOptions): Promise<Offl
     const context = await browser.newContext({
       viewport,
       ...(acceptDownloads === undefined ? {} : { acceptDownloads }),
+      ...(locale === undefined ? {} : { locale }),
     })
     await context.route('**/*', async (route) => {
       if (staysOnLoopback(route.request().url())) return route.continue()

@@ -469,6 +469,8 @@ describe('reference queries', () => {
         'climateScenarios',
         // Covered by stocking-plan.test.ts.
         'stockingPlan',
+        // Covered by planting-options.test.ts.
+        'plantingOptions',
         // Covered by surveys.test.ts (with the survey mutations).
         'surveys',
         'surveyPlot',

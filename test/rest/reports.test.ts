@@ -107,6 +107,35 @@ const REPORTS = {
     path: '/v1/predict/rank',
     body: { ...FOREST_POINTS.eastCascades, planting_method: 'manual', horizon: 3 },
   },
+  // With treatments (docs/treatments.md): the treatments asked for, each effect and its status, and the
+  // treated and untreated survival the answer carries.
+  'treated plan': {
+    path: '/v1/plans/stocking',
+    body: {
+      ...FOREST_POINTS.coastRange,
+      planting_method: 'manual',
+      species_mix: [{ species_code: 'PSME', share: 1 }],
+      trees_per_acre: 300,
+      treatments: { vegetation_control: 'release_2yr', animal_protection: 'mesh_tubes' },
+    },
+  },
+  'treated comparison': {
+    path: '/v1/predict/compare',
+    body: {
+      ...FOREST_POINTS.coastRange,
+      species_code: 'PSME',
+      treatments: { vegetation_control: 'site_prep_release_1yr' },
+    },
+  },
+  'treated ranking': {
+    path: '/v1/predict/rank',
+    body: {
+      ...FOREST_POINTS.coastRange,
+      planting_method: 'manual',
+      horizon: 5,
+      treatments: { vegetation_control: 'release_1yr', stock_type: 'container', shade: 'shade_cards' },
+    },
+  },
 } as const
 
 /**
@@ -120,7 +149,9 @@ function printedAs(path: string): { fixed?: number; upTo?: number; id?: true } {
       .split('.')
       .at(-1) ?? ''
   if (/^interval\[\d+\]$/.test(path.split('.').at(-1) ?? '')) return { fixed: 3 }
-  if (field === 'site_id') return { id: true }
+  if (field === 'site_id' || field === 'year') return { id: true }
+  // A treatment's figure and odds ratio, with their ranges: at most 3 decimals.
+  if (/\.figure\.(value|range\[\d+\])$/.test(path) || /^odds_ratio(_range)?$/.test(field)) return { upTo: 3 }
   if (path.startsWith('climate.deltas.') || path.startsWith('climate.projected.')) return { upTo: 1 }
   if (path === 'planted.trees_per_acre' || /planted_trees_per_acre$/.test(field)) return { upTo: 2 }
   if (/latitude|longitude/.test(field)) return { upTo: 5 }
@@ -128,7 +159,7 @@ function printedAs(path: string): { fixed?: number; upTo?: number; id?: true } {
   if (field === 'area_ha') return { upTo: 2 }
   if (field === 'overplanting_factor') return { upTo: 3 }
   if (
-    /^(survival_probability|share|confidence|probability|difference|manual|drone_seeded|hardwood_share_cap|ninety_percent_half_width_share|interval_level|level|magnitude|offset)$/.test(
+    /^(survival_probability|share|confidence|probability|difference|manual|drone_seeded|hardwood_share_cap|ninety_percent_half_width_share|interval_level|level|magnitude|offset|untreated_survival_probability|contribution|untreated_contribution|reduction|reduction_range|reduction_sd|effect_sd)$/.test(
       field,
     )
   )
@@ -193,8 +224,28 @@ describe('a PDF report holds the JSON answer', () => {
         expect(Buffer.from(report.bytes.subarray(0, 5)).toString()).toBe('%PDF-')
 
         const text = await pdfText(report.bytes)
-        const { generated_at: _at, ...answer } = json.body
+        // A treated plan's `cost` block (what the treatments cost) is not in the report yet.
+        const { generated_at: _at, cost: _cost, ...answer } = json.body
         expect(missingNumbers(answer, answerText(text, language), language)).toEqual([])
+        if (json.body.treatments) {
+          // Each effect's treatment, value and status, in the report's words.
+          const blocks =
+            'manual' in json.body.treatments ? Object.values(json.body.treatments) : [json.body.treatments]
+          const status: Record<string, string> =
+            language === 'es'
+              ? { published: 'publicada', synthesis: 'síntesis', assumption: 'supuesto' }
+              : { published: 'published', synthesis: 'synthesis', assumption: 'assumption' }
+          const flat = text.replace(/\s+/g, ' ')
+          for (const block of blocks as Json[])
+            for (const effect of block.effects) {
+              expect(flat).toContain(`: ${effect.value}`)
+              expect(flat).toContain(status[effect.status])
+            }
+          // The untreated survival beside the treated, where the answer carries it (not a plan's).
+          if (JSON.stringify(json.body).includes('untreated_survival_probability'))
+            // (A column header may wrap: "Sin" and "tratar" on two lines.)
+            expect(flat).toMatch(language === 'es' ? /\bSin\b[\s\S]*\btratar\b/ : /\bUntreated\b/)
+        }
 
         const info = await pdfInfo(report.bytes)
         expect(info.pages).toBeGreaterThanOrEqual(1)

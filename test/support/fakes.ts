@@ -173,6 +173,12 @@ export class FakeKeyDirectory implements KeyDirectory {
     return this.records.get(hash) ?? null
   }
 
+  async findById(id: string): Promise<ApiKeyRecord | null> {
+    this.lookups += 1
+    if (this.failure) throw this.failure
+    return [...this.records.values()].find((record) => record.id === id) ?? null
+  }
+
   async tiers(): Promise<Tier[]> {
     if (this.failure) throw this.failure
     return [...this.tierList]

@@ -59,6 +59,7 @@ export function newJob(job: Pick<NewJob, 'id' | 'expiresAt'> & Partial<NewJob>):
     columns: HEADER,
     chunkRows: 2,
     modelVersion: '0.2',
+    defaults: {},
     ...job,
   }
 }

@@ -41,6 +41,9 @@ DEFAULT_BASE_URL = "http://localhost:8080"
 API_KEY_ENV = "SURVIVAL_API_KEY"
 BASE_URL_ENV = "SURVIVAL_API_URL"
 
+PAPERS = ("a4", "letter")
+"""The papers a PDF report is laid out on (``paper=``)."""
+
 JobRef = str | Mapping[str, Any]
 """A job id, or a job object (anything with an ``id``)."""
 
@@ -164,16 +167,35 @@ class Client:
     ) -> Comparison:
         """``POST /v1/predict/compare``: both planting methods and ``method_differential``
         (``difference`` = manual − drone_seeded, positive when hand planting survives better)."""
-        body = compact(
-            latitude=latitude,
-            longitude=longitude,
-            species_code=species_code,
-            horizons=horizons_field(horizons),
-            climate=climate_field(climate),
-            model_version=model_version,
-        )
+        body = _compare_body(latitude, longitude, species_code, horizons, climate, model_version)
         data, meta = self._call("POST", "/v1/predict/compare", body=body, idempotent=True)
         return Comparison(data, meta)
+
+    def compare_pdf(
+        self,
+        latitude: float,
+        longitude: float,
+        species_code: str,
+        *,
+        horizons: int | Iterable[int] | None = None,
+        climate: Climate = None,
+        model_version: str | None = None,
+        language: str = "en",
+        paper: str | None = None,
+        path: str | os.PathLike[str] | None = None,
+    ) -> bytes:
+        """The PDF report of :meth:`compare`'s answer (``Accept: application/pdf``): its bytes.
+
+        Args:
+            language: sent as ``Accept-Language``, e.g. ``"es-MX"`` or ``"en-GB"``: the report is in
+                Spanish for ``es``, else English, and (unless ``paper`` says) on its region's paper.
+            paper: ``"a4"`` or ``"letter"``, whatever the language.
+            path: also write the PDF to this file.
+
+        Counts one request, as the JSON answer does; errors are raised as for :meth:`compare`.
+        """
+        body = _compare_body(latitude, longitude, species_code, horizons, climate, model_version)
+        return self._report("/v1/predict/compare", body, language=language, paper=paper, path=path)
 
     def rank(
         self,
@@ -186,16 +208,27 @@ class Client:
         model_version: str | None = None,
     ) -> Ranking:
         """``POST /v1/predict/rank``: all 20 species at one site for one method and horizon, best first."""
-        body = compact(
-            latitude=latitude,
-            longitude=longitude,
-            planting_method=planting_method,
-            horizon=horizon,
-            climate=climate_field(climate),
-            model_version=model_version,
-        )
+        body = _rank_body(latitude, longitude, planting_method, horizon, climate, model_version)
         data, meta = self._call("POST", "/v1/predict/rank", body=body, idempotent=True)
         return Ranking(data, meta)
+
+    def rank_pdf(
+        self,
+        latitude: float,
+        longitude: float,
+        planting_method: str,
+        horizon: int,
+        *,
+        climate: Climate = None,
+        model_version: str | None = None,
+        language: str = "en",
+        paper: str | None = None,
+        path: str | os.PathLike[str] | None = None,
+    ) -> bytes:
+        """The PDF report of :meth:`rank`'s answer: its bytes (``language``, ``paper`` and ``path``
+        as for :meth:`compare_pdf`)."""
+        body = _rank_body(latitude, longitude, planting_method, horizon, climate, model_version)
+        return self._report("/v1/predict/rank", body, language=language, paper=paper, path=path)
 
     def predict_batch(self, sites: Any, *, model_version: str | None = None) -> BatchResult:
         """``POST /v1/predict/batch``: several sites in one call (counted as one request).
@@ -242,23 +275,63 @@ class Client:
                 a Feature holding one.
             trees_per_acre, trees_per_hectare: the planted density, exactly one of them.
         """
-        body = compact(
+        body = _stocking_plan_body(
+            planting_method,
+            species_mix,
             latitude=latitude,
             longitude=longitude,
             stand=stand,
-            planting_method=planting_method,
-            species_mix=_species_mix(species_mix),
             trees_per_acre=trees_per_acre,
             trees_per_hectare=trees_per_hectare,
             confidence=confidence,
             rule_set=rule_set,
             site_class=site_class,
             target_trees_per_acre=target_trees_per_acre,
-            climate=climate_field(climate),
+            climate=climate,
             model_version=model_version,
         )
         data, meta = self._call("POST", "/v1/plans/stocking", body=body, idempotent=True)
         return StockingPlan(data, meta)
+
+    def stocking_plan_pdf(
+        self,
+        planting_method: str,
+        species_mix: str | Mapping[str, float] | Iterable[Mapping[str, Any]],
+        *,
+        latitude: float | None = None,
+        longitude: float | None = None,
+        stand: Mapping[str, Any] | None = None,
+        trees_per_acre: float | None = None,
+        trees_per_hectare: float | None = None,
+        confidence: float | None = None,
+        rule_set: str | None = None,
+        site_class: str | None = None,
+        target_trees_per_acre: float | None = None,
+        climate: Climate = None,
+        model_version: str | None = None,
+        language: str = "en",
+        paper: str | None = None,
+        path: str | os.PathLike[str] | None = None,
+    ) -> bytes:
+        """The PDF report of :meth:`stocking_plan`'s answer: its bytes (``language``, ``paper`` and
+        ``path`` as for :meth:`compare_pdf`). A stand sent as a GeoJSON Feature with a ``name``
+        property is titled with that name."""
+        body = _stocking_plan_body(
+            planting_method,
+            species_mix,
+            latitude=latitude,
+            longitude=longitude,
+            stand=stand,
+            trees_per_acre=trees_per_acre,
+            trees_per_hectare=trees_per_hectare,
+            confidence=confidence,
+            rule_set=rule_set,
+            site_class=site_class,
+            target_trees_per_acre=target_trees_per_acre,
+            climate=climate,
+            model_version=model_version,
+        )
+        return self._report("/v1/plans/stocking", body, language=language, paper=paper, path=path)
 
     # Reference and service ----------------------------------------------------------------------
 
@@ -639,6 +712,42 @@ class Client:
         data = json.loads(response.content) if response.content else None
         return data, ResponseMeta.of(response)
 
+    def _report(
+        self,
+        url_path: str,
+        body: Any,
+        *,
+        language: str,
+        paper: str | None,
+        path: str | os.PathLike[str] | None,
+    ) -> bytes:
+        """The operation's answer as a PDF report: ``Accept: application/pdf``, the language as
+        ``Accept-Language`` and the paper as ``?paper=``. Errors stay the API's JSON errors."""
+        if paper is not None and paper not in PAPERS:
+            raise ValueError(f"paper is one of {', '.join(PAPERS)}, not {paper!r}")
+        if not isinstance(language, str) or not language.strip() or len(language) > 200:
+            raise ValueError(f"language is an Accept-Language value such as 'es-MX', not {language!r}")
+        response = self._transport.request(
+            "POST",
+            url_path,
+            params={"paper": paper},
+            body=RequestBody.of_bytes(json_bytes(body), "application/json"),
+            headers={"Accept": "application/pdf", "Accept-Language": language},
+            idempotent=True,
+        )
+        if _media_type(response) != "application/pdf":
+            raise ApiError(
+                f"asked for a PDF report, the server answered {_media_type(response) or 'no content type'}",
+                status=response.status_code,
+                code="not_a_report",
+                request_id=response.headers.get("Request-Id"),
+                headers=response.headers,
+            )
+        content = response.content
+        if path is not None:
+            Path(path).write_bytes(content)
+        return content
+
     def _poll(
         self,
         fetch: Callable[[], Any],
@@ -658,6 +767,78 @@ class Client:
             if deadline is not None and time.monotonic() >= deadline:
                 raise TimeoutError(f"{what} still {current.get('status')} after {timeout} s")
             self._sleep(poll_interval)
+
+
+def _compare_body(
+    latitude: float,
+    longitude: float,
+    species_code: str,
+    horizons: int | Iterable[int] | None,
+    climate: Climate,
+    model_version: str | None,
+) -> dict[str, Any]:
+    """The body of ``POST /v1/predict/compare``, for its JSON answer and its PDF report alike."""
+    return compact(
+        latitude=latitude,
+        longitude=longitude,
+        species_code=species_code,
+        horizons=horizons_field(horizons),
+        climate=climate_field(climate),
+        model_version=model_version,
+    )
+
+
+def _rank_body(
+    latitude: float,
+    longitude: float,
+    planting_method: str,
+    horizon: int,
+    climate: Climate,
+    model_version: str | None,
+) -> dict[str, Any]:
+    """The body of ``POST /v1/predict/rank``, for its JSON answer and its PDF report alike."""
+    return compact(
+        latitude=latitude,
+        longitude=longitude,
+        planting_method=planting_method,
+        horizon=horizon,
+        climate=climate_field(climate),
+        model_version=model_version,
+    )
+
+
+def _stocking_plan_body(
+    planting_method: str,
+    species_mix: str | Mapping[str, float] | Iterable[Mapping[str, Any]],
+    *,
+    latitude: float | None,
+    longitude: float | None,
+    stand: Mapping[str, Any] | None,
+    trees_per_acre: float | None,
+    trees_per_hectare: float | None,
+    confidence: float | None,
+    rule_set: str | None,
+    site_class: str | None,
+    target_trees_per_acre: float | None,
+    climate: Climate,
+    model_version: str | None,
+) -> dict[str, Any]:
+    """The body of ``POST /v1/plans/stocking``, for its JSON answer and its PDF report alike."""
+    return compact(
+        latitude=latitude,
+        longitude=longitude,
+        stand=stand,
+        planting_method=planting_method,
+        species_mix=_species_mix(species_mix),
+        trees_per_acre=trees_per_acre,
+        trees_per_hectare=trees_per_hectare,
+        confidence=confidence,
+        rule_set=rule_set,
+        site_class=site_class,
+        target_trees_per_acre=target_trees_per_acre,
+        climate=climate_field(climate),
+        model_version=model_version,
+    )
 
 
 def _species_mix(mix: str | Mapping[str, float] | Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:

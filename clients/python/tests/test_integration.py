@@ -158,6 +158,56 @@ def test_predictions_end_to_end(server):
         assert usage.today.used >= 7
 
 
+def test_pdf_reports_end_to_end(server, tmp_path):
+    """Each report is a PDF of the same answer: the JSON answer's numbers are in its text (pdftotext)."""
+    with server.client("hypha") as client:
+        comparison = client.compare(44.2, -122.2, "TSHE", model_version="0.2")
+        pdf = client.compare_pdf(44.2, -122.2, "TSHE", model_version="0.2", language="es-MX")
+        assert pdf.startswith(b"%PDF-")
+        text = _pdf_text(pdf, tmp_path)
+        assert "Comparación de métodos de plantación" in text
+        for row in comparison.method_differential:
+            assert f"{row.manual:.3f}".replace(".", ",") in text
+
+        ranking = client.rank(44.0, -121.6, "manual", 3)
+        target = tmp_path / "ranking.pdf"
+        pdf = client.rank_pdf(44.0, -121.6, "manual", 3, paper="a4", path=target)
+        assert target.read_bytes() == pdf
+        text = _pdf_text(pdf, tmp_path)
+        assert "Species ranked by survival" in text
+        for row in ranking.ranking:
+            assert f"{row.survival_probability:.3f}" in text
+
+        stand = {
+            "type": "Feature",
+            "properties": {"name": "North unit"},
+            "geometry": {
+                "type": "Polygon",
+                "coordinates": [[[-123.63, 44.57], [-123.57, 44.57], [-123.57, 44.63], [-123.63, 44.63],
+                                 [-123.63, 44.57]]],
+            },
+        }
+        plan = client.stocking_plan("manual", "PSME", stand=stand, trees_per_acre=300)
+        pdf = client.stocking_plan_pdf("manual", "PSME", stand=stand, trees_per_acre=300)
+        text = _pdf_text(pdf, tmp_path)
+        assert "North unit" in text
+        assert f"{plan.meets_standard.probability:.3f}" in text
+
+        with pytest.raises(ValidationError) as caught:
+            client.compare_pdf(43.6, -116.2, "PSME")
+        assert caught.value.code == "outside_coverage"
+
+
+def _pdf_text(pdf: bytes, directory: Path) -> str:
+    """The PDF's text as poppler-utils' pdftotext reads it, with runs of white space as one space."""
+    if shutil.which("pdftotext") is None:
+        pytest.fail("pdftotext is missing: apt-get install poppler-utils")
+    source = directory / "report.pdf"
+    source.write_bytes(pdf)
+    text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(source), "-"], check=True, capture_output=True).stdout
+    return " ".join(text.decode("utf-8").split())
+
+
 def test_a_bad_species_is_a_validation_error(server):
     with server.client("spore") as client:
         with pytest.raises(ValidationError) as caught:

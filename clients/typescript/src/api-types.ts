@@ -37,6 +37,9 @@ export type SucceededCalibration = CalibrationRun & {
 }
 export type PredictionResponse = Schemas['PredictionResponse']
 export type CompareRequest = Schemas['CompareRequest']
+/** `POST /v1/plans/stocking`: a point or a stand, a species mix, a method and a density. */
+export type StockingPlanRequest = Schemas['StockingPlanRequest']
+export type StockingPlanResponse = Schemas['StockingPlanResponse']
 export type ComparisonResponse = Schemas['ComparisonResponse']
 export type RankRequest = Schemas['RankRequest']
 export type RankResponse = Schemas['RankResponse']

@@ -64,6 +64,7 @@ import {
   type PredictRequest,
   type RankRequest,
   type SpeciesQuery,
+  type StockingPlanRequest,
 } from './api-types.ts'
 
 export * from './api-types.ts'
@@ -127,6 +128,18 @@ export type ResultsStream = Readable & {
 /** The JSON media types (`application/json`, `application/geo+json`) the client reads answers in. */
 type JsonMedia = `${string}/${string}json`
 
+/** The PDF report of an answer (docs/reports.md): its language and paper. */
+export interface ReportOptions extends CallOptions {
+  /**
+   * Sent as `Accept-Language` (default `en`): a tag such as `es-MX` or `en-GB`. The report is in Spanish
+   * for `es`, else English; unless `paper` names one, the tag's region picks the paper (US Letter in
+   * the US, Canada, Mexico and the CLDR's other Letter regions, and for a bare `en`; A4 elsewhere).
+   */
+  language?: string
+  /** `?paper=`: `a4` or `letter`, whatever the language. */
+  paper?: 'a4' | 'letter'
+}
+
 export function createSurvivalClient(options: SurvivalClientOptions) {
   const maxRetries = options.maxRetries ?? 3
   const maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000
@@ -173,6 +186,40 @@ export function createSurvivalClient(options: SurvivalClientOptions) {
   })
   const body = async <T>(send: () => Promise<Outcome<T>>, options?: CallOptions) =>
     (await call(send, options?.signal)).data
+
+  /**
+   * The same operation answered as a PDF report (`Accept: application/pdf`): its bytes. Counted as one
+   * request, retried on 429/503 as any call; an error is the API's JSON error, thrown as SurvivalApiError.
+   */
+  async function report(
+    path: '/v1/predict/compare' | '/v1/predict/rank' | '/v1/plans/stocking',
+    request: CompareRequest | RankRequest | StockingPlanRequest,
+    options: ReportOptions = {},
+  ): Promise<Uint8Array> {
+    const headers = {
+      ...init(options).headers,
+      Accept: 'application/pdf',
+      'Accept-Language': options.language ?? 'en',
+    }
+    const send = () =>
+      api.POST(path, {
+        body: request as never,
+        ...(options.paper ? { params: { query: { paper: options.paper } } } : {}),
+        headers,
+        parseAs: 'arrayBuffer',
+        signal: options.signal,
+      }) as Promise<Outcome<ArrayBuffer>>
+    const { data, response } = await call(send, options.signal)
+    const type = response.headers.get('content-type')?.split(';')[0]?.trim()
+    if (type !== 'application/pdf')
+      throw new SurvivalApiError({
+        status: response.status,
+        code: 'not_a_report',
+        message: `Asked for a PDF report, the server answered ${type ?? 'no content type'}`,
+        requestId: response.headers.get('request-id'),
+      })
+    return new Uint8Array(data)
+  }
 
   /** One results request from `from`; `etag` asks for the same bytes as before (`If-Range`). */
   async function openResults(id: string, options: ResultsOptions, from: number, etag: string | null) {
@@ -294,6 +341,21 @@ export function createSurvivalClient(options: SurvivalClientOptions) {
 
     rank: (site: RankRequest, options?: CallOptions) =>
       body(() => api.POST('/v1/predict/rank', { body: site, ...init(options) }), options),
+
+    /** A stocking plan for a point or a stand (a Polygon, MultiPolygon or a Feature holding one). */
+    stockingPlan: (plan: StockingPlanRequest, options?: CallOptions) =>
+      body(() => api.POST('/v1/plans/stocking', { body: plan, ...init(options) }), options),
+
+    /** The PDF report of a comparison (the bytes): `compare`'s request, in `language` on `paper`. */
+    comparePdf: (site: CompareRequest, options?: ReportOptions) =>
+      report('/v1/predict/compare', site, options),
+
+    /** The PDF report of a ranking (the bytes): `rank`'s request, in `language` on `paper`. */
+    rankPdf: (site: RankRequest, options?: ReportOptions) => report('/v1/predict/rank', site, options),
+
+    /** The PDF report of a stocking plan (the bytes): `stockingPlan`'s request, in `language` on `paper`. */
+    stockingPlanPdf: (plan: StockingPlanRequest, options?: ReportOptions) =>
+      report('/v1/plans/stocking', plan, options),
 
     /**
      * Up to the tier's batch size of sites in one request; results in request order. `modelVersion`

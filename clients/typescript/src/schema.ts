@@ -222,6 +222,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/plans/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The cheapest ways to meet a reforestation standard at a stated confidence
+         * @description Weighs every candidate (each species mix × each planting method × each combination of the
+         *     treatment values weighed) at a point or over a stand, against the location's standard (as
+         *     `POST /v1/plans/stocking` chooses it), and answers:
+         *
+         *     - `options`: the candidates that meet the standard at `confidence`, each at the smallest
+         *       density that does (cost per acre rises with the density and the probability does too, so
+         *       that density is the candidate's cheapest), ranked by cost per acre (then the higher
+         *       probability, then the order weighed); each with its probability, survival, interval of
+         *       survivors, `cost` (per acre, per established tree with its interval, the parts and their
+         *       statuses), its treatments' effects with their statuses and the least certain status behind it;
+         *     - `cheapest_failing`: the cheapest candidate that meets it at no density up to
+         *       `max_trees_per_acre`, at that density, with `shortfall` (the confidence minus its
+         *       probability); null when every candidate meets it.
+         *
+         *     Defaults: both methods; every value of `vegetation_control`, `animal_protection` and `shade`,
+         *     no stock type named (a stock type changes no price and only widens the interval); the cost
+         *     defaults of data/costs.json. Drone seeding weighs only the combinations it can take.
+         *     Deterministic: the same request gives the same answer (only `generated_at` changes).
+         *
+         *     Body rules are those of `POST /v1/plans/stocking` (strict, at most 1 MiB), and: exactly one of
+         *     `species_mix` or `species_mixes` (both, or neither, is `400 invalid_request`); at most 10
+         *     mixes; each method and each treatment value listed once; at most **240 candidates**
+         *     (mixes × methods × combinations: beyond, `400 invalid_request` naming `treatments`, with the
+         *     count); `max_trees_per_acre` a whole number from 1 to 5000. The `422` codes are those of a
+         *     plan. Counts one request against the daily quota, whatever the number of candidates.
+         */
+        post: operations["createPlantingOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/jobs": {
         parameters: {
             query?: never;
@@ -383,6 +427,42 @@ export interface paths {
          *     `416 range_not_satisfiable`. Before the job has succeeded: `409 job_not_finished`. Not counted.
          */
         get: operations["getJobResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/report.pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job's id, as `POST /v1/jobs` gave it. */
+                id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A succeeded job's PDF report
+         * @description A PDF report of one to three pages of a succeeded job (docs/reports.md → Job): the job as
+         *     recorded (format, rows, model version, the site data versions its chunks were scored from, a
+         *     GeoJSON upload's defaults), its failed rows by error code, the distribution of survival at
+         *     each horizon (ten bins from 0 to 1, drawn as a histogram and listed as a table, with each
+         *     horizon's rows, mean, lowest and highest), and for a GeoJSON job's stands how many meet their
+         *     standard at their confidence and how many do not; a footer with the request's id and time,
+         *     and the job's recorded settings to reproduce it (attached as `request.json`). The numbers are
+         *     summed over the job's results as `GET /v1/jobs/{id}/results` gives them, read once, a few
+         *     chunks at a time: a job of a million rows is never held.
+         *
+         *     `Accept-Language` picks English or Spanish and, unless `paper` names it, the paper, as for the
+         *     other reports. Counts one request. Errors stay JSON: another account's job, or none, is `404
+         *     not_found` (as for its status); a job that has not succeeded is `409 job_not_finished`, as
+         *     for its results; a query parameter other than `paper` is `400 invalid_request`.
+         */
+        get: operations["getJobReport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -572,6 +652,13 @@ export interface paths {
          *     `reliability` empty, and a note says there is nothing to compare. An unknown query parameter
          *     or a bad filter value is `400 invalid_request` naming the parameter. This call counts one
          *     request like any keyed call.
+         *
+         *     With `Accept: application/pdf` the same report comes as a PDF of one to three pages (the
+         *     reliability diagram drawn as vectors, the scores, each group's observed and predicted survival
+         *     and their difference, the reliability bins, the notes, and the model version compared with):
+         *     see docs/reports.md. Ask once with `model_version` of the base and once with a calibration's
+         *     to compare them. The query is checked and counted as for JSON, and errors stay JSON.
+         *     `Accept-Language` picks English or Spanish and, unless `paper` names it, the paper.
          */
         get: operations["getSurveyReport"];
         put?: never;
@@ -656,6 +743,45 @@ export interface paths {
          *     is used when its file starts to arrive: an upload that then fails needs a new ticket.
          */
         post: operations["uploadSurveysWithTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports/{token}.pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token of a link GraphQL's `reportLink` handed out (on `compareMethods`, `speciesRanking` and
+                 *     `stockingPlan`): a base64url payload, a dot and a base64url HMAC-SHA-256, at most 4,096
+                 *     characters in all.
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The PDF report of a GraphQL answer, by its signed link
+         * @description The PDF report of a method comparison, a species ranking or a stocking plan that a GraphQL
+         *     client asked for with `reportLink(language, paper)`: the same document `POST` with
+         *     `Accept: application/pdf` answers for the same request (docs/reports.md). No `X-API-Key`: the
+         *     link's token is the credential. It is signed by the server (HMAC-SHA-256) and holds the
+         *     operation's exact request, the model version that answered it (the report is made with that
+         *     version again, whatever the account's default is by then), the key and account that asked,
+         *     the report's language and paper, and its expiry: **15 minutes** after it was handed out.
+         *
+         *     Each GET counts **one request** on the account of the key that asked, as that key: a key
+         *     revoked, deactivated or expired since is refused as the key would be (`401`, `403
+         *     key_inactive`), a spent quota is `429`. A token altered in any character, cut short, signed
+         *     under another server secret, or expired is `403 invalid_report_link` (the message says which
+         *     of the two), before anything else is looked at. The call takes no query parameters (`400`).
+         */
+        get: operations["getReportByLink"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1870,6 +1996,187 @@ export interface components {
             results: (components["schemas"]["BatchResultPrediction"] | components["schemas"]["BatchResultError"])[];
         };
         /**
+         * @description Cost figures replacing the defaults of data/costs.json (docs/costs.md), each optional; absent or
+         *     `null` keeps the default. A figure given is used exactly and carries status `given`. Per-tree
+         *     (and per-pod) figures are 0 to 1,000 USD, per-acre figures 0 to 100,000 USD; out of range, an
+         *     unknown field or a repeated species is `400 invalid_request` naming it (e.g.
+         *     `costs.tubes_per_tree`); an unknown `species_code` is `422 invalid_species`.
+         */
+        CostsInput: {
+            /** @description Seedling prices by species (each species once); the others keep their defaults. */
+            seedlings?: {
+                species_code: components["schemas"]["SpeciesCodeInput"];
+                per_tree: number;
+            }[] | null;
+            /** @description Hand-planting labour, USD per tree. */
+            planting_per_tree?: number | null;
+            site_preparation_per_acre?: number | null;
+            /** @description One release; two releases cost twice this. */
+            release_per_acre?: number | null;
+            /** @description A tube installed, USD per tree. */
+            tubes_per_tree?: number | null;
+            shade_cards_per_tree?: number | null;
+            /** @description The drone flight, USD per acre (the pods apart). */
+            drone_seeding_per_acre?: number | null;
+            seed_pod_per_pod?: number | null;
+        } | null;
+        /**
+         * @description Where a cost figure stands: the reference's `published` (taken from its cited source),
+         *     `synthesis` (combined or inferred) or `assumption` (a placeholder with no source: not a
+         *     finding), or `given` (the request's own figure).
+         * @enum {string}
+         */
+        CostStatus: "published" | "synthesis" | "assumption" | "given";
+        /**
+         * @description What a planting costs (docs/costs.md), nominal USD: per acre planted (the sum of `parts`), and
+         *     per tree established at the rule's horizon, with the interval the plan's interval of survivors
+         *     gives it.
+         */
+        PlanCost: {
+            /** @constant */
+            currency: "USD";
+            per_acre: number;
+            horizon_years: components["schemas"]["HorizonYears"];
+            /** @description Expected trees alive per acre at the horizon (planted × the mix's survival there). */
+            established_trees_per_acre: number;
+            /** @description `per_acre` ÷ `established_trees_per_acre`; null when none is expected. */
+            per_established_tree: number | null;
+            per_established_tree_interval: {
+                /** @description `per_acre` over the upper end of the interval of survivors. */
+                lower: number | null;
+                /** @description `per_acre` over its lower end; null when that is 0. */
+                upper: number | null;
+                /** @description The interval's level (the confidence). */
+                level: number;
+            };
+            parts: components["schemas"]["CostPart"][];
+            least_certain_status: components["schemas"]["CostStatus"];
+            data_version: string;
+        };
+        CostPart: {
+            /** @enum {string} */
+            item: "seedlings" | "planting" | "site_preparation" | "release" | "tubes" | "shade_cards" | "drone_seeding" | "seed_pods";
+            /** @description Seedlings only, the species. */
+            species_code: string | null;
+            /** @enum {string} */
+            unit: "per_tree" | "per_acre" | "per_pod";
+            unit_cost: number;
+            /** @description Trees or pods per acre, or applications for a per-acre item (1, or 2 releases). */
+            quantity: number;
+            per_acre: number;
+            status: components["schemas"]["CostStatus"];
+            /** @description The default's id in data/costs.json; null for a figure given. */
+            default_id: string | null;
+            /** @description The price's year where its source states one. */
+            price_year: number | null;
+            sources: {
+                title: string;
+                publisher: string | null;
+                year: number | null;
+                url: string | null;
+            }[];
+        };
+        /**
+         * @description The treatment values an options search weighs, each a list of distinct values; absent: every
+         *     value, and no stock type named. Drone seeding weighs only the combinations it can take (those
+         *     naming a hand-only treatment are skipped for it; when nothing is left for the only method
+         *     weighed, `422 invalid_treatment`).
+         */
+        TreatmentChoices: {
+            vegetation_control?: ("none" | "site_prep" | "release_1yr" | "release_2yr" | "site_prep_release_1yr" | "site_prep_release_2yr")[] | null;
+            animal_protection?: ("none" | "mesh_tubes")[] | null;
+            stock_type?: ("bareroot" | "container")[] | null;
+            shade?: ("none" | "shade_cards")[] | null;
+        } | null;
+        /**
+         * @description An options search. Exactly one of `latitude` + `longitude` or `stand`, and exactly one of
+         *     `species_mix` or `species_mixes`. Optional fields may be `null`.
+         */
+        PlantingOptionsRequest: {
+            latitude?: number | null;
+            longitude?: number | null;
+            stand?: components["schemas"]["Stand"] | null;
+            /** @description One mix, as in `POST /v1/plans/stocking`. */
+            species_mix?: components["schemas"]["SpeciesShare"][] | null;
+            /** @description Candidate mixes; an option names its mix by its index here (`mix_index`). */
+            species_mixes?: components["schemas"]["SpeciesShare"][][] | null;
+            /** @description The confidence to meet the standard at; default 0.9. */
+            confidence?: number | null;
+            /** @description The methods weighed (`manual`, `drone_seeded`), each once; default both. */
+            methods?: string[] | null;
+            treatments?: components["schemas"]["TreatmentChoices"];
+            costs?: components["schemas"]["CostsInput"];
+            /** @description The densest planting an option may ask for, trees (drone seeding, pods) per acre; default 5000. */
+            max_trees_per_acre?: number | null;
+            climate?: components["schemas"]["ClimateInput"];
+            model_version?: components["schemas"]["ModelVersionInput"];
+        };
+        /** @description One way to plant (a mix, a method, the treatments) at the smallest density meeting the standard at the confidence (a failing option, at the density ceiling, adds `shortfall`). */
+        PlantingOption: {
+            mix_index: number;
+            species_mix: {
+                species_code: string;
+                share: number;
+            }[];
+            planting_method: components["schemas"]["PlantingMethod"];
+            /** @description Each treatment's value; null where not named. */
+            treatments: {
+                vegetation_control: string | null;
+                animal_protection: string | null;
+                stock_type: string | null;
+                shade: string | null;
+            };
+            /** @description The density, trees (drone seeding, seed pods) per acre. */
+            trees_per_acre: number;
+            trees_per_hectare: number;
+            probability: components["schemas"]["Probability"];
+            meets_confidence: boolean;
+            survival_probability: components["schemas"]["Probability"];
+            expected_trees_per_acre: number;
+            lower: number;
+            upper: number;
+            cost: components["schemas"]["PlanCost"];
+            treatment_effects: {
+                /** @enum {string} */
+                treatment: "vegetation_control" | "animal_protection" | "stock_type" | "shade";
+                value: string;
+                effect_id: string;
+                /** @enum {string} */
+                status: "published" | "synthesis" | "assumption";
+            }[];
+            least_certain_status: components["schemas"]["CostStatus"];
+            /** @description A failing option only, the confidence minus its probability. */
+            shortfall?: number;
+        };
+        /**
+         * @description The cheapest ways to meet the standard (docs/costs.md#options). Exactly one of `site` or
+         *     `stand`. Synthetic data: an illustration, not a quote or a compliance determination.
+         */
+        PlantingOptionsResponse: {
+            rule: components["schemas"]["StockingRule"];
+            confidence: number;
+            max_trees_per_acre: number;
+            /** @description Candidates weighed (mixes × methods × treatment combinations). */
+            candidates: number;
+            /** @description The candidates meeting the standard at the confidence, by cost per acre (then the higher probability, then the order weighed). */
+            options: components["schemas"]["PlantingOption"][];
+            /** @description The cheapest candidate that cannot meet it up to `max_trees_per_acre`, at that density, with its `shortfall`; null when every candidate meets it. */
+            cheapest_failing: components["schemas"]["PlantingOption"] | null;
+            site?: components["schemas"]["PlanSite"];
+            stand?: components["schemas"]["PlanStand"];
+            data_version: string | null;
+            climate: components["schemas"]["PlanClimate"] | null;
+            costs_data_version: string;
+            treatments_data_version: string;
+            notes: string[];
+            model: components["schemas"]["Model"];
+            generated_at: components["schemas"]["Timestamp"];
+        } & ({
+            site: components["schemas"]["PlanSite"];
+        } | {
+            stand: components["schemas"]["PlanStand"];
+        });
+        /**
          * @description A stocking plan. Exactly one of `latitude` + `longitude` (both) or `stand`, and exactly one of
          *     `trees_per_acre` or `trees_per_hectare`: both, or neither, is `400 invalid_request`. Optional
          *     fields may be `null`, which is the same as leaving them out.
@@ -1918,6 +2225,7 @@ export interface components {
             target_trees_per_acre?: number | null;
             climate?: components["schemas"]["ClimateInput"];
             treatments?: components["schemas"]["TreatmentsInput"];
+            costs?: components["schemas"]["CostsInput"];
             model_version?: components["schemas"]["ModelVersionInput"];
         };
         SpeciesShare: {
@@ -2112,6 +2420,12 @@ export interface components {
             /** @description The future climate planned for; null for today's. */
             climate: components["schemas"]["PlanClimate"] | null;
             treatments?: components["schemas"]["AppliedTreatments"];
+            /**
+             * @description What the plan costs (docs/costs.md): present when the request gives `costs` (even `{}`)
+             *     or treatments with an effect; absent otherwise, so an untreated plan without `costs` is
+             *     answered exactly as before costs existed.
+             */
+            cost?: components["schemas"]["PlanCost"];
             carbon: {
                 /**
                  * @description Half the 90 % interval of survivors at the rule's horizon, as a share of the expected
@@ -2297,6 +2611,12 @@ export interface components {
             /** @constant */
             code: "invalid_api_key";
             /** @description For an expired key, says it expired and when; for a rolled key past its grace period, that it was rotated and when it stopped working. */
+            message: string;
+        };
+        InvalidReportLinkError: {
+            /** @constant */
+            code: "invalid_report_link";
+            /** @description Says whether the link expired (and when) or is not one the server handed out. */
             message: string;
         };
         KeyInactiveError: {
@@ -4381,7 +4701,7 @@ export interface components {
     headers: {
         /** @description The language of a PDF report (`en` or `es`); absent on JSON answers. */
         "Report-Content-Language": "en" | "es";
-        /** @description A PDF report: `inline; filename="<stocking-plan|method-comparison|species-ranking>.pdf"`; absent on JSON answers. */
+        /** @description A PDF report: `inline; filename="<stocking-plan|method-comparison|species-ranking|job-report|survey-report>.pdf"`; absent on JSON answers. */
         "Report-Content-Disposition": string;
         /**
          * @description The site data version the answer's sites came from, `sites_<12 hex of its content hash>`
@@ -4967,6 +5287,48 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    createPlantingOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlantingOptionsRequest"];
+            };
+        };
+        responses: {
+            /** @description The options. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Survival-Data-Version": components["headers"]["Survival-Data-Version"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlantingOptionsResponse"];
+                };
+            };
+            400: components["responses"]["BodyBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["PlanUnprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     createJob: {
         parameters: {
             query?: {
@@ -5278,6 +5640,57 @@ export interface operations {
             404: components["responses"]["JobNotFound"];
             409: components["responses"]["JobNotFinished"];
             416: components["responses"]["RangeNotSatisfiable"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getJobReport: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The paper of a PDF report (`Accept: application/pdf`): `a4` or `letter`. Absent, the region of the
+                 *     first `Accept-Language` tag decides (US Letter in the regions the Unicode CLDR lists for it: US,
+                 *     CA, MX, BZ, CL, CO, CR, GT, NI, PA, PH, PR, SV, VE; A4 elsewhere); a tag without a region gives
+                 *     Letter for English and A4 for other languages; no `Accept-Language`, Letter. Checked whatever the
+                 *     answer's representation: another value, or the parameter twice, is `400 invalid_request` naming
+                 *     `paper`.
+                 */
+                paper?: components["parameters"]["ReportPaper"];
+            };
+            header?: never;
+            path: {
+                /** @description The job's id, as `POST /v1/jobs` gave it. */
+                id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job's report. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    "Content-Language": components["headers"]["Report-Content-Language"];
+                    "Content-Disposition": components["headers"]["Report-Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            400: components["responses"]["QueryBadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["JobNotFound"];
+            409: components["responses"]["JobNotFinished"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5595,6 +6008,15 @@ export interface operations {
     getSurveyReport: {
         parameters: {
             query?: {
+                /**
+                 * @description The paper of a PDF report (`Accept: application/pdf`): `a4` or `letter`. Absent, the region of the
+                 *     first `Accept-Language` tag decides (US Letter in the regions the Unicode CLDR lists for it: US,
+                 *     CA, MX, BZ, CL, CO, CR, GT, NI, PA, PH, PR, SV, VE; A4 elsewhere); a tag without a region gives
+                 *     Letter for English and A4 for other languages; no `Accept-Language`, Letter. Checked whatever the
+                 *     answer's representation: another value, or the parameter twice, is `400 invalid_request` naming
+                 *     `paper`.
+                 */
+                paper?: components["parameters"]["ReportPaper"];
                 /** @description Only surveys of this species code, matched exactly (codes are kept in upper case). */
                 species_code?: components["parameters"]["SurveySpeciesFilter"];
                 /** @description Only surveys of this planting method, matched exactly. */
@@ -5636,10 +6058,13 @@ export interface operations {
                     "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    "Content-Language": components["headers"]["Report-Content-Language"];
+                    "Content-Disposition": components["headers"]["Report-Content-Disposition"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SurveyReport"];
+                    "application/pdf": string;
                 };
             };
             400: components["responses"]["QueryBadRequest"];
@@ -5796,6 +6221,97 @@ export interface operations {
             413: components["responses"]["JobTooLarge"];
             415: components["responses"]["JobUnsupportedMediaType"];
             422: components["responses"]["SurveyUploadRefused"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getReportByLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The token of a link GraphQL's `reportLink` handed out (on `compareMethods`, `speciesRanking` and
+                 *     `stockingPlan`): a base64url payload, a dot and a base64url HMAC-SHA-256, at most 4,096
+                 *     characters in all.
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report, with `Cache-Control: no-store` and the rate-limit fields of the key's account. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "Survival-Data-Version": components["headers"]["Survival-Data-Version"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    "Content-Language": components["headers"]["Report-Content-Language"];
+                    "Content-Disposition": components["headers"]["Report-Content-Disposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description `invalid_request`: the call was sent with a query string (`field` `query string`). */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["InvalidRequestError"];
+                    };
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /**
+             * @description `invalid_report_link`: the token is not one the server handed out as it is (altered, cut short,
+             *     signed under another secret, longer than 4,096 characters), or its 15 minutes have passed
+             *     (the message says when it expired). Ask GraphQL for a new link. Or `key_inactive`: the key
+             *     that asked for the link was deactivated since. Not counted.
+             */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_report_link",
+                     *         "message": "This report link expired at 2026-05-02T10:15:00.000Z; ask for the report again (a link works for 15 minutes)"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        error: components["schemas"]["InvalidReportLinkError"] | components["schemas"]["KeyInactiveError"];
+                    };
+                };
+            };
+            /** @description `invalid_model_version` (the calibrated version that answered is gone), or `outside_coverage` / `no_nearby_data` (the site data changed since). */
+            422: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["InvalidModelVersionError"] | components["schemas"]["OutsideCoverageError"] | components["schemas"]["NoNearbyDataError"];
+                    };
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

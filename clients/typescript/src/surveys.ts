@@ -89,7 +89,8 @@ export interface SurveyUploadPageQuery {
 
 /** What the survey methods take from `createSurvivalClient`. */
 export interface SurveyClientParts {
-  api: Client<paths>
+  /** JSON answers only (the survey report's PDF, `Accept: application/pdf`, is not read here). */
+  api: Client<paths, `${string}/${string}json`>
   body: <T>(send: () => Promise<Outcome<T>>, options?: CallOptions) => Promise<T>
   init: (options?: CallOptions) => { signal: AbortSignal | undefined; headers: Record<string, string> }
   /** Sends a streamed upload, again on 429/503 only when the input can be reopened (a path, a Blob). */

@@ -1,4 +1,4 @@
-import { ApiError } from '../../domain/errors.ts'
+import { ApiError, apiError } from '../../domain/errors.ts'
 import type { Metrics } from '../../observability/metrics.ts'
 import type { RequestContext } from '../../observability/request-context.ts'
 import type { Caller } from '../caller.ts'
@@ -100,6 +100,17 @@ export class AccessControl {
    */
   async identifyKeyHash(keyHash: string, request?: RequestContext): Promise<Admission> {
     return this.uncounted(noted(await this.authenticator.authenticateHash(keyHash), request))
+  }
+
+  /**
+   * One request counted for the key with this id, which must be `accountId`'s (what a report link acts
+   * for): authenticated as a key is, so a key revoked, deactivated or expired since the link was made
+   * is refused as the key would be.
+   */
+  async admitKeyId(keyId: string, accountId: string, request?: RequestContext): Promise<Admission> {
+    const caller = noted(await this.authenticator.authenticateId(keyId), request)
+    if (caller.accountId !== accountId) throw apiError('invalid_api_key')
+    return this.counted(caller, 1)
   }
 
   /**

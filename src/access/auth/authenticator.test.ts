@@ -34,6 +34,9 @@ function oneKeyDirectory() {
       if (held) await held
       return snapshot
     },
+    async findById(id: string) {
+      return id === record.id ? { ...record } : null
+    },
     async tiers() {
       return Object.values(TIERS)
     },

@@ -53,6 +53,18 @@ export class Authenticator {
   /** The key of this hash, held to the same rules (a survey upload ticket acts for its key this way). */
   async authenticateHash(keyHash: string): Promise<Caller> {
     const { record } = await this.lookup(keyHash)
+    return this.callerOf(record)
+  }
+
+  /**
+   * The key with this id, held to the same rules (a report link acts for its key this way). Read
+   * afresh every time: a link's fetch is rare, and a key revoked since is refused at once.
+   */
+  async authenticateId(keyId: string): Promise<Caller> {
+    return this.callerOf(await this.directory.findById(keyId))
+  }
+
+  private async callerOf(record: ApiKeyRecord | null): Promise<Caller> {
     if (!record || record.status === 'revoked') throw apiError('invalid_api_key')
     const expiresAt = record.expiresAt
     if (expiresAt && expiresAt.getTime() <= this.now()) {

@@ -30,6 +30,17 @@ export type FeatureOutcome =
   | { kind: 'plan'; plan: StockingPlan }
   | { kind: 'plan_failed'; error: ApiError }
 
+/**
+ * What one row of a job's results says, read back from the results as written (a report sums these):
+ * its survival at 1, 3 and 5 years (null where not asked for or failed), its error code, and for a
+ * GeoJSON job's stand the probability of meeting the standard and the confidence it was planned at.
+ */
+export interface ResultOutcome {
+  survival: readonly [number | null, number | null, number | null]
+  errorCode: string | null
+  stand: { meetsProbability: number; confidence: number } | null
+}
+
 /** The shape of a job's results: the format it was uploaded in and the columns it echoes. */
 export type JobShape = Pick<JobRecord, 'format' | 'columns'>
 
@@ -59,4 +70,6 @@ export interface JobFileFormats {
     outcomes: Iterator<FeatureOutcome>,
     chunkIndex: number,
   ): JobResultChunk
+  /** Each row of a chunk's NDJSON results (as `renderRows` and `renderFeatures` wrote them), in order. */
+  resultOutcomes(ndjson: string): Iterable<ResultOutcome>
 }

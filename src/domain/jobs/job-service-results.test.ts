@@ -55,6 +55,57 @@ describe('JobService.results', () => {
   )
 })
 
+describe('JobService.resultsSummary (a job’s report)', () => {
+  it('refuses before the job has succeeded, and another account’s job is not found', async () => {
+    const { jobs, queue, charge } = setup()
+    const { id } = await jobs.create(owner(), csvUpload(3), charge)
+    const early = await apiErrorOf(jobs.resultsSummary(owner(), id))
+    expect([early.code, early.status]).toEqual(['job_not_finished', 409])
+    await runAll(jobs, queue)
+    const stranger = await apiErrorOf(jobs.resultsSummary({ ...owner(), accountId: 'acct_other' }, id))
+    expect([stranger.code, stranger.status]).toEqual(['not_found', 404])
+  })
+
+  it('sums every row once, its NDJSON results read a page of chunks at a time', async () => {
+    // 40 chunks of one row, two of them failing: more than one page (16) of chunks.
+    const { jobs, queue, charge, store } = setup({ chunkRows: 1 })
+    const bad = [
+      ['x1', '44.6', '-123.6', 'XXXX', 'manual'],
+      ['x2', '44.6', '-123.6', 'PSME', 'cannon'],
+    ]
+    const { id } = await jobs.create(owner(), csvUpload(38, bad), charge)
+    await runAll(jobs, queue, 'reversed')
+    const reads = vi.spyOn(store, 'resultTexts')
+    const { job, summary } = await jobs.resultsSummary(owner(), id)
+    expect(reads.mock.calls.map(([, format, from, count]) => [format, from, count])).toEqual([
+      ['ndjson', 0, 16],
+      ['ndjson', 16, 16],
+      ['ndjson', 32, 8],
+    ])
+    expect(job.status).toBe('succeeded')
+    expect(summary.rows).toBe(40)
+    expect(summary.failed).toBe(job.rowsFailed)
+    expect(Object.fromEntries(summary.errors.map((e) => [e.code, e.rows]))).toEqual(job.errorsByCode)
+    // Each horizon counts the rows with a survival there, and its bins add up to them.
+    const plan = await jobs.results(owner(), id, 'csv')
+    let csv = plan.header
+    for await (const text of jobs.resultChunks(plan, 0)) csv += text
+    const rows = (parse(csv, { columns: true }) as Record<string, string>[]).filter(
+      (row) => row.error_code === '',
+    )
+    for (const [index, horizon] of summary.horizons.entries()) {
+      const column = `survival_${['1y', '3y', '5y'][index]}`
+      const values = rows.filter((row) => row[column] !== '').map((row) => Number(row[column]))
+      expect(values.length).toBeGreaterThan(0)
+      expect(horizon.rows).toBe(values.length)
+      expect(horizon.bins.reduce((sum, n) => sum + n, 0)).toBe(values.length)
+      expect(horizon.mean).toBeCloseTo(values.reduce((sum, v) => sum + v, 0) / values.length, 12)
+      expect(horizon.lowest).toBe(Math.min(...values))
+      expect(horizon.highest).toBe(Math.max(...values))
+    }
+  })
+})
+
 describe('JobService.results: where the climate goes', () => {
   const body = { ...FOREST_POINTS.coastRange, species_code: 'TSHE', planting_method: 'manual' }
 

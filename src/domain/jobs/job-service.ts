@@ -17,6 +17,7 @@ import type { BatchItemResult } from '../prediction-types.ts'
 import type { StockingPlanService } from '../stocking/stocking-service.ts'
 import type { StreamedUpload } from '../streamed-upload.ts'
 import type { FeatureOutcome, InputRow, JobFileFormats } from './file-formats.ts'
+import { type JobResultsSummary, JobResultsTally } from './job-results-summary.ts'
 import { DEFAULT_JOB_SETTINGS, type JobSettings } from './job-settings.ts'
 
 /** The tiers that may run jobs: portfolio work is mycel's and hypha's. */
@@ -163,6 +164,7 @@ export class JobService {
             format: upload.format,
             columns: columns ?? [],
             modelVersion: model.version,
+            defaults: upload.format === 'geojson' ? { ...upload.defaults } : {},
             chunkRows: this.settings.chunkRows,
             expiresAt: new Date(this.now().getTime() + this.settings.ttlMs),
           })
@@ -229,6 +231,26 @@ export class JobService {
       Buffer.byteLength(header) + Buffer.byteLength(trailer),
     )
     return { job, format, header, chunkBytes, trailer, totalBytes }
+  }
+
+  /**
+   * A finished job's results summed for its report: its NDJSON results read once, a few chunks at a
+   * time, each row added to the sums and let go, so a job of a million rows is never held. 409
+   * job_not_finished until it has succeeded, as for its results.
+   */
+  async resultsSummary(
+    owner: JobOwner,
+    jobId: string,
+  ): Promise<{ job: JobView; summary: JobResultsSummary }> {
+    const job = this.view(await this.owned(owner, jobId))
+    if (job.status !== 'succeeded') throw apiError('job_not_finished', { job: jobId, status: job.status })
+    const tally = new JobResultsTally()
+    for (let from = 0; from < job.chunksTotal; from += RESULT_PAGE) {
+      const count = Math.min(RESULT_PAGE, job.chunksTotal - from)
+      for (const text of await this.store.resultTexts(jobId, 'ndjson', from, count))
+        for (const row of this.files.resultOutcomes(text)) tally.add(row)
+    }
+    return { job, summary: tally.summary() }
   }
 
   /** The results' chunks from `fromChunk` on, in order, read a few at a time. */

@@ -16,10 +16,15 @@ export function valueAxis(
   label: string,
   values: readonly number[],
   format: (value: number) => string,
-  { min = 0, count = 5 }: { min?: number; count?: number } = {},
+  {
+    min = 0,
+    count = 5,
+    whole = false,
+  }: { min?: number; count?: number /** Counts: steps of at least 1. */; whole?: boolean } = {},
 ): Axis {
   const highest = Math.max(min, ...values)
-  const step = niceStep(highest > min ? highest - min : 1, count)
+  const nice = niceStep(highest > min ? highest - min : 1, count)
+  const step = whole ? Math.max(1, nice) : nice
   const max = min + Math.ceil((highest - min) / step) * step || min + step
   const ticks = []
   for (let i = 0; min + i * step <= max + step / 1e6; i++) {

@@ -21,6 +21,7 @@ import {
   speciesName,
 } from './report-parts.ts'
 import type { ReportRequest } from './report-request.ts'
+import { treatmentsSection } from './treatment-parts.ts'
 
 /** Risk factors a comparison's report lists per method and horizon: the API contract's top 3. */
 const FACTORS_SHOWN = 3
@@ -104,6 +105,22 @@ export function comparisonReport(
         ],
       },
     },
+    ...(comparison.treatments
+      ? [
+          ...treatmentsSection(text, numbers, request.language, comparison.treatments.manual, {
+            method: methodName(text, 'manual'),
+            horizons: comparison.manual,
+          }),
+          ...treatmentsSection(text, numbers, request.language, comparison.treatments.droneSeeded, {
+            method: methodName(text, 'drone_seeded'),
+            horizons: comparison.droneSeeded,
+            // Drone seeding takes a subset of hand planting's treatments, resting on the same sources.
+            sources: !comparison.treatments.droneSeeded.effects.every((effect) =>
+              comparison.treatments?.manual.effects.some((own) => own.effectId === effect.effectId),
+            ),
+          }),
+        ]
+      : []),
     ...(comparison.climate ? climateSection(text, numbers, comparison.climate) : []),
     ...calibrationTable(
       text,

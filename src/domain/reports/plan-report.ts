@@ -17,6 +17,7 @@ import {
   yearsText,
 } from './report-parts.ts'
 import type { ReportRequest } from './report-request.ts'
+import { treatmentsSection } from './treatment-parts.ts'
 
 /** What a stocking plan's report holds, from the plan as answered (docs/reports.md → Stocking plan). */
 export function stockingPlanReport(
@@ -54,6 +55,7 @@ export function stockingPlanReport(
     { kind: 'heading', text: text('heading.species') },
     { kind: 'table', table: speciesTable(plan, text, numbers) },
     ...sitesSection(plan, text, numbers),
+    ...(plan.treatments ? treatmentsSection(text, numbers, request.language, plan.treatments) : []),
     ...(plan.climate ? climateOfPlan(plan, text) : []),
     ...ruleSection(plan, text),
     { kind: 'heading', text: text('heading.assumptions') },

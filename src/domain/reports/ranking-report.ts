@@ -20,6 +20,7 @@ import {
   yearsText,
 } from './report-parts.ts'
 import type { ReportRequest } from './report-request.ts'
+import { treatmentsSection } from './treatment-parts.ts'
 
 /** What a species ranking's report holds (docs/reports.md → Species ranking). */
 export function rankingReport(
@@ -67,6 +68,7 @@ export function rankingReport(
           { label: text('column.species'), align: 'left' },
           { label: text('column.commonName'), align: 'left' },
           { label: text('column.survival'), align: 'right' },
+          ...(ranking.treatments ? [{ label: text('column.untreated'), align: 'right' } as const] : []),
           { label: text('column.native'), align: 'left' },
           { label: text('column.topFactor'), align: 'left' },
           { label: text('column.impact'), align: 'left' },
@@ -77,6 +79,7 @@ export function rankingReport(
           entry.species.code,
           entry.species.commonName,
           numbers.probability(entry.survivalProbability),
+          ...(ranking.treatments ? [numbers.probability(entry.untreatedSurvivalProbability ?? 0)] : []),
           text(entry.nativeRange ? 'value.yes' : 'value.no'),
           factorName(text, request.language, entry.topFactor),
           text(`impact.${entry.topFactor.impact}`),
@@ -84,6 +87,7 @@ export function rankingReport(
         ]),
       },
     },
+    ...(ranking.treatments ? treatmentsSection(text, numbers, request.language, ranking.treatments) : []),
     ...(ranking.climate ? climateSection(text, numbers, ranking.climate) : []),
     ...calibrationTable(
       text,

@@ -72,14 +72,17 @@ export interface Axis {
   ticks: readonly { value: number; label: string }[]
 }
 
-export type Chart = BandChart | LinesChart | BarsChart
+export type Chart = BandChart | LinesChart | BarsChart | HistogramChart | ReliabilityChart
 
 interface ChartBase {
   title: string
   /** What the chart shows, for a screen reader (the Figure's alternative text). */
   alt: string
   /** Legend entries, in the order the drawer shows them. */
-  legend: readonly { label: string; mark: 'band' | 'line' | 'dashed' | 'bar' | 'mutedBar' }[]
+  legend: readonly {
+    label: string
+    mark: 'band' | 'line' | 'dashed' | 'bar' | 'mutedBar' | 'series1' | 'series2' | 'series3' | 'point'
+  }[]
 }
 
 /**
@@ -107,6 +110,32 @@ export interface BarsChart extends ChartBase {
   kind: 'bars'
   value: Axis
   bars: readonly { label: string; value: number; valueLabel: string; muted: boolean }[]
+}
+
+/**
+ * Counts of values by bin (a job's survival, 0–0.1 … 0.9–1): one column of bars per bin, a bar for each
+ * series (horizon) side by side in the legend's order (`series1`, `series2`, `series3`).
+ */
+export interface HistogramChart extends ChartBase {
+  kind: 'histogram'
+  /** The bins' edges along the bottom, from the first bin's lower edge to the last bin's upper one. */
+  x: Axis
+  y: Axis
+  /** Each bin's edges, in x's units. */
+  bins: readonly { from: number; to: number }[]
+  /** One count per bin in each series. */
+  series: readonly { label: string; counts: readonly number[] }[]
+}
+
+/**
+ * A reliability diagram: observed against predicted survival, one point per bin that holds plots (its
+ * area by its trees), joined in order, and the diagonal of perfect calibration dashed.
+ */
+export interface ReliabilityChart extends ChartBase {
+  kind: 'reliability'
+  x: Axis
+  y: Axis
+  points: readonly { x: number; y: number; weight: number }[]
 }
 
 /**

@@ -206,11 +206,14 @@ export function reportFrame(
     createdAt: Date
     synthetic: boolean
     dataVersion: string | null
-    model: ModelInfo
     blocks: ReportBlock[]
-  },
+  } & (
+    | { model: ModelInfo }
+    /** A report of something kept (a job, the surveys) says itself how it is made again. */
+    | { reproduce: { blocks: ReportBlock[]; attachment: ReportAttachment } }
+  ),
 ): ReportDocument {
-  const reproduce = reproduceSection(text, request, parts.model)
+  const reproduce = 'reproduce' in parts ? parts.reproduce : reproduceSection(text, request, parts.model)
   return {
     language: request.language,
     paper: request.paper,

@@ -10,6 +10,7 @@ import {
 } from '../input-rules.ts'
 import { SITE_CLASSES, type SiteClass } from '../site-class.ts'
 import { type AppliedTreatments, TREATMENTS } from '../treatments.ts'
+import { COSTS, type ResolvedCosts } from './costs.ts'
 import { checkedStand, type Stand } from './stand.ts'
 import { RULE_SET_IDS, type RuleSetId, STOCKING_STANDARDS } from './standards.ts'
 import { round } from './stocking-math.ts'
@@ -46,12 +47,14 @@ export interface CheckedPlanRequest {
   siteClass: SiteClass | null
   /** A target asked for instead of the rule's minimum; null: the minimum. */
   targetTreesPerAcre: number | null
+  /** The request's cost figures over the defaults (data/costs.json). */
+  costs: ResolvedCosts
 }
 
 /**
  * Checks a plan request before anything is looked up, and reports the first field that fails, in this
  * order: the location, the mix, the method, the climate, the treatments, the density, the confidence,
- * the rule set and the site class. Fields are named as the domain names them (speciesMix[1].speciesCode); the REST,
+ * the rule set, the site class and the costs. Fields are named as the domain names them (speciesMix[1].speciesCode); the REST,
  * GraphQL and job-file adapters give them their own names.
  */
 export function checkedPlanRequest(request: StockingPlanRequest): CheckedPlanRequest {
@@ -66,6 +69,7 @@ export function checkedPlanRequest(request: StockingPlanRequest): CheckedPlanReq
     throw invalidField('confidence', `must be from ${CONFIDENCE_MIN} to ${CONFIDENCE_MAX}`)
   const ruleSet = checkedRuleSet(request.ruleSet)
   const siteClass = checkedSiteClass(request.siteClass, ruleSet)
+  const costs = COSTS.resolve(request.costs)
   return {
     location,
     mix,
@@ -77,6 +81,7 @@ export function checkedPlanRequest(request: StockingPlanRequest): CheckedPlanReq
     ruleSet,
     siteClass,
     targetTreesPerAcre: request.targetTreesPerAcre ?? null,
+    costs,
   }
 }
 
@@ -86,7 +91,10 @@ export function checkSiteClassApplies(siteClass: SiteClass | null, ruleSet: Rule
     throw invalidField('siteClass', `applies only to Oregon's rule (or_fpa); ${ruleSet} has one standard`)
 }
 
-function locationOf(request: StockingPlanRequest): PlanLocation {
+/** Where a plan or an options search is asked for: a point or a stand, never both. */
+export function locationOf(
+  request: Pick<StockingPlanRequest, 'latitude' | 'longitude' | 'stand'>,
+): PlanLocation {
   const hasPoint = request.latitude != null || request.longitude != null
   if (request.stand != null) {
     if (hasPoint) throw invalidField('stand', 'is given with latitude and longitude; send one or the other')
@@ -97,20 +105,20 @@ function locationOf(request: StockingPlanRequest): PlanLocation {
   return { kind: 'point', latitude: request.latitude, longitude: request.longitude }
 }
 
-function checkedMix(mix: StockingPlanRequest['speciesMix']): CheckedShare[] {
-  if (mix.length === 0) throw invalidField('speciesMix', 'must hold at least one species')
-  if (mix.length > SPECIES_MIX_MAX)
-    throw invalidField('speciesMix', `may hold at most ${SPECIES_MIX_MAX} species`)
+/** A species mix checked (each species once, shares summing to 1) and scaled to sum to exactly 1. */
+export function checkedMix(mix: StockingPlanRequest['speciesMix'], field = 'speciesMix'): CheckedShare[] {
+  if (mix.length === 0) throw invalidField(field, 'must hold at least one species')
+  if (mix.length > SPECIES_MIX_MAX) throw invalidField(field, `may hold at most ${SPECIES_MIX_MAX} species`)
   const checked = mix.map((item) => ({ species: resolveSpecies(item.speciesCode), share: item.share }))
   const seen = new Set<string>()
   checked.forEach(({ species }, i) => {
     if (seen.has(species.code))
-      throw invalidField(`speciesMix[${i}].speciesCode`, `repeats ${species.code}; list each species once`)
+      throw invalidField(`${field}[${i}].speciesCode`, `repeats ${species.code}; list each species once`)
     seen.add(species.code)
   })
   const total = checked.reduce((sum, item) => sum + item.share, 0)
   if (Math.abs(total - 1) > SHARE_SUM_TOLERANCE)
-    throw invalidField('speciesMix', `shares must sum to 1; they sum to ${round(total, 6)}`)
+    throw invalidField(field, `shares must sum to 1; they sum to ${round(total, 6)}`)
   // Shares within the tolerance are scaled to sum to exactly 1.
   return checked.map((item) => ({ species: item.species, share: item.share / total }))
 }

@@ -318,19 +318,20 @@ export const MAX_REQUIRED_TREES_PER_ACRE = 5000
 
 /**
  * The smallest whole number of trees per acre whose probability of meeting the target is at least
- * `confidence`; null when not even MAX_REQUIRED_TREES_PER_ACRE would. The probability rises with the
- * density (proved in the tests), so a bisection finds it.
+ * `confidence`; null when not even `max` (MAX_REQUIRED_TREES_PER_ACRE) would. The probability rises
+ * with the density (proved in the tests), so a bisection finds it.
  */
 export function requiredDensity(
   distribution: SurvivalDistribution,
   target: number,
   cap: number | null,
   confidence: number,
+  max = MAX_REQUIRED_TREES_PER_ACRE,
 ): number | null {
   const meets = (planted: number) => meetsProbability(distribution, planted, target, cap) >= confidence
-  if (!meets(MAX_REQUIRED_TREES_PER_ACRE)) return null
+  if (!meets(max)) return null
   let low = 0
-  let high = MAX_REQUIRED_TREES_PER_ACRE
+  let high = max
   while (high - low > 1) {
     const middle = (low + high) >>> 1
     if (meets(middle)) high = middle

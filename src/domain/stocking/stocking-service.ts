@@ -1,14 +1,10 @@
 import { stateAt } from '../../geo/coverage.ts'
-import { sigmoid } from '../../stats/logistic.ts'
 import {
   HORIZONS,
   type Horizon,
   type ModelInfo,
-  type PlantingMethod,
   type Site,
   type SurvivalModel,
-  type TreatmentEffect,
-  type UncertaintyTerms,
   type UsState,
 } from '../../types.ts'
 import { modelInfo } from '../catalogue.ts'
@@ -17,19 +13,16 @@ import { TREES_PER_HECTARE_PER_ACRE } from '../input-rules.ts'
 import type { NearestSiteLookup, SitesInArea } from '../ports.ts'
 import { SITE_CLASSES, type SiteClass, siteClassOf } from '../site-class.ts'
 import { assertInCoverage, matchedSite } from '../site-matching.ts'
+import { TREATMENTS } from '../treatments.ts'
+import { COSTS, planCost } from './costs.ts'
+import { type HorizonDistribution, mixDistributions, predictionsAt } from './mix-survival.ts'
+import { checkedOptionsRequest, type PlantingOptionsRequest } from './options-request.ts'
 import { planNotes } from './plan-notes.ts'
 import { type CheckedShare, checkedPlanRequest, checkSiteClassApplies } from './plan-request.ts'
+import { type PlantingOptions, plantingOptions } from './planting-options.ts'
 import type { Stand } from './stand.ts'
-import { RULE_SET_IDS, STOCKING_STANDARDS, type StockingRule } from './standards.ts'
-import {
-  type MixMember,
-  meetsProbability,
-  requiredDensity,
-  round,
-  type SurvivalDistribution,
-  survivalDistribution,
-  survivorsInterval,
-} from './stocking-math.ts'
+import { RULE_SET_IDS, STOCKING_STANDARDS } from './standards.ts'
+import { meetsProbability, requiredDensity, round, survivorsInterval } from './stocking-math.ts'
 import {
   type HorizonOutcome,
   type PlanPointSite,
@@ -85,13 +78,13 @@ export class StockingPlanService {
     const cap = rule.hardwoodShareCap === null ? null : rule.hardwoodShareCap * target
 
     const evaluated = climate ? sites.map((site) => CLIMATE_FUTURES.projectSite(site, climate)) : sites
-    const distributions = this.distributions(
-      evaluated,
+    const distributions = mixDistributions(
+      evaluated.length,
       mix,
-      plantingMethod,
       rule,
       model,
-      treatments?.modelEffects,
+      HORIZONS,
+      predictionsAt(evaluated, plantingMethod, model, HORIZONS, treatments?.modelEffects),
     )
     const horizons = HORIZONS.map((horizon) =>
       horizonOutcome(horizon, distributions[horizon], mix, planted, confidence),
@@ -133,11 +126,51 @@ export class StockingPlanService {
       plantingMethod,
       climate: climate ? { ...climate, dataVersion: CLIMATE_FUTURES.dataVersion } : null,
       ...(treatments ? { treatments } : {}),
+      cost: planCost(
+        { mix, method: plantingMethod, treatments: treatments?.values ?? null, planted },
+        asked.costs,
+        {
+          horizonYears: rule.horizonYears,
+          survival: atRule.pointSurvival,
+          lower: ruleHorizon.lower,
+          upper: ruleHorizon.upper,
+          level: confidence,
+        },
+        COSTS.dataVersion,
+      ),
+      costAsked: asked.costs.asked,
       ninetyPercentHalfWidthShare: halfWidthShare === null ? null : round(halfWidthShare, 4),
       notes: planNotes({ rule, mix, cap, climate, treatments, where, requiredTpa, halfWidthShare, target }),
       model: modelInfo(model),
       generatedAt: this.now(),
     }
+  }
+
+  /**
+   * The cheapest ways to meet the standard here (docs/costs.md#options): every candidate mix × method
+   * × treatments at its smallest density meeting the location's standard at the confidence, ranked
+   * by cost per acre, and the cheapest candidate that falls short. One lookup of the sites for all.
+   */
+  async options(request: PlantingOptionsRequest, model = this.survivalModel): Promise<PlantingOptions> {
+    const asked = checkedOptionsRequest(request)
+    const { location, climate } = asked
+    const { sites, where, dataVersion } =
+      location.kind === 'point' ? await this.pointSites(location) : await this.standSites(location.stand)
+    const ruleSet = majority(
+      sites.map((site) => STOCKING_STANDARDS.defaultRuleSet(stateOfSite(site), site)),
+      RULE_SET_IDS,
+    )
+    const rule = STOCKING_STANDARDS.rule(ruleSet, where.siteClass)
+    return plantingOptions({
+      asked,
+      sites: climate ? sites.map((site) => CLIMATE_FUTURES.projectSite(site, climate)) : sites,
+      location: where,
+      dataVersion,
+      rule,
+      model,
+      treatmentsDataVersion: TREATMENTS.dataVersion,
+      now: this.now(),
+    })
   }
 
   private async pointSites(point: { latitude: number; longitude: number }): Promise<PlanSites> {
@@ -202,81 +235,6 @@ export class StockingPlanService {
       },
     }
   }
-
-  /** Each horizon's distribution of the mix's survival over the sites, and each species' own answer. */
-  private distributions(
-    sites: readonly Site[],
-    mix: readonly CheckedShare[],
-    method: PlantingMethod,
-    rule: StockingRule,
-    model: SurvivalModel,
-    treatments?: readonly TreatmentEffect[],
-  ): Record<Horizon, HorizonDistribution> {
-    const logOdds = { 1: [] as Float64Array[], 3: [] as Float64Array[], 5: [] as Float64Array[] }
-    // A calibrated version's terms differ by species (each offset's own variance): the mix takes its
-    // widest member's, so a plan never states less uncertainty than one of its species carries.
-    const terms = { 1: model.uncertainty, 3: model.uncertainty, 5: model.uncertainty }
-    // Treatments: their effect's error is one for the whole stand (as a planting year's), its size
-    // differs by site and species; the plan takes its share- and site-weighted mean.
-    const effectSd = { 1: 0, 3: 0, 5: 0 }
-    for (const { species, share } of mix) {
-      const bySite = {
-        1: new Float64Array(sites.length),
-        3: new Float64Array(sites.length),
-        5: new Float64Array(sites.length),
-      }
-      sites.forEach((site, j) => {
-        for (const prediction of model.predict(site, species, method, HORIZONS, treatments)) {
-          const h = prediction.horizonYears
-          bySite[h][j] = prediction.logOdds
-          const treated = prediction.treatment
-          if (treated) effectSd[h] += (share * treated.effectSd) / sites.length
-          const own = treated ? treated.untreatedUncertainty : prediction.uncertainty
-          if (j === 0 && own !== terms[h]) terms[h] = wider(terms[h], own)
-        }
-      })
-      for (const horizon of HORIZONS) logOdds[horizon].push(bySite[horizon])
-    }
-    for (const horizon of HORIZONS) {
-      if (effectSd[horizon] > 0)
-        terms[horizon] = {
-          ...terms[horizon],
-          plantingYearSd: Math.hypot(terms[horizon].plantingYearSd, effectSd[horizon]),
-        }
-    }
-    const result = {} as Record<Horizon, HorizonDistribution>
-    for (const horizon of HORIZONS) {
-      const members: MixMember[] = mix.map((item, k) => ({
-        share: item.share,
-        countsInFull: rule.hardwoodShareCap === null || item.species.group !== 'hardwood',
-        logOddsBySite: logOdds[horizon][k] as Float64Array,
-      }))
-      result[horizon] = {
-        distribution: survivalDistribution(members, terms[horizon]),
-        speciesSurvival: members.map((member) => meanSurvival(member.logOddsBySite)),
-        countsInFull: members.map((member) => member.countsInFull),
-      }
-    }
-    return result
-  }
-}
-
-interface HorizonDistribution {
-  distribution: SurvivalDistribution
-  /** Each species' own survival (mean over the sites), in mix order. */
-  speciesSurvival: number[]
-  countsInFull: boolean[]
-}
-
-/** The terms of the larger planting-year spread (the only term a calibration's offsets widen). */
-function wider(a: UncertaintyTerms, b: UncertaintyTerms): UncertaintyTerms {
-  return b.plantingYearSd > a.plantingYearSd ? b : a
-}
-
-function meanSurvival(logOddsBySite: ArrayLike<number>): number {
-  let sum = 0
-  for (let j = 0; j < logOddsBySite.length; j++) sum += sigmoid(logOddsBySite[j] as number)
-  return sum / logOddsBySite.length
 }
 
 function stateOfSite(site: Site): UsState {

@@ -3,6 +3,7 @@ import type { ClimateRequest, EmissionScenario, FuturePeriod } from '../climate.
 import type { StandInput } from '../input-rules.ts'
 import type { SiteClass } from '../site-class.ts'
 import type { AppliedTreatments, TreatmentsRequest } from '../treatments.ts'
+import type { CostsRequest, PlanCost } from './costs.ts'
 import type { StockingRule } from './standards.ts'
 
 /**
@@ -24,6 +25,8 @@ export interface StockingPlanRequest {
   climate?: ClimateRequest | null
   /** Establishment treatments (docs/treatments.md); absent, null or all `none`: untreated. */
   treatments?: TreatmentsRequest | null
+  /** Cost figures replacing the defaults of data/costs.json (docs/costs.md); absent: the defaults. */
+  costs?: CostsRequest | null
 }
 
 export interface SpeciesOutcome {
@@ -95,6 +98,13 @@ export interface StockingPlan {
   climate: { period: FuturePeriod; scenario: EmissionScenario; dataVersion: string } | null
   /** The treatments planned with; absent when untreated. */
   treatments?: AppliedTreatments
+  /** What the plan costs, per acre and per established tree (docs/costs.md). */
+  cost: PlanCost
+  /**
+   * true when the request gave `costs` (even `{}`): REST then answers the cost block, as it does
+   * for a treated plan; an untreated plan without `costs` keeps its answer of before costs.
+   */
+  costAsked: boolean
   /** For carbon use: half the 90 % interval of survivors at the rule's horizon, as a share of the expected. */
   ninetyPercentHalfWidthShare: number | null
   notes: string[]

@@ -135,6 +135,21 @@ export class ExplorerApi {
     return response.blob()
   }
 
+  /**
+   * The PDF report of an answer (docs/reports.md): the REST operation's body POSTed with
+   * `Accept: application/pdf` and the browser's language, which picks the report's language and paper.
+   * One request, as the JSON answer is; an error stays the API's JSON error.
+   */
+  async report(path: string, body: unknown, language: string): Promise<{ pdf: Blob; fileName: string }> {
+    const response = await this.rest(path, 'application/pdf', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'accept-language': language },
+      body: JSON.stringify(body),
+    })
+    const named = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')
+    return { pdf: await response.blob(), fileName: named?.[1] ?? 'report.pdf' }
+  }
+
   /** GET /v1/jobs/{id}: a job's status and format. */
   async job(id: string): Promise<JobStatus> {
     const response = await this.rest(`/v1/jobs/${encodeURIComponent(id)}`, 'application/json')

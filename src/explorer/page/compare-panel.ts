@@ -4,11 +4,14 @@ import { type CsvCell, climateFileLabel, downloadCsv, pointFileLabel, toCsv } fr
 import { busy, chartHeight, chartWidth, element, placeholder, tableRow } from './dom.ts'
 import { climateLabel, METHOD_LABELS, modelName, percent, periodLabel } from './format.ts'
 import {
+  type ComparisonInput,
   ExplorerClimateCompareDocument,
   type ExplorerClimateFragment,
   ExplorerCompareDocument,
 } from './generated/operations.ts'
 import type { PanelHost } from './host.ts'
+import { compareReport } from './report-bodies.ts'
+import { ReportDownload } from './report-download.ts'
 import { type Climate, HORIZONS, type Point, pinned, sameClimate, type ViewState } from './state.ts'
 import { signed } from './survey-data.ts'
 
@@ -44,11 +47,22 @@ const PROJECTED: Partial<
  */
 export class ComparePanel {
   private answer: ComparisonAnswer | null = null
+  /** The input the answer shown was asked with (its report asks the same). */
+  private input: ComparisonInput | null = null
   /** Each load's number: an answer that arrives after a newer question is dropped. */
   private asked = 0
+  private readonly report: ReportDownload
 
   constructor(private readonly host: PanelHost) {
     element('download-compare').addEventListener('click', () => this.download())
+    this.report = new ReportDownload(host, 'report-compare', 'report-compare-status', () => {
+      if (!this.answer || !this.input) return null
+      const { comparison, climate } = this.answer
+      return {
+        report: compareReport(this.input, comparison.model.version),
+        label: `${comparison.species.code}${climateFileLabel(climate)}-${pointFileLabel(comparison.site)}`,
+      }
+    })
   }
 
   /** The headings that name the method, the horizon and the climate chosen. */
@@ -70,9 +84,10 @@ export class ComparePanel {
     this.host.map.say(null)
     busy(panel, true)
     try {
-      const { answer, errors } = await this.ask(point, climate)
+      const { answer, errors, input } = await this.ask(point, climate)
       if (asked !== this.asked) return
       this.answer = answer
+      this.input = answer ? input : null
       const named = element('model-version')
       if (!this.answer) {
         const error = errors[0]
@@ -108,18 +123,16 @@ export class ComparePanel {
       const answer: ComparisonAnswer | null = comparison
         ? { comparison, climate, projection: null, today: null }
         : null
-      return { answer, errors }
+      return { answer, errors, input: today }
     }
-    const { data, errors } = await this.host.api.query(ExplorerClimateCompareDocument, {
-      input: { ...today, climate },
-      today,
-    })
+    const input = { ...today, climate }
+    const { data, errors } = await this.host.api.query(ExplorerClimateCompareDocument, { input, today })
     const comparison = data.compareMethods
     const answer: ComparisonAnswer | null =
       comparison && data.today
         ? { comparison, climate, projection: comparison.climate ?? null, today: data.today }
         : null
-    return { answer, errors }
+    return { answer, errors, input }
   }
 
   /** Draws the answer shown (again, at the panel's width), or says what to do while there is none. */
@@ -132,6 +145,7 @@ export class ComparePanel {
     const sum = element('factor-sum')
     const answer = this.answer
     element<HTMLButtonElement>('download-compare').disabled = !answer
+    this.report.reflect()
     renderClimateSection(chosen, answer && sameClimate(answer.climate, chosen) ? answer : null)
     if (!answer) {
       survival.replaceChildren(placeholder('Choose a forested point on the map to compare planting methods.'))

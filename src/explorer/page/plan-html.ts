@@ -82,4 +82,6 @@ export const PLAN_PANEL_HTML = `
   <h2>Notes</h2>
   <ul id="plan-notes" class="plan-notes"></ul>
   <p id="plan-model" class="model"></p>
+  <p class="actions"><button type="button" id="report-plan" disabled title="The report of this plan as a PDF, in your browser’s language, on your region’s paper">Download PDF</button></p>
+  <p id="report-plan-status" class="report-status" role="status" aria-live="polite"></p>
 </div>`

@@ -1,8 +1,9 @@
 import type { SpeciesOption } from '../page-data.ts'
 import { ExplorerApiError } from './api.ts'
+import { pointFileLabel } from './csv.ts'
 import { busy, elementIn } from './dom.ts'
 import { climateLabel, METHOD_LABELS } from './format.ts'
-import { ExplorerStockingPlanDocument } from './generated/operations.ts'
+import { ExplorerStockingPlanDocument, type StockingPlanInput } from './generated/operations.ts'
 import { API_UNREACHABLE, type PanelHost } from './host.ts'
 import { MIN_STAND_VERTICES } from './map-stand.ts'
 import { PlanForm, type Target } from './plan-form.ts'
@@ -17,6 +18,8 @@ import {
   standFromText,
 } from './plan-input.ts'
 import { PlanResult, type StockingPlanAnswer } from './plan-result.ts'
+import { planReport } from './report-bodies.ts'
+import { ReportDownload } from './report-download.ts'
 import { pinned } from './state.ts'
 
 /**
@@ -47,6 +50,9 @@ export class PlanPanel {
   private answer: StockingPlanAnswer | null = null
   /** What the plan shown was asked for: a stand's source or a point, for its summary. */
   private answered: { target: Target; stand: LoadedStand | null } | null = null
+  /** The input the plan shown was asked with (its report asks the same, with the version that answered). */
+  private plannedInput: StockingPlanInput | null = null
+  private readonly report: ReportDownload
   private asked = 0
   private shown = false
   private vertexCount = 0
@@ -75,6 +81,16 @@ export class PlanPanel {
       () => this.inputsChanged(),
     )
     this.result = new PlanResult(this.panel)
+    this.report = new ReportDownload(host, 'report-plan', 'report-plan-status', () => {
+      const input = this.plannedInput
+      if (!this.answer || !input) return null
+      const { latitude, longitude } = input
+      const where =
+        latitude === null || latitude === undefined || longitude === null || longitude === undefined
+          ? 'stand'
+          : pointFileLabel({ latitude, longitude })
+      return { report: planReport(input, this.answer.model.version), label: where }
+    })
     this.wire()
     this.reflect()
     this.render()
@@ -326,11 +342,11 @@ export class PlanPanel {
     status.textContent = 'Planning…'
     busy(this.panel, true)
     try {
-      const { data, errors } = await this.host.api.query(ExplorerStockingPlanDocument, {
-        input: { ...built.input, ...pinned(this.host.view()) },
-      })
+      const input: StockingPlanInput = { ...built.input, ...pinned(this.host.view()) }
+      const { data, errors } = await this.host.api.query(ExplorerStockingPlanDocument, { input })
       if (asked !== this.asked) return
       const plan = data.stockingPlan ?? null
+      this.plannedInput = plan ? input : null
       if (!plan) {
         const error = errors[0]
         this.answer = null
@@ -376,6 +392,7 @@ export class PlanPanel {
   /** Draws the plan shown (again, at the panel's width). */
   render(): void {
     this.result.render(this.answer, this.answered?.stand?.source ?? null)
+    this.report.reflect()
   }
 }
 

@@ -2,8 +2,10 @@ import { type RankedRow, rankingChart } from './charts.ts'
 import { climateFileLabel, downloadCsv, pointFileLabel, toCsv } from './csv.ts'
 import { busy, chartHeight, chartWidth, element, placeholder } from './dom.ts'
 import { climateLabel, climateNote, METHOD_LABELS, modelName } from './format.ts'
-import { ExplorerRankingDocument } from './generated/operations.ts'
+import { ExplorerRankingDocument, type ExplorerRankingQueryVariables } from './generated/operations.ts'
 import type { PanelHost } from './host.ts'
+import { rankReport } from './report-bodies.ts'
+import { ReportDownload } from './report-download.ts'
 import { type Climate, GRAPHQL_METHOD, pinned, type ViewState } from './state.ts'
 
 /**
@@ -14,11 +16,23 @@ export class RankingPanel {
   private ranking: RankedRow[] | null = null
   /** The climate the ranking shown was asked for. */
   private climate: Climate | null = null
+  /** The query the ranking shown was asked with, and the version that answered (its report asks the same). */
+  private shown: { variables: ExplorerRankingQueryVariables; version: string } | null = null
   /** Each load's number: an answer that arrives after a newer question is dropped. */
   private asked = 0
+  private readonly report: ReportDownload
 
   constructor(private readonly host: PanelHost) {
     element('download-ranking').addEventListener('click', () => this.download())
+    this.report = new ReportDownload(host, 'report-ranking', 'report-ranking-status', () => {
+      const shown = this.shown
+      if (!this.ranking || !shown) return null
+      const { variables } = shown
+      return {
+        report: rankReport(variables, shown.version),
+        label: `${variables.plantingMethod.toLowerCase()}-${variables.horizon}y${climateFileLabel(this.climate)}-${pointFileLabel(variables)}`,
+      }
+    })
   }
 
   /** The heading that names the method, the horizon and the climate chosen. */
@@ -36,16 +50,18 @@ export class RankingPanel {
     const panel = element('panel-ranking')
     busy(panel, true)
     try {
-      const { data, errors } = await this.host.api.query(ExplorerRankingDocument, {
+      const variables: ExplorerRankingQueryVariables = {
         latitude: point.latitude,
         longitude: point.longitude,
         plantingMethod: GRAPHQL_METHOD[method],
         horizon,
         climate,
         ...pinned(view),
-      })
+      }
+      const { data, errors } = await this.host.api.query(ExplorerRankingDocument, variables)
       if (asked !== this.asked) return
       const ranking = data.speciesRanking
+      this.shown = ranking ? { variables, version: ranking.model.version } : null
       // The version that answered, as the answer names it.
       const named = element('ranking-model')
       named.textContent = ranking ? `Model ${modelName(ranking.model)}` : ''
@@ -83,6 +99,7 @@ export class RankingPanel {
   render(): void {
     const chart = element('ranking-chart')
     element<HTMLButtonElement>('download-ranking').disabled = !this.ranking
+    this.report.reflect()
     if (!this.ranking) {
       chart.replaceChildren(placeholder('Choose a forested point on the map to rank the species there.'))
       return

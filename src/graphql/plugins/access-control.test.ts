@@ -15,6 +15,7 @@ import type { KeyService } from '../../domain/key-service.ts'
 import type { DefaultVersions } from '../../domain/models/default-version.ts'
 import type { ModelRegistry } from '../../domain/models/model-registry.ts'
 import type { PredictionService } from '../../domain/prediction-service.ts'
+import type { ReportLinks } from '../../domain/reports/report-links.ts'
 import type { StockingPlanService } from '../../domain/stocking/stocking-service.ts'
 import type { SurveyService } from '../../domain/surveys/survey-service.ts'
 import type { SurveyUploadService } from '../../domain/surveys/survey-upload-service.ts'
@@ -98,6 +99,7 @@ function gateway(directory = new FakeKeyDirectory()) {
       surveys: {} as SurveyService,
       surveyUploads: {} as SurveyUploadService,
       surveyUploadTickets: {} as SurveyUploadTickets,
+      reportLinks: {} as ReportLinks,
       calibrations: {} as CalibrationService,
       defaultVersions: {} as DefaultVersions,
       models: {} as ModelRegistry,

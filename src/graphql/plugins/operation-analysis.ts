@@ -21,7 +21,7 @@ function isPublicField(field: FieldNode): boolean {
 /**
  * Root fields that count as one site prediction against the tier's batch size, each alias again:
  * `speciesRanking` looks up one site (and evaluates every species there); `survivalMap` costs one unit
- * too (and so does `stockingPlan`), so a single one always passes while aliasing many is capped like aliasing `predict` (its model
+ * too (and so do `stockingPlan` and `plantingOptions`), so a single one always passes while aliasing many is capped like aliasing `predict` (its model
  * work is throttled per key on its own, see plugins/survival-map-throttle.ts).
  */
 const SINGLE_SITE_FIELDS = new Set([
@@ -30,6 +30,7 @@ const SINGLE_SITE_FIELDS = new Set([
   'speciesRanking',
   'survivalMap',
   'stockingPlan',
+  'plantingOptions',
 ])
 const BATCH_FIELD = 'predictBatch'
 

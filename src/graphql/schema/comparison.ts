@@ -5,6 +5,7 @@ import { ClimateProjectionRef } from './climate.ts'
 import { ComparisonInput } from './inputs.ts'
 import { ModelRef, pinnedModel } from './models.ts'
 import { HorizonPredictionRef } from './prediction.ts'
+import { linkable, reportLinkField } from './report-links.ts'
 import { SiteRef } from './site.ts'
 import { MethodTreatmentsRef } from './treatments.ts'
 
@@ -61,6 +62,7 @@ const MethodComparisonRef = builder.objectRef<Comparison>('MethodComparison').im
       description: 'When the comparison was made',
       resolve: (c) => c.generatedAt,
     }),
+    reportLink: reportLinkField(t, 'comparison'),
   }),
 })
 
@@ -71,6 +73,9 @@ builder.queryFields((t) => ({
     description: 'Both planting methods for one site and species, with the per-horizon differential',
     args: { input: t.arg({ type: ComparisonInput, required: true, description: 'What to compare' }) },
     resolve: async (_root, { input }, ctx) =>
-      ctx.predictions.compare(input as ComparisonRequest, await pinnedModel(ctx, input.modelVersion)),
+      linkable(
+        await ctx.predictions.compare(input as ComparisonRequest, await pinnedModel(ctx, input.modelVersion)),
+        { operation: 'comparison', request: input as ComparisonRequest },
+      ),
   }),
 }))

@@ -7,6 +7,7 @@ import type { KeyService } from '../../domain/key-service.ts'
 import type { DefaultVersions } from '../../domain/models/default-version.ts'
 import type { ModelRegistry } from '../../domain/models/model-registry.ts'
 import type { PredictionService } from '../../domain/prediction-service.ts'
+import type { ReportLinks } from '../../domain/reports/report-links.ts'
 import type { StockingPlanService } from '../../domain/stocking/stocking-service.ts'
 import type { SurveyService } from '../../domain/surveys/survey-service.ts'
 import type { SurveyUploadService } from '../../domain/surveys/survey-upload-service.ts'
@@ -42,4 +43,6 @@ export interface GraphQLContext {
   defaultVersions: DefaultVersions
   /** Tickets to stream a survey upload over REST (surveyUploadTicket). */
   surveyUploadTickets: SurveyUploadTickets
+  /** Links to the PDF report of an answer (reportLink on comparisons, rankings and stocking plans). */
+  reportLinks: ReportLinks
 }

@@ -5,6 +5,7 @@ import { PlantingMethodEnum, SpeciesRef } from './catalogue.ts'
 import { ClimateInput, ClimateProjectionRef } from './climate.ts'
 import { MODEL_VERSION_ARG, ModelRef, modelVersionRule, pinnedModel } from './models.ts'
 import { RiskFactorRef } from './prediction.ts'
+import { linkable, reportLinkField } from './report-links.ts'
 import { SiteRef } from './site.ts'
 import { AppliedTreatmentsRef, TREATMENTS_ARG, TreatmentsInput } from './treatments.ts'
 
@@ -70,6 +71,7 @@ const SpeciesRankingRef = builder.objectRef<SpeciesRanking>('SpeciesRanking').im
       description: 'When the ranking was made',
       resolve: (r) => r.generatedAt,
     }),
+    reportLink: reportLinkField(t, 'ranking'),
   }),
 })
 
@@ -113,6 +115,9 @@ builder.queryFields((t) => ({
       }),
     },
     resolve: async (_root, args, ctx) =>
-      ctx.predictions.rank(args as RankingRequest, await pinnedModel(ctx, args.modelVersion)),
+      linkable(
+        await ctx.predictions.rank(args as RankingRequest, await pinnedModel(ctx, args.modelVersion)),
+        { operation: 'ranking', request: args as RankingRequest },
+      ),
   }),
 }))

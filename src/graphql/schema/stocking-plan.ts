@@ -26,11 +26,13 @@ import type {
 import { builder } from './builder.ts'
 import { PlantingMethodEnum, SpeciesRef } from './catalogue.ts'
 import { ClimateInput } from './climate.ts'
+import { COSTS_ARG, CostsInput, PlanCostRef } from './costs.ts'
 import { MODEL_VERSION_ARG, ModelRef, modelVersionRule, pinnedModel } from './models.ts'
+import { linkable, reportLinkField } from './report-links.ts'
 import { AppliedTreatmentsRef, TREATMENTS_ARG, TreatmentsInput } from './treatments.ts'
 
 /** The plan service names its request's fields as this input does; the error names them under `input`. */
-function withGraphQLFieldNames(error: unknown): unknown {
+export function withGraphQLFieldNames(error: unknown): unknown {
   if (!(error instanceof ApiError) || error.code !== 'invalid_request') return error
   const { field, reason } = (error.details ?? {}) as { field?: unknown; reason?: unknown }
   if (typeof field !== 'string' || typeof reason !== 'string') return error
@@ -39,7 +41,7 @@ function withGraphQLFieldNames(error: unknown): unknown {
 
 /** stockingPlan: the GraphQL face of POST /v1/plans/stocking (same service, same rules). */
 
-const SpeciesShareInput = builder.inputType('SpeciesShareInput', {
+export const SpeciesShareInput = builder.inputType('SpeciesShareInput', {
   description: 'One species of a planting mix and its share of the planted trees',
   fields: (t) => ({
     speciesCode: t.string({
@@ -128,11 +130,12 @@ const StockingPlanInput = builder.inputType('StockingPlanInput', {
       description: 'The climate to plan for; absent: today’s',
     }),
     treatments: t.field({ type: TreatmentsInput, required: false, description: TREATMENTS_ARG }),
+    costs: t.field({ type: CostsInput, required: false, description: COSTS_ARG }),
     modelVersion: t.string({ required: false, description: MODEL_VERSION_ARG, validate: modelVersionRule }),
   }),
 })
 
-const StockingRuleRef = builder
+export const StockingRuleRef = builder
   .objectRef<StockingRule & { targetTreesPerAcre: number; customTarget: boolean }>('StockingRule')
   .implement({
     description:
@@ -216,7 +219,7 @@ const HorizonOutcomeRef = builder.objectRef<HorizonOutcome>('PlanHorizon').imple
   }),
 })
 
-const PlanSiteRef = builder.objectRef<PlanPointSite>('PlanSite').implement({
+export const PlanSiteRef = builder.objectRef<PlanPointSite>('PlanSite').implement({
   description: 'A point plan’s matched data site',
   fields: (t) => ({
     latitude: t.exposeFloat('latitude', { description: 'Requested latitude' }),
@@ -242,7 +245,7 @@ const StandSiteRef = builder.objectRef<PlanStand['sites'][number]>('StandSite').
   }),
 })
 
-const PlanStandRef = builder.objectRef<PlanStand>('PlanStand').implement({
+export const PlanStandRef = builder.objectRef<PlanStand>('PlanStand').implement({
   description: 'A stand plan’s area and the data sites it was evaluated at',
   fields: (t) => ({
     areaHa: t.exposeFloat('areaHa', { description: 'Area, hectares (geodesic)' }),
@@ -356,6 +359,12 @@ const StockingPlanRef = builder.objectRef<StockingPlan>('StockingPlan').implemen
         'The treatments planned with, their effects’ statuses and sources; their ranges widen the intervals. Null when untreated',
       resolve: (p) => p.treatments ?? null,
     }),
+    cost: t.field({
+      type: PlanCostRef,
+      description:
+        'What the plan costs: per acre planted and per tree established at the rule’s horizon, from the defaults of data/costs.json or the figures given (docs/costs.md)',
+      resolve: (p) => p.cost,
+    }),
     ninetyPercentHalfWidthShare: t.exposeFloat('ninetyPercentHalfWidthShare', {
       nullable: true,
       description:
@@ -371,6 +380,7 @@ const StockingPlanRef = builder.objectRef<StockingPlan>('StockingPlan').implemen
       description: 'When the plan was made',
       resolve: (p) => p.generatedAt,
     }),
+    reportLink: reportLinkField(t, 'stocking plan'),
   }),
 })
 
@@ -383,7 +393,11 @@ builder.queryFields((t) => ({
     args: { input: t.arg({ type: StockingPlanInput, required: true, description: 'What to plan' }) },
     resolve: async (_root, { input }, ctx) => {
       try {
-        return await ctx.plans.plan(input as StockingPlanRequest, await pinnedModel(ctx, input.modelVersion))
+        const request = input as StockingPlanRequest
+        return linkable(await ctx.plans.plan(request, await pinnedModel(ctx, input.modelVersion)), {
+          operation: 'stocking-plan',
+          request,
+        })
       } catch (error) {
         throw withGraphQLFieldNames(error)
       }

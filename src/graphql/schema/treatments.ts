@@ -4,7 +4,7 @@ import { builder } from './builder.ts'
 
 /** Establishment treatments: the input every prediction field takes, and what answers say of them (docs/treatments.md). */
 
-const VegetationControlEnum = builder.enumType('VegetationControl', {
+export const VegetationControlEnum = builder.enumType('VegetationControl', {
   description: 'Control of competing vegetation (acts on the competing-vegetation factor)',
   values: {
     NONE: { value: 'none', description: 'No control: the untreated prediction' },
@@ -31,7 +31,7 @@ const VegetationControlEnum = builder.enumType('VegetationControl', {
   } as const,
 })
 
-const AnimalProtectionEnum = builder.enumType('AnimalProtection', {
+export const AnimalProtectionEnum = builder.enumType('AnimalProtection', {
   description: 'Protection against browse (acts on the browse factor; hand planting only)',
   values: {
     NONE: { value: 'none', description: 'No protection' },
@@ -39,7 +39,7 @@ const AnimalProtectionEnum = builder.enumType('AnimalProtection', {
   } as const,
 })
 
-const StockTypeEnum = builder.enumType('StockType', {
+export const StockTypeEnum = builder.enumType('StockType', {
   description: 'Nursery stock (acts on drought and heat; hand planting only)',
   values: {
     BAREROOT: { value: 'bareroot', description: 'Bareroot seedlings (2+0, 1+1)' },
@@ -47,7 +47,7 @@ const StockTypeEnum = builder.enumType('StockType', {
   } as const,
 })
 
-const ShadeEnum = builder.enumType('Shade', {
+export const ShadeEnum = builder.enumType('Shade', {
   description: 'Shade on the hot side of each seedling (acts on the hot-aspect factor; hand planting only)',
   values: {
     NONE: { value: 'none', description: 'No shade' },
@@ -76,7 +76,7 @@ export const TreatmentsInput = builder.inputType('TreatmentsInput', {
 
 export const TREATMENTS_ARG = 'Establishment treatments; absent or null: untreated (see TreatmentsInput)'
 
-const TreatmentSourceRef = builder.objectRef<TreatmentSource>('TreatmentSource').implement({
+export const TreatmentSourceRef = builder.objectRef<TreatmentSource>('TreatmentSource').implement({
   description: 'A source a treatment effect rests on',
   fields: (t) => ({
     title: t.exposeString('title', { description: 'Title' }),
@@ -86,7 +86,7 @@ const TreatmentSourceRef = builder.objectRef<TreatmentSource>('TreatmentSource')
   }),
 })
 
-const EvidenceStatusEnum = builder.enumType('EvidenceStatus', {
+export const EvidenceStatusEnum = builder.enumType('EvidenceStatus', {
   description: 'Where a figure stands (the reference’s statuses)',
   values: {
     PUBLISHED: { value: 'published', description: 'Taken from its cited source' },

@@ -46,6 +46,26 @@ export type ComparisonInput = {
   treatments?: TreatmentsInput | null | undefined;
 };
 
+/** Cost figures replacing the defaults of data/costs.json, each optional (absent or null: the default). Each figure given is used exactly, with status GIVEN. See docs/costs.md */
+export type CostsInput = {
+  /** The drone flight, USD per acre (0 to 100,000) */
+  droneSeedingPerAcre?: number | null | undefined;
+  /** Hand-planting labour, USD per tree (0 to 1,000) */
+  plantingPerTree?: number | null | undefined;
+  /** One release (two releases cost twice this), USD per acre (0 to 100,000) */
+  releasePerAcre?: number | null | undefined;
+  /** A seed pod, USD per pod (0 to 1,000) */
+  seedPodPerPod?: number | null | undefined;
+  /** Seedling prices by species (each species once, at most 20); others keep theirs */
+  seedlings?: Array<SeedlingCostInput> | null | undefined;
+  /** A shade card set, USD per tree (0 to 1,000) */
+  shadeCardsPerTree?: number | null | undefined;
+  /** Site preparation, USD per acre (0 to 100,000) */
+  sitePreparationPerAcre?: number | null | undefined;
+  /** A tube installed, USD per tree (0 to 1,000) */
+  tubesPerTree?: number | null | undefined;
+};
+
 /** Which way a factor moves survival, relative to the model reference site */
 export type Impact =
   /** Reduces survival */
@@ -66,6 +86,14 @@ export type PlantingMethod =
   | 'DRONE_SEEDED'
   /** Hand-planted seedlings installed by field crews */
   | 'MANUAL';
+
+/** A seedling price for one species */
+export type SeedlingCostInput = {
+  /** USD per seedling, 0 to 1,000 */
+  perTree: number;
+  /** Four-letter species code, e.g. PSME */
+  speciesCode: string;
+};
 
 /** Shade on the hot side of each seedling (acts on the hot-aspect factor; hand planting only) */
 export type Shade =
@@ -95,6 +123,8 @@ export type StockingPlanInput = {
   climate?: ClimateInput | null | undefined;
   /** The confidence the plan is judged at, 0.5–0.99; default 0.9 */
   confidence?: number | null | undefined;
+  /** Cost figures replacing the defaults (see CostsInput); absent: the defaults. The cost is answered either way */
+  costs?: CostsInput | null | undefined;
   /** Latitude of a point to plan for, decimal degrees */
   latitude?: number | null | undefined;
   /** Longitude of a point to plan for, decimal degrees */
