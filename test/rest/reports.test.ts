@@ -149,7 +149,12 @@ function printedAs(path: string): { fixed?: number; upTo?: number; id?: true } {
       .split('.')
       .at(-1) ?? ''
   if (/^interval\[\d+\]$/.test(path.split('.').at(-1) ?? '')) return { fixed: 3 }
-  if (field === 'site_id' || field === 'year') return { id: true }
+  if (field === 'site_id' || field === 'year' || field === 'price_year') return { id: true }
+  // Money to the cent; a part's quantity (trees, pods or applications per acre) to 2 places.
+  if (path.startsWith('cost.')) {
+    if (/^(per_acre|unit_cost|per_established_tree|lower|upper)$/.test(field)) return { fixed: 2 }
+    if (field === 'quantity') return { upTo: 2 }
+  }
   // A treatment's figure and odds ratio, with their ranges: at most 3 decimals.
   if (/\.figure\.(value|range\[\d+\])$/.test(path) || /^odds_ratio(_range)?$/.test(field)) return { upTo: 3 }
   if (path.startsWith('climate.deltas.') || path.startsWith('climate.projected.')) return { upTo: 1 }
@@ -224,8 +229,7 @@ describe('a PDF report holds the JSON answer', () => {
         expect(Buffer.from(report.bytes.subarray(0, 5)).toString()).toBe('%PDF-')
 
         const text = await pdfText(report.bytes)
-        // A treated plan's `cost` block (what the treatments cost) is not in the report yet.
-        const { generated_at: _at, cost: _cost, ...answer } = json.body
+        const { generated_at: _at, ...answer } = json.body
         expect(missingNumbers(answer, answerText(text, language), language)).toEqual([])
         if (json.body.treatments) {
           // Each effect's treatment, value and status, in the report's words.

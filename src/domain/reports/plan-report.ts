@@ -2,6 +2,7 @@ import type { MultiPolygon, Polygon } from 'geojson'
 import { perHectare } from '../stocking/stocking-math.ts'
 import type { StockingPlan } from '../stocking/stocking-types.ts'
 import { horizonAxis, valueAxis } from './chart-axes.ts'
+import { costSection } from './cost-parts.ts'
 import { locatorMap } from './locator-map.ts'
 import type { FactTable, ReportBlock, ReportDocument } from './report-document.ts'
 import type { Messages } from './report-messages.ts'
@@ -56,6 +57,8 @@ export function stockingPlanReport(
     { kind: 'table', table: speciesTable(plan, text, numbers) },
     ...sitesSection(plan, text, numbers),
     ...(plan.treatments ? treatmentsSection(text, numbers, request.language, plan.treatments) : []),
+    // As the JSON answer carries it: when costs were given or treatments asked for.
+    ...(plan.costAsked || plan.treatments ? costSection(text, numbers, request.language, plan.cost) : []),
     ...(plan.climate ? climateOfPlan(plan, text) : []),
     ...ruleSection(plan, text),
     { kind: 'heading', text: text('heading.assumptions') },

@@ -1,5 +1,10 @@
 import type { HorizonPrediction } from '../../types.ts'
-import { type AppliedEffect, type AppliedTreatments, TREATMENT_NAMES } from '../treatments.ts'
+import {
+  type AppliedEffect,
+  type AppliedTreatments,
+  TREATMENT_NAMES,
+  type TreatmentSource,
+} from '../treatments.ts'
 import type { DataTable, ReportBlock, ReportLanguage } from './report-document.ts'
 import { CATALOGUES, type MessageKey, type Messages } from './report-messages.ts'
 import type { ReportNumbers } from './report-numbers.ts'
@@ -93,19 +98,23 @@ function sharesTable(
   }
 }
 
-/** The effects' sources, each once, as the answer names them (title, publisher, year). */
-function sourcesList(applied: AppliedTreatments): string[] {
+/** Sources, each once, as the answer names them (title, publisher, year). */
+export function sourceLines(sources: Iterable<TreatmentSource>): string[] {
   const seen = new Set<string>()
-  return applied.effects.flatMap((effect) =>
-    effect.sources.flatMap((source) => {
-      const by = [source.publisher, source.year === null ? null : String(source.year)].filter(Boolean)
-      const line = by.length > 0 ? `${source.title} (${by.join(', ')})` : source.title
-      if (seen.has(line)) return []
-      seen.add(line)
-      return [line]
-    }),
-  )
+  const lines: string[] = []
+  for (const source of sources) {
+    const by = [source.publisher, source.year === null ? null : String(source.year)].filter(Boolean)
+    const line = by.length > 0 ? `${source.title} (${by.join(', ')})` : source.title
+    if (seen.has(line)) continue
+    seen.add(line)
+    lines.push(line)
+  }
+  return lines
 }
+
+/** The effects' sources, each once. */
+const sourcesList = (applied: AppliedTreatments) =>
+  sourceLines(applied.effects.flatMap((effect) => effect.sources))
 
 /**
  * The treatments section of one answer: `method` names the planting method when the answer has one
