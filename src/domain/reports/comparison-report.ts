@@ -2,21 +2,18 @@ import type { HorizonPrediction } from '../../types.ts'
 import { CLIMATE_DATA_NOTE } from '../climate.ts'
 import type { Comparison } from '../prediction-types.ts'
 import { horizonAxis, probabilityAxis } from './chart-axes.ts'
-import { locatorMap } from './locator-map.ts'
 import type { LinesChart, ReportBlock, ReportDocument, ReportLanguage } from './report-document.ts'
 import type { Messages } from './report-messages.ts'
 import type { ReportNumbers } from './report-numbers.ts'
 import {
   calibrationTable,
-  climateName,
   climateSection,
   factorName,
   madeAt,
-  matchedSiteFacts,
   methodName,
-  modelName,
   notesSection,
   pointPlace,
+  pointSummary,
   reportFrame,
   speciesName,
 } from './report-parts.ts'
@@ -38,29 +35,16 @@ export function comparisonReport(
   const horizons = comparison.methodDifferential.map((d) => d.horizonYears)
   const blocks: ReportBlock[] = [
     { kind: 'heading', text: text('heading.where') },
-    {
-      kind: 'summary',
-      facts: {
-        rows: [
-          [text('fact.place'), place],
-          ...matchedSiteFacts(text, numbers, site),
-          [text('fact.species'), speciesName(comparison.species)],
-          [text('fact.horizons'), horizons.join(', ')],
-          [text('fact.climate'), climateName(text, comparison.climate)],
-          [text('fact.model'), modelName(comparison.model)],
-          [text('fact.dataVersion'), site.dataVersion ?? '—'],
-        ],
-      },
-      map: locatorMap(
-        {
-          requested: [site.longitude, site.latitude],
-          stand: null,
-          sites: [[site.matchedLongitude, site.matchedLatitude]],
-        },
-        text,
-        numbers,
-      ),
-    },
+    pointSummary(
+      text,
+      numbers,
+      site,
+      [
+        [text('fact.species'), speciesName(comparison.species)],
+        [text('fact.horizons'), horizons.join(', ')],
+      ],
+      { climate: comparison.climate, model: comparison.model },
+    ),
     { kind: 'chart', chart: methodsChart(comparison, text, numbers) },
     { kind: 'heading', text: text('heading.differential') },
     {

@@ -1,21 +1,18 @@
 import { CLIMATE_DATA_NOTE } from '../climate.ts'
 import type { SpeciesRanking } from '../prediction-types.ts'
 import { probabilityAxis } from './chart-axes.ts'
-import { locatorMap } from './locator-map.ts'
 import type { BarsChart, ReportBlock, ReportDocument } from './report-document.ts'
 import type { Messages } from './report-messages.ts'
 import type { ReportNumbers } from './report-numbers.ts'
 import {
   calibrationTable,
-  climateName,
   climateSection,
   factorName,
   madeAt,
-  matchedSiteFacts,
   methodName,
-  modelName,
   notesSection,
   pointPlace,
+  pointSummary,
   reportFrame,
   yearsText,
 } from './report-parts.ts'
@@ -34,29 +31,16 @@ export function rankingReport(
   const method = methodName(text, ranking.plantingMethod)
   const blocks: ReportBlock[] = [
     { kind: 'heading', text: text('heading.where') },
-    {
-      kind: 'summary',
-      facts: {
-        rows: [
-          [text('fact.place'), place],
-          ...matchedSiteFacts(text, numbers, site),
-          [text('fact.method'), method],
-          [text('fact.horizon'), yearsText(text, ranking.horizonYears)],
-          [text('fact.climate'), climateName(text, ranking.climate)],
-          [text('fact.model'), modelName(ranking.model)],
-          [text('fact.dataVersion'), site.dataVersion ?? '—'],
-        ],
-      },
-      map: locatorMap(
-        {
-          requested: [site.longitude, site.latitude],
-          stand: null,
-          sites: [[site.matchedLongitude, site.matchedLatitude]],
-        },
-        text,
-        numbers,
-      ),
-    },
+    pointSummary(
+      text,
+      numbers,
+      site,
+      [
+        [text('fact.method'), method],
+        [text('fact.horizon'), yearsText(text, ranking.horizonYears)],
+      ],
+      { climate: ranking.climate, model: ranking.model },
+    ),
     { kind: 'chart', chart: rankingChart(ranking, text, numbers) },
     { kind: 'heading', text: text('heading.ranking') },
     {

@@ -1,6 +1,7 @@
 import type { CalibrationShift, FactorContribution, ModelInfo, Species } from '../../types.ts'
 import type { ClimateProjection } from '../climate.ts'
 import type { MatchedSite } from '../prediction-types.ts'
+import { locatorMap } from './locator-map.ts'
 import type { ReportAttachment, ReportBlock, ReportDocument, ReportLanguage } from './report-document.ts'
 import { CATALOGUES, type MessageKey, type Messages } from './report-messages.ts'
 import type { ReportNumbers } from './report-numbers.ts'
@@ -250,6 +251,42 @@ export function matchedSiteFacts(
     [text('fact.region'), site.region],
     [text('fact.zone'), site.attributes.zone],
   ]
+}
+
+/**
+ * "Where and what" of a point answered from its nearest data site (a comparison's, a ranking's): the
+ * place and the site, the answer's own facts, its climate, model and data version, beside a locator map
+ * of the point and its site.
+ */
+export function pointSummary(
+  text: Messages,
+  numbers: ReportNumbers,
+  site: MatchedSite,
+  own: readonly (readonly [string, string])[],
+  answer: { climate?: { period: string; scenario: string } | null; model: ModelInfo },
+): ReportBlock {
+  return {
+    kind: 'summary',
+    facts: {
+      rows: [
+        [text('fact.place'), pointPlace(text, numbers, site)],
+        ...matchedSiteFacts(text, numbers, site),
+        ...own,
+        [text('fact.climate'), climateName(text, answer.climate)],
+        [text('fact.model'), modelName(answer.model)],
+        [text('fact.dataVersion'), site.dataVersion ?? '—'],
+      ],
+    },
+    map: locatorMap(
+      {
+        requested: [site.longitude, site.latitude],
+        stand: null,
+        sites: [[site.matchedLongitude, site.matchedLatitude]],
+      },
+      text,
+      numbers,
+    ),
+  }
 }
 
 /** The title's place for a point: its coordinates. */
