@@ -10,7 +10,7 @@ import {
   stopSeededServer,
 } from '../../../test/support/seeded-server.ts'
 import { FOREST_POINTS, forestGrid, NO_DATA_POINTS, OUTSIDE_POINTS } from '../../../test/support/sites.ts'
-import { runScorer, startProxy, startScorer, until } from './support.ts'
+import { endsWithin, runScorer, startProxy, startScorer, until } from './support.ts'
 
 const HEADER = 'id,latitude,longitude,species_code,planting_method,horizons,note'
 
@@ -178,7 +178,10 @@ describe('npm run score (job path) against a live server', () => {
     const input = join(dir, 'resume.csv')
     writeFileSync(input, gridCsv(3000))
     const whole = join(dir, 'resume-whole.csv')
-    const reference = await runScorer([input, '--out', whole, '--via', 'job', '--poll', '0.1'], env)
+    const reference = await endsWithin(
+      'the reference run',
+      startScorer([input, '--out', whole, '--via', 'job', '--poll', '0.1'], env),
+    )
 
     const proxy = await startProxy(running.server.url, {
       // The first run's status poll is held (Ctrl-C comes while waiting); the second run's download
@@ -196,7 +199,7 @@ describe('npm run score (job path) against a live server', () => {
       const waiting = startScorer(args, slow)
       await until('"rows queued" on stderr', () => /rows queued/.test(waiting.stderr()))
       waiting.child.kill('SIGINT')
-      expect((await waiting.done).code).toBe(130)
+      expect((await endsWithin('the first run, Ctrl-C while waiting for the job', waiting)).code).toBe(130)
       const saved = JSON.parse(readFileSync(state, 'utf8'))
       expect(saved).toMatchObject({ via: 'job', base_url: proxy.url, bytes_written: 0 })
       expect(saved.job_id).toMatch(/^job_/)
@@ -208,16 +211,21 @@ describe('npm run score (job path) against a live server', () => {
       await until(
         'the first 100,000 bytes of the results on disk',
         () => existsSync(out) && readFileSync(out).length === 100_000,
-      )
+      ).catch((error: Error) => {
+        const size = existsSync(out) ? readFileSync(out).length : 'no file'
+        throw new Error(
+          `${error.message} (on disk: ${size}); the proxy saw ${proxy.requests.join(', ')}; the scorer said:\n${downloading.stderr()}`,
+        )
+      })
       downloading.child.kill('SIGINT')
-      const second = await downloading.done
+      const second = await endsWithin('the second run, Ctrl-C mid-download', downloading)
       expect(second.code).toBe(130)
       expect(second.stderr).toContain(`Re-attaching to job ${saved.job_id}`)
       expect(JSON.parse(readFileSync(state, 'utf8')).etag).toMatch(/^"/)
 
       // 3. Rerun: the download continues from the bytes on disk.
       proxy.release()
-      const third = await runScorer(args, slow)
+      const third = await endsWithin('the third run, resuming the download', startScorer(args, slow))
       expect(third.stderr).toContain(`Re-attaching to job ${saved.job_id}`)
       expect(third.stderr).toContain('Resuming the download at byte 100,000')
       expect(third.code).toBe(reference.code)
@@ -228,5 +236,5 @@ describe('npm run score (job path) against a live server', () => {
     } finally {
       await proxy.close()
     }
-  })
+  }, 180_000)
 })

@@ -135,12 +135,34 @@ export function startScorer(args: string[], env: Record<string, string | undefin
 export const runScorer = (args: string[], env: Record<string, string | undefined>) =>
   startScorer(args, env).done
 
-/** Polls `check` every 50 ms until it is true (or throws after `timeoutMs`). */
-/** Waits for `check` to hold; past the deadline, fails naming what it waited for. */
+/** Polls `check` every 50 ms until it holds; past the deadline, fails naming what it waited for. */
 export async function until(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/**
+ * A scorer run's end within `timeoutMs`; past it, the run is killed and the failure names the step and
+ * shows what the scorer said, so that a run that never stops is told apart from a slow one.
+ */
+export async function endsWithin(
+  step: string,
+  run: ScorerRun,
+  timeoutMs = 45_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      run.child.kill('SIGKILL')
+      reject(new Error(`${step}: the scorer had not ended after ${timeoutMs} ms; it said:\n${run.stderr()}`))
+    }, timeoutMs)
+  })
+  try {
+    return await Promise.race([run.done, late])
+  } finally {
+    clearTimeout(timer)
   }
 }

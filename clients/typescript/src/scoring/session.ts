@@ -16,9 +16,12 @@ export function apiFromEnvironment(): { apiKey: string; baseUrl: string } | null
   return { apiKey, baseUrl: (process.env.SURVIVAL_API_URL || 'http://localhost:8080').replace(/\/+$/, '') }
 }
 
+/** How long a stop after the first Ctrl-C may take before the process ends regardless. */
+const STOP_GRACE_MS = 5000
+
 /**
- * The first Ctrl-C (or SIGTERM) aborts `signal`, so the run can stop cleanly; a second quits at once
- * with `exitCode`. `release` removes the handlers.
+ * The first Ctrl-C (or SIGTERM) aborts `signal`, so the run can stop cleanly; a second, or a stop that takes
+ * longer than STOP_GRACE_MS, quits at once with `exitCode`. `release` removes the handlers.
  */
 export function interruptible(exitCode: number): { signal: AbortSignal; release: () => void } {
   const controller = new AbortController()
@@ -28,6 +31,9 @@ export function interruptible(exitCode: number): { signal: AbortSignal; release:
     if (interrupts > 1) process.exit(exitCode)
     say('\nStopping… (Ctrl-C again to quit at once)')
     controller.abort()
+    // The state is saved as the run stops; should a connection the abort did not close (a download the
+    // server has stalled) keep the process alive past the grace, it ends anyway, as a second Ctrl-C would.
+    setTimeout(() => process.exit(exitCode), STOP_GRACE_MS).unref()
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
