@@ -134,7 +134,12 @@ async function main(): Promise<void> {
         const first = await timed(server, c)
         const times: number[] = []
         for (let run = 0; run < REPEATS; run++) times.push((await timed(server, c)).ms)
-        results.push({ c, firstMs: round(first.ms, 1), medianMs: round(median(times), 1), bytes: first.bytes })
+        results.push({
+          c,
+          firstMs: round(first.ms, 1),
+          medianMs: round(median(times), 1),
+          bytes: first.bytes,
+        })
         log(`${c.name}: first ${round(first.ms, 1)} ms, median ${round(median(times), 1)} ms`)
       }
       log(`peak RSS ${round(server.rss.max(), 1)} MB`)
