@@ -8,7 +8,7 @@ import { dataVersionHeaders } from './data-version-header.ts'
 import { JOB_ROUTES } from './job-routes.ts'
 import { readJsonBody, readOptionalJsonBody } from './json-body.ts'
 import { MODEL_ROUTES } from './model-routes.ts'
-import { OPENAPI_DOCUMENT } from './openapi.ts'
+import { openapiDocument } from './openapi.ts'
 import { PLAN_ROUTES } from './plan-routes.ts'
 import { batchResultsJson, predictionText } from './prediction-writer.ts'
 import { RASTER_ROUTES } from './raster-routes.ts'
@@ -248,7 +248,7 @@ export const ROUTES: readonly Route[] = [
     path: '/v1/openapi.json',
     authenticated: false,
     async handle() {
-      return ok(OPENAPI_DOCUMENT)
+      return ok(await openapiDocument())
     },
   },
   {

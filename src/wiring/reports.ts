@@ -1,16 +1,16 @@
+import type { Config } from '../config/config.ts'
 import type { Database } from '../db/connect.ts'
 import { siteVersionSources } from '../db/store-ports.ts'
 import { ReportService } from '../domain/reports/report-service.ts'
 import type { Metrics } from '../observability/metrics.ts'
 import { SYNTHETIC_SOURCE } from '../seed/load.ts'
-import type { AppConfig } from './app.ts'
 
 /**
  * Reports of answers: drawn as PDF by src/report-files, loaded on the first report (pdfkit and its
  * fonts cost nothing until then); a data version counts as synthetic when `npm run db:seed` made it.
  */
 export function wireReports(options: {
-  config: Pick<AppConfig, 'DB_QUERY_TIMEOUT_MS'>
+  config: Pick<Config, 'DB_QUERY_TIMEOUT_MS'>
   database: Database
   metrics: Metrics
   /** The clock a report of a job or of the surveys is dated by. */
