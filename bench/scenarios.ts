@@ -6,6 +6,7 @@ import { generateSites } from '../src/seed/generate-sites.ts'
 import { planScenarios } from './plans.ts'
 import type { Arm, Comparison, Load, PredictBody, Scenario, ScenarioOptions } from './scenario-types.ts'
 import { prng, round } from './support.ts'
+import { treatedScenario } from './treated-load.ts'
 
 export * from './scenario-types.ts'
 
@@ -336,6 +337,7 @@ export function buildScenarios(pool: readonly PredictBody[], options: ScenarioOp
       ],
       comparisons: [{ of: 'server:climate', to: 'server' }],
     },
+    treatedScenario(singles, pool),
     ...calibratedScenario(singles, pool, options.calibratedVersions ?? []),
     ...planScenarios(pool, options),
   ]

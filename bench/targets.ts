@@ -27,6 +27,8 @@ export const THRESHOLDS = {
   climatePredictRps: 0.95,
   /** REST predict pinned to calibrated versions (50 in turn) against the base version, same process and run. */
   calibratedPredictRps: 0.95,
+  /** REST predict with treatments against the same bodies without, same process and run. */
+  treatedPredictRps: 0.95,
   /** survivalMap's first call under a climate against today's first call (same map, fresh processes). */
   climateMapFirst: 1.5,
   /**
@@ -223,6 +225,18 @@ const RATIO_TARGETS: readonly RatioTarget[] = [
     threshold: THRESHOLDS.climatePredictRps,
     paired: true,
     what: 'REST /v1/predict with a climate rps',
+    toLabel: 'without (same run)',
+  },
+  {
+    id: 'treated_predict_rps',
+    scenario: 'rest_predict_treated',
+    of: 'server:treated',
+    to: 'server',
+    metric: 'rps',
+    bound: 'at least',
+    threshold: THRESHOLDS.treatedPredictRps,
+    paired: true,
+    what: 'REST /v1/predict with treatments rps',
     toLabel: 'without (same run)',
   },
   {
