@@ -78,12 +78,19 @@ export interface Outcomes {
  * at site j sigmoid(logOdds_jk + Y + S_j); sites weigh equally; the count of survivors is beta-binomial
  * with mean p (the stand's share- and site-weighted survival) and variance planted·p(1−p)·dispersion
  * (intra-class correlation (dispersion − 1)/(planted − 1)). Survivors belong to capped species with
- * probability (their expected survivors) / (all expected survivors).
+ * probability (their expected survivors) / (all expected survivors). `effectSdBySite`: the error of a
+ * treatment's effect, one standard normal z for the stand shifting site j's log-odds by z · sd_j.
  */
 export function simulate(
   members: readonly MixMember[],
   planted: number,
-  options: { draws: number; seed: number; cap?: number | null; terms?: UncertaintyTerms },
+  options: {
+    draws: number
+    seed: number
+    cap?: number | null
+    terms?: UncertaintyTerms
+    effectSdBySite?: ArrayLike<number>
+  },
 ): Outcomes {
   const terms = options.terms ?? TERMS
   const cap = options.cap ?? null
@@ -94,10 +101,11 @@ export function simulate(
   const countable = new Int32Array(options.draws)
   for (let i = 0; i < options.draws; i++) {
     const year = terms.plantingYearSd * standardNormal(u)
+    const effect = options.effectSdBySite ? standardNormal(u) : 0
     let p = 0
     let pCapped = 0
     for (let j = 0; j < sites; j++) {
-      const site = terms.siteSd * standardNormal(u)
+      const site = terms.siteSd * standardNormal(u) + effect * (options.effectSdBySite?.[j] ?? 0)
       for (const m of members) {
         const survival = (m.share * sigmoid((m.logOddsBySite[j] as number) + year + site)) / sites
         p += survival
