@@ -3,10 +3,11 @@ import { modelInfo } from '../catalogue.ts'
 import { CLIMATE_FUTURES, type EmissionScenario, type FuturePeriod } from '../climate.ts'
 import { TREES_PER_HECTARE_PER_ACRE } from '../input-rules.ts'
 import type { EvidenceStatus, TreatmentName } from '../treatments.ts'
-import { COSTS, type CostStatus, leastCertain, type PlanCost, planCost } from './costs.ts'
+import { COSTS, type CostStatus, leastCertain, type PlanCost } from './costs.ts'
 import { mixDistributions, type SpeciesPredictions } from './mix-survival.ts'
 import type { Candidate, CheckedOptionsRequest } from './options-request.ts'
 import type { CheckedShare } from './plan-request.ts'
+import { planCost } from './planting-cost.ts'
 import type { StockingRule } from './standards.ts'
 import {
   meetsProbability,
