@@ -204,7 +204,7 @@ describe('README and docs/', () => {
   it('find what they check: the README links to docs pages and carries anchors', () => {
     // Guards the checks themselves: a parser that found nothing would pass everything above.
     expect(frontPageAndItsDocs().length).toBeGreaterThan(5)
-    expect(anchorsOf(README).has('configuration-environment')).toBe(true)
+    expect(anchorsOf(README).has('what-it-does')).toBe(true)
     expect(linksOf(README).some(({ target }) => target.includes('#'))).toBe(true)
   })
 })
