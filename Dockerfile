@@ -39,4 +39,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
 # 128 KiB and more to the kernel and back (its sliding threshold otherwise grows the heap with every
 # large answer), and V8's young generation and heap growth.
 ENV MALLOC_MMAP_THRESHOLD_=131072
-CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=50", "dist/src/wiring/main.js"]
+CMD ["node", "--max-semi-space-size=8", "--heap-growing-percent=50", "dist/src/wiring/main.js"]
