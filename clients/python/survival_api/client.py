@@ -25,6 +25,7 @@ from .results import (
     JobResults,
     ModelList,
     Prediction,
+    PlantingOptions,
     Ranking,
     ResponseMeta,
     SpeciesList,
@@ -46,6 +47,10 @@ PAPERS = ("a4", "letter")
 
 JobRef = str | Mapping[str, Any]
 """A job id, or a job object (anything with an ``id``)."""
+
+Treatments = Mapping[str, str | None] | None
+"""Establishment treatments: ``{"vegetation_control": ..., "animal_protection": ..., "stock_type": ...,
+"shade": ...}``, each optional (docs/treatments.md)."""
 
 BBox = Sequence[float] | str
 """``(west, south, east, north)`` in degrees, or the string ``"w,s,e,n"``."""
@@ -134,6 +139,7 @@ class Client:
         *,
         horizons: int | Iterable[int] | None = None,
         climate: Climate = None,
+        treatments: Treatments = None,
         model_version: str | None = None,
     ) -> Prediction:
         """``POST /v1/predict``: survival at 1, 3 and 5 years for one site, species and method.
@@ -141,6 +147,8 @@ class Client:
         Args:
             horizons: any of 1, 3, 5 (default all three).
             climate: a future, ``("2041-2070", "ssp245")`` or ``{"period": ..., "scenario": ...}``.
+            treatments: establishment treatments, e.g. ``{"vegetation_control": "release_2yr",
+                "animal_protection": "mesh_tubes"}`` (docs/treatments.md); absent: untreated.
             model_version: pin a version of :meth:`models` (default the account's default).
         """
         body = compact(
@@ -150,6 +158,7 @@ class Client:
             planting_method=planting_method,
             horizons=horizons_field(horizons),
             climate=climate_field(climate),
+            treatments=_mapping(treatments),
             model_version=model_version,
         )
         data, meta = self._call("POST", "/v1/predict", body=body, idempotent=True)
@@ -163,11 +172,12 @@ class Client:
         *,
         horizons: int | Iterable[int] | None = None,
         climate: Climate = None,
+        treatments: Treatments = None,
         model_version: str | None = None,
     ) -> Comparison:
         """``POST /v1/predict/compare``: both planting methods and ``method_differential``
         (``difference`` = manual − drone_seeded, positive when hand planting survives better)."""
-        body = _compare_body(latitude, longitude, species_code, horizons, climate, model_version)
+        body = _compare_body(latitude, longitude, species_code, horizons, climate, treatments, model_version)
         data, meta = self._call("POST", "/v1/predict/compare", body=body, idempotent=True)
         return Comparison(data, meta)
 
@@ -179,6 +189,7 @@ class Client:
         *,
         horizons: int | Iterable[int] | None = None,
         climate: Climate = None,
+        treatments: Treatments = None,
         model_version: str | None = None,
         language: str = "en",
         paper: str | None = None,
@@ -194,7 +205,7 @@ class Client:
 
         Counts one request, as the JSON answer does; errors are raised as for :meth:`compare`.
         """
-        body = _compare_body(latitude, longitude, species_code, horizons, climate, model_version)
+        body = _compare_body(latitude, longitude, species_code, horizons, climate, treatments, model_version)
         return self._report("/v1/predict/compare", body, language=language, paper=paper, path=path)
 
     def rank(
@@ -205,10 +216,11 @@ class Client:
         horizon: int,
         *,
         climate: Climate = None,
+        treatments: Treatments = None,
         model_version: str | None = None,
     ) -> Ranking:
         """``POST /v1/predict/rank``: all 20 species at one site for one method and horizon, best first."""
-        body = _rank_body(latitude, longitude, planting_method, horizon, climate, model_version)
+        body = _rank_body(latitude, longitude, planting_method, horizon, climate, treatments, model_version)
         data, meta = self._call("POST", "/v1/predict/rank", body=body, idempotent=True)
         return Ranking(data, meta)
 
@@ -220,6 +232,7 @@ class Client:
         horizon: int,
         *,
         climate: Climate = None,
+        treatments: Treatments = None,
         model_version: str | None = None,
         language: str = "en",
         paper: str | None = None,
@@ -227,7 +240,7 @@ class Client:
     ) -> bytes:
         """The PDF report of :meth:`rank`'s answer: its bytes (``language``, ``paper`` and ``path``
         as for :meth:`compare_pdf`)."""
-        body = _rank_body(latitude, longitude, planting_method, horizon, climate, model_version)
+        body = _rank_body(latitude, longitude, planting_method, horizon, climate, treatments, model_version)
         return self._report("/v1/predict/rank", body, language=language, paper=paper, path=path)
 
     def predict_batch(self, sites: Any, *, model_version: str | None = None) -> BatchResult:
@@ -263,6 +276,8 @@ class Client:
         site_class: str | None = None,
         target_trees_per_acre: float | None = None,
         climate: Climate = None,
+        treatments: Treatments = None,
+        costs: Mapping[str, Any] | None = None,
         model_version: str | None = None,
     ) -> StockingPlan:
         """``POST /v1/plans/stocking``: the chance of meeting the reforestation standard, and the
@@ -274,6 +289,10 @@ class Client:
             latitude, longitude: a point, or instead ``stand``: a GeoJSON Polygon, MultiPolygon or
                 a Feature holding one.
             trees_per_acre, trees_per_hectare: the planted density, exactly one of them.
+            treatments: as for :meth:`predict`; a treated plan answers its ``cost``.
+            costs: figures replacing the cost defaults, e.g. ``{"planting_per_tree": 0.6,
+                "seedlings": [{"species_code": "PSME", "per_tree": 0.45}]}`` (docs/costs.md);
+                ``{}`` asks for the defaults. Given or treated, the plan answers ``cost``.
         """
         body = _stocking_plan_body(
             planting_method,
@@ -288,6 +307,8 @@ class Client:
             site_class=site_class,
             target_trees_per_acre=target_trees_per_acre,
             climate=climate,
+            treatments=treatments,
+            costs=costs,
             model_version=model_version,
         )
         data, meta = self._call("POST", "/v1/plans/stocking", body=body, idempotent=True)
@@ -308,6 +329,8 @@ class Client:
         site_class: str | None = None,
         target_trees_per_acre: float | None = None,
         climate: Climate = None,
+        treatments: Treatments = None,
+        costs: Mapping[str, Any] | None = None,
         model_version: str | None = None,
         language: str = "en",
         paper: str | None = None,
@@ -329,9 +352,66 @@ class Client:
             site_class=site_class,
             target_trees_per_acre=target_trees_per_acre,
             climate=climate,
+            treatments=treatments,
+            costs=costs,
             model_version=model_version,
         )
         return self._report("/v1/plans/stocking", body, language=language, paper=paper, path=path)
+
+    def planting_options(
+        self,
+        species_mix: str | Mapping[str, float] | Iterable[Mapping[str, Any]] | None = None,
+        *,
+        species_mixes: Iterable[str | Mapping[str, float] | Iterable[Mapping[str, Any]]] | None = None,
+        latitude: float | None = None,
+        longitude: float | None = None,
+        stand: Mapping[str, Any] | None = None,
+        confidence: float | None = None,
+        methods: str | Iterable[str] | None = None,
+        treatments: Mapping[str, str | Iterable[str]] | None = None,
+        costs: Mapping[str, Any] | None = None,
+        max_trees_per_acre: int | None = None,
+        climate: Climate = None,
+        model_version: str | None = None,
+    ) -> PlantingOptions:
+        """``POST /v1/plans/options``: the cheapest ways to meet the reforestation standard.
+
+        Every mix × method × combination of the treatment values weighed, each at its smallest
+        density meeting the standard at ``confidence``, ranked by cost per acre; and
+        ``cheapest_failing``, the cheapest that falls short (with its ``shortfall``), or ``None``.
+        One request, whatever the number of candidates.
+
+        Args:
+            species_mix: one mix, as for :meth:`stocking_plan`; or instead ``species_mixes``: up to
+                10 candidate mixes (an option names its mix by ``mix_index``).
+            latitude, longitude: a point, or instead ``stand`` (as for :meth:`stocking_plan`).
+            methods: ``"manual"``, ``"drone_seeded"`` or both (default both).
+            treatments: the values weighed, each a list (or one value), e.g.
+                ``{"vegetation_control": ["none", "release_2yr"], "animal_protection": ["none"]}``;
+                default every value of vegetation control, animal protection and shade.
+            costs: figures replacing the cost defaults, as for :meth:`stocking_plan`.
+            max_trees_per_acre: the densest planting an option may ask for (default 5000).
+        """
+        if (species_mix is None) == (species_mixes is None):
+            raise ValueError("give exactly one of species_mix and species_mixes")
+        body = compact(
+            latitude=latitude,
+            longitude=longitude,
+            stand=stand,
+            species_mix=None if species_mix is None else _species_mix(species_mix),
+            species_mixes=None if species_mixes is None else [_species_mix(m) for m in species_mixes],
+            confidence=confidence,
+            methods=None if methods is None else _values(methods),
+            treatments=None
+            if treatments is None
+            else {str(name): _values(values) for name, values in treatments.items()},
+            costs=_mapping(costs),
+            max_trees_per_acre=max_trees_per_acre,
+            climate=climate_field(climate),
+            model_version=model_version,
+        )
+        data, meta = self._call("POST", "/v1/plans/options", body=body, idempotent=True)
+        return PlantingOptions(data, meta)
 
     # Reference and service ----------------------------------------------------------------------
 
@@ -775,6 +855,7 @@ def _compare_body(
     species_code: str,
     horizons: int | Iterable[int] | None,
     climate: Climate,
+    treatments: Treatments,
     model_version: str | None,
 ) -> dict[str, Any]:
     """The body of ``POST /v1/predict/compare``, for its JSON answer and its PDF report alike."""
@@ -784,6 +865,7 @@ def _compare_body(
         species_code=species_code,
         horizons=horizons_field(horizons),
         climate=climate_field(climate),
+        treatments=_mapping(treatments),
         model_version=model_version,
     )
 
@@ -794,6 +876,7 @@ def _rank_body(
     planting_method: str,
     horizon: int,
     climate: Climate,
+    treatments: Treatments,
     model_version: str | None,
 ) -> dict[str, Any]:
     """The body of ``POST /v1/predict/rank``, for its JSON answer and its PDF report alike."""
@@ -803,6 +886,7 @@ def _rank_body(
         planting_method=planting_method,
         horizon=horizon,
         climate=climate_field(climate),
+        treatments=_mapping(treatments),
         model_version=model_version,
     )
 
@@ -821,6 +905,8 @@ def _stocking_plan_body(
     site_class: str | None,
     target_trees_per_acre: float | None,
     climate: Climate,
+    treatments: Treatments,
+    costs: Mapping[str, Any] | None,
     model_version: str | None,
 ) -> dict[str, Any]:
     """The body of ``POST /v1/plans/stocking``, for its JSON answer and its PDF report alike."""
@@ -837,8 +923,20 @@ def _stocking_plan_body(
         site_class=site_class,
         target_trees_per_acre=target_trees_per_acre,
         climate=climate_field(climate),
+        treatments=_mapping(treatments),
+        costs=_mapping(costs),
         model_version=model_version,
     )
+
+
+def _mapping(value: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A mapping of a body (treatments, costs) as a plain dict; ``None`` leaves the field out."""
+    return None if value is None else {str(k): v for k, v in value.items()}
+
+
+def _values(values: str | Iterable[str]) -> list[str]:
+    """One value or several, as the list a body takes."""
+    return [values] if isinstance(values, str) else list(values)
 
 
 def _species_mix(mix: str | Mapping[str, float] | Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -217,6 +217,14 @@ class StockingPlan(ApiObject):
         return dataframes.frame(dataframes.flatten(h) for h in self._data.get("horizons", []))
 
 
+class PlantingOptions(_Table, ApiObject):
+    """``POST /v1/plans/options``. ``to_dataframe()``: one row per option, cheapest first, with the
+    cost's totals and treatments spread into columns (the parts and effects kept as lists)."""
+
+    def _rows(self) -> list[dict[str, Any]]:
+        return [dataframes.flatten(option) for option in self._data.get("options", [])]
+
+
 class SpeciesList(_Table, ApiObject):
     """``GET /v1/species``: one row per species."""
 

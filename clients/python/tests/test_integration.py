@@ -208,6 +208,37 @@ def _pdf_text(pdf: bytes, directory: Path) -> str:
     return " ".join(text.decode("utf-8").split())
 
 
+def test_treatments_costs_and_planting_options_end_to_end(server):
+    with server.client("hypha") as client:
+        plan = client.stocking_plan(
+            "manual",
+            "PSME",
+            latitude=44.6,
+            longitude=-123.6,
+            trees_per_acre=300,
+            treatments={"animal_protection": "mesh_tubes"},
+            costs={"tubes_per_tree": 2.9},
+        )
+        tubes = [part for part in plan.cost.parts if part.item == "tubes"]
+        assert [(part.unit_cost, part.status) for part in tubes] == [(2.9, "given")]
+
+        found = client.planting_options("PSME", latitude=44.6, longitude=-123.6, confidence=0.9)
+        costs = [option.cost.per_acre for option in found.options]
+        assert costs and costs == sorted(costs)
+        assert all(option.probability >= 0.9 for option in found.options)
+        assert list(found.to_dataframe()["cost_per_acre"]) == costs
+
+        with pytest.raises(ValidationError) as refused:
+            client.planting_options(
+                "PSME",
+                latitude=44.6,
+                longitude=-123.6,
+                methods="drone_seeded",
+                treatments={"vegetation_control": "none", "animal_protection": "mesh_tubes"},
+            )
+        assert refused.value.code == "invalid_treatment"
+
+
 def test_a_bad_species_is_a_validation_error(server):
     with server.client("spore") as client:
         with pytest.raises(ValidationError) as caught:

@@ -40,6 +40,21 @@ export type CompareRequest = Schemas['CompareRequest']
 /** `POST /v1/plans/stocking`: a point or a stand, a species mix, a method and a density. */
 export type StockingPlanRequest = Schemas['StockingPlanRequest']
 export type StockingPlanResponse = Schemas['StockingPlanResponse']
+/**
+ * `POST /v1/plans/options`: a point or a stand, one mix (`species_mix`) or candidates (`species_mixes`),
+ * and optionally `confidence`, `methods`, `treatments` (lists of the values to weigh), `costs`,
+ * `max_trees_per_acre`, `climate` and `model_version`.
+ */
+export type PlantingOptionsRequest = Schemas['PlantingOptionsRequest']
+/** The options meeting the standard, cheapest per acre first, and `cheapest_failing` (or null). */
+export type PlantingOptionsResponse = Schemas['PlantingOptionsResponse']
+export type PlantingOption = Schemas['PlantingOption']
+/** `treatments` of a prediction or a plan: vegetation control, animal protection, stock type, shade. */
+export type TreatmentsInput = Schemas['TreatmentsInput']
+/** `costs`: figures replacing the defaults of a plan's or an option's cost (`given`). */
+export type CostsInput = Schemas['CostsInput']
+/** A plan's or an option's `cost`: per acre, per established tree with its interval, the parts. */
+export type PlanCost = Schemas['PlanCost']
 export type ComparisonResponse = Schemas['ComparisonResponse']
 export type RankRequest = Schemas['RankRequest']
 export type RankResponse = Schemas['RankResponse']
@@ -93,6 +108,10 @@ export const GEOJSON_JOB_DEFAULTS = [
   'rule_set',
   'site_class',
   'target_trees_per_acre',
+  'vegetation_control',
+  'animal_protection',
+  'stock_type',
+  'shade',
 ] as const satisfies readonly (keyof GeoJsonJobDefaults)[]
 /** Fails to compile when the document gains a default the list above lacks. */
 type UnlistedDefault = Exclude<keyof GeoJsonJobDefaults, (typeof GEOJSON_JOB_DEFAULTS)[number]>

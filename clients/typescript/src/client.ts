@@ -61,6 +61,7 @@ import {
   type JobFeatureCollection,
   type JobFormat,
   type JobResultsCollection,
+  type PlantingOptionsRequest,
   type PredictRequest,
   type RankRequest,
   type SpeciesQuery,
@@ -345,6 +346,15 @@ export function createSurvivalClient(options: SurvivalClientOptions) {
     /** A stocking plan for a point or a stand (a Polygon, MultiPolygon or a Feature holding one). */
     stockingPlan: (plan: StockingPlanRequest, options?: CallOptions) =>
       body(() => api.POST('/v1/plans/stocking', { body: plan, ...init(options) }), options),
+
+    /**
+     * The cheapest ways to meet the reforestation standard (`POST /v1/plans/options`): every mix ×
+     * method × treatment combination weighed at its smallest density meeting the standard at
+     * `confidence`, ranked by cost per acre, and the cheapest that falls short (`cheapest_failing`).
+     * One request, whatever the number of candidates.
+     */
+    plantingOptions: (request: PlantingOptionsRequest, options?: CallOptions) =>
+      body(() => api.POST('/v1/plans/options', { body: request, ...init(options) }), options),
 
     /** The PDF report of a comparison (the bytes): `compare`'s request, in `language` on `paper`. */
     comparePdf: (site: CompareRequest, options?: ReportOptions) =>

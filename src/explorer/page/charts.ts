@@ -5,7 +5,7 @@ import type { Climate, Horizon } from './state.ts'
 
 /** The charts of the page, drawn with Observable Plot as SVG (titles on every mark, for tooltips and readers). */
 
-const METHOD_COLOURS = ['#1b6e3a', '#c46a00']
+export const METHOD_COLOURS = ['#1b6e3a', '#c46a00']
 
 const RAISES = 'raises survival'
 const LOWERS = 'lowers survival'

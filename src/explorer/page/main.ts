@@ -79,7 +79,12 @@ class Explorer implements ControlsHost {
       models: this.models,
     }
     this.plan = new PlanPanel(
-      { ...host, species: data.species, open: () => this.openPanel('plan') },
+      {
+        ...host,
+        species: data.species,
+        costDefaults: data.costDefaults,
+        open: () => this.openPanel('plan'),
+      },
       element('tab-compare').parentElement as HTMLElement,
       element('panel-ranking'),
     )

@@ -1,6 +1,7 @@
 import type { SpeciesOption } from '../page-data.ts'
 import { elementIn } from './dom.ts'
 import type { StockingPlanInput } from './generated/operations.ts'
+import { CostInputs } from './plan-costs.ts'
 import {
   CONFIDENCE_MAX_PERCENT,
   CONFIDENCE_MIN_PERCENT,
@@ -11,6 +12,7 @@ import {
   TREES_PER_HECTARE_PER_ACRE,
 } from './plan-input.ts'
 import { SpeciesMix } from './plan-mix.ts'
+import { TreatmentToggles } from './plan-treatments.ts'
 import { type Climate, GRAPHQL_METHOD, type Method, type Point } from './state.ts'
 
 export type Target = 'point' | 'stand'
@@ -23,6 +25,8 @@ export interface Problem {
   /** Mix rows (0-based) the problem is about, and whether their species or their shares are wrong. */
   rows?: number[]
   mixSpecies?: boolean
+  /** The one input the problem is about, when the form knows it (a cost). */
+  input?: HTMLElement
 }
 
 /** What the plan is for, besides the form: the target, and the page's point, method and climate. */
@@ -56,6 +60,8 @@ const SITE_CLASSES: [string, string][] = [
  */
 export class PlanForm {
   readonly mix: SpeciesMix
+  readonly treatments: TreatmentToggles
+  readonly costs: CostInputs
 
   /**
    * `firstSpecies`: the mix's first species. `drawing`: whether a stand is being drawn on the map (the
@@ -75,6 +81,8 @@ export class PlanForm {
     const siteClass = this.el<HTMLSelectElement>('plan-site-class')
     for (const [value, label] of SITE_CLASSES) siteClass.append(new Option(label, value))
     this.mix = new SpeciesMix(panel, speciesList, changed)
+    this.treatments = new TreatmentToggles(panel)
+    this.costs = new CostInputs(panel)
     this.mix.add(firstSpecies, 1)
     const unit = this.el<HTMLSelectElement>('plan-density-unit')
     unit.addEventListener('change', () => {
@@ -162,6 +170,9 @@ export class PlanForm {
           field: 'target',
         },
       }
+    const costs = this.costs.read(rows.map((row) => row.speciesCode))
+    if ('problem' in costs) return { problem: { ...costs.problem, field: 'costs' } }
+    const treatments = this.treatments.read(method)
     const ruleSet = this.el<HTMLSelectElement>('plan-rule-set').value
     const siteClass = this.el<HTMLSelectElement>('plan-site-class').value
     return {
@@ -175,6 +186,8 @@ export class PlanForm {
         ...(siteClass ? { siteClass } : {}),
         ...(targetText !== '' ? { targetTreesPerAcre: target } : {}),
         ...(climate ? { climate } : {}),
+        ...(treatments ? { treatments } : {}),
+        ...(costs.costs ? { costs: costs.costs } : {}),
       },
     }
   }
@@ -222,6 +235,11 @@ export class PlanForm {
         return this.openStandard([this.el('plan-site-class')])
       case 'stand':
         return this.drawing() ? [this.el('plan-finish')] : [this.el('plan-file')]
+      case 'treatments':
+        return this.treatments.chosen()
+      case 'costs':
+        this.costs.open()
+        return problem.input ? [problem.input] : this.costs.given()
       default:
         return []
     }

@@ -1,11 +1,18 @@
+import type { CostDefaultOption } from '../page-data.ts'
 import { GEOJSON_FILE_TYPES } from './dom.ts'
+import { PLAN_OPTIONS_HTML } from './options-view.ts'
+import { PLAN_COST_HTML } from './plan-cost-view.ts'
+import { planCostsHtml } from './plan-costs.ts'
 import { CONFIDENCE_MAX_PERCENT, CONFIDENCE_MIN_PERCENT } from './plan-input.ts'
+import { PLAN_VIEWS_HTML } from './plan-options.ts'
+import { PLAN_TREATMENTS_HTML } from './plan-treatments.ts'
 
 /** The Plan tab and its panel, added after the other tabs and panels. */
 
 export const PLAN_TAB_HTML = `<button type="button" id="tab-plan" role="tab" aria-controls="panel-plan">Plan</button>`
 
-export const PLAN_PANEL_HTML = `
+/** The panel, its cost inputs showing the defaults the server wrote into the page. */
+export const planPanelHtml = (costDefaults: readonly CostDefaultOption[]): string => `
 <div class="spinner" aria-hidden="true"></div>
 <h2 class="plan-title">How many trees to plant?</h2>
 <form id="plan-form" class="plan-form" novalidate>
@@ -59,14 +66,14 @@ export const PLAN_PANEL_HTML = `
       <div class="field"><label for="plan-site-class">Site class (Oregon)</label><select id="plan-site-class" name="plan-site-class"></select></div>
       <div class="field"><label for="plan-custom-target">Custom target (trees per acre)</label><input id="plan-custom-target" name="plan-custom-target" type="number" inputmode="decimal" min="1" step="any" placeholder="the rule’s minimum"></div>
     </div>
-  </details>
+  </details>${PLAN_TREATMENTS_HTML}${planCostsHtml(costDefaults)}
   <div class="plan-actions">
     <button type="submit" id="plan-submit">Plan</button>
     <p id="plan-status" class="plan-status" role="status" aria-live="polite"></p>
   </div>
   <div id="plan-error" class="plan-error" role="alert" hidden></div>
-</form>
-<div id="plan-result" class="plan-result">
+</form>${PLAN_VIEWS_HTML}
+<div id="plan-result" class="plan-result" role="tabpanel" aria-labelledby="plan-view-plan">
   <p id="plan-verdict" class="verdict"></p>
   <p id="plan-required" class="required"></p>
   <h2>Surviving trees per acre</h2>
@@ -79,9 +86,10 @@ export const PLAN_PANEL_HTML = `
     <thead><tr><th scope="col">Species</th><th scope="col">Share</th><th scope="col">Survival</th><th scope="col">Trees per acre</th></tr></thead>
     <tbody id="plan-species-body"></tbody>
   </table>
+${PLAN_COST_HTML}
   <h2>Notes</h2>
   <ul id="plan-notes" class="plan-notes"></ul>
   <p id="plan-model" class="model"></p>
   <p class="actions"><button type="button" id="report-plan" disabled title="The report of this plan as a PDF, in your browser’s language, on your region’s paper">Download PDF</button></p>
   <p id="report-plan-status" class="report-status" role="status" aria-live="polite"></p>
-</div>`
+</div>${PLAN_OPTIONS_HTML}`

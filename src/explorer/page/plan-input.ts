@@ -182,6 +182,8 @@ export type PlanField =
   | 'target'
   | 'method'
   | 'climate'
+  | 'treatments'
+  | 'costs'
 
 /** The Plan input an error's `details.field` names ("input.speciesMix", "input.stand.coordinates[0]", …). */
 export function planFieldOf(field: unknown): PlanField | null {
@@ -206,6 +208,8 @@ export function planFieldOf(field: unknown): PlanField | null {
     target_trees_per_acre: 'target',
     plantingMethod: 'method',
     climate: 'climate',
+    treatments: 'treatments',
+    costs: 'costs',
   }
   return fields[name] ?? null
 }

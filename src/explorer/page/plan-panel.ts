@@ -1,4 +1,4 @@
-import type { SpeciesOption } from '../page-data.ts'
+import type { CostDefaultOption, SpeciesOption } from '../page-data.ts'
 import { ExplorerApiError } from './api.ts'
 import { pointFileLabel } from './csv.ts'
 import { busy, elementIn } from './dom.ts'
@@ -7,7 +7,7 @@ import { ExplorerStockingPlanDocument, type StockingPlanInput } from './generate
 import { API_UNREACHABLE, type PanelHost } from './host.ts'
 import { MIN_STAND_VERTICES } from './map-stand.ts'
 import { PlanForm, type Target } from './plan-form.ts'
-import { PLAN_PANEL_HTML, PLAN_TAB_HTML } from './plan-html.ts'
+import { PLAN_TAB_HTML, planPanelHtml } from './plan-html.ts'
 import {
   type LoadedStand,
   planFieldOf,
@@ -17,6 +17,7 @@ import {
   StandFileError,
   standFromText,
 } from './plan-input.ts'
+import { PlanOptions } from './plan-options.ts'
 import { PlanResult, type StockingPlanAnswer } from './plan-result.ts'
 import { planReport } from './report-bodies.ts'
 import { ReportDownload } from './report-download.ts'
@@ -32,6 +33,7 @@ import { pinned } from './state.ts'
 /** What the plan needs of the page around it, besides what every panel does. */
 export interface PlanHost extends PanelHost {
   species: readonly SpeciesOption[]
+  costDefaults: readonly CostDefaultOption[]
   /** Opens the Plan tab (a file dropped on the map while another tab is open). */
   open(): void
 }
@@ -45,6 +47,7 @@ export class PlanPanel {
   readonly panel: HTMLElement
   private readonly form: PlanForm
   private readonly result: PlanResult
+  private readonly options: PlanOptions
   private target: Target = 'point'
   private stand: LoadedStand | null = null
   private answer: StockingPlanAnswer | null = null
@@ -71,7 +74,7 @@ export class PlanPanel {
     this.panel.setAttribute('aria-labelledby', 'tab-plan')
     this.panel.setAttribute('aria-busy', 'false')
     this.panel.hidden = true
-    this.panel.innerHTML = PLAN_PANEL_HTML
+    this.panel.innerHTML = planPanelHtml(host.costDefaults)
     after.after(this.panel)
     this.form = new PlanForm(
       this.panel,
@@ -81,6 +84,12 @@ export class PlanPanel {
       () => this.inputsChanged(),
     )
     this.result = new PlanResult(this.panel)
+    this.options = new PlanOptions(
+      this.panel,
+      host,
+      (focus) => this.readInput(focus),
+      () => this.render(),
+    )
     this.report = new ReportDownload(host, 'report-plan', 'report-plan-status', () => {
       const input = this.plannedInput
       if (!this.answer || !input) return null
@@ -280,6 +289,7 @@ export class PlanPanel {
     this.el<HTMLButtonElement>('plan-clear-stand').disabled = this.stand === null
     this.el('plan-uses').textContent =
       `${METHOD_LABELS[method]}, ${climateLabel(climate)}: the method and climate chosen above.`
+    this.form.treatments.reflect(method)
   }
 
   /** The panel was opened or closed. Opened with nothing planned yet, it plans what it can. */
@@ -296,13 +306,19 @@ export class PlanPanel {
   /** A new point was chosen on the map or typed in. */
   pointChanged(): void {
     this.reflect()
-    if (this.shown && this.target === 'point') void this.request('auto')
+    if (this.shown && this.target === 'point') {
+      void this.request('auto')
+      this.options.contextChanged()
+    }
   }
 
   /** The method or the climate changed. */
   contextChanged(): void {
     this.reflect()
-    if (this.shown && this.ready()) void this.request('auto')
+    if (this.shown && this.ready()) {
+      void this.request('auto')
+      this.options.contextChanged()
+    }
   }
 
   private ready(): boolean {
@@ -314,9 +330,21 @@ export class PlanPanel {
   private inputsChanged(): void {
     this.form.mix.showSum()
     if (this.answer) this.el('plan-status').textContent = STALE
+    this.options.stale()
   }
 
   // ----- asking -----
+
+  /** The plan's input the form describes (pinned), or null with the problem shown (`focus`ed). */
+  private readInput(focus: boolean): StockingPlanInput | null {
+    const built = this.form.read({ ...this.host.view(), target: this.target, stand: this.stand })
+    if ('problem' in built) {
+      this.form.show(built.problem, focus)
+      return null
+    }
+    this.form.clear()
+    return { ...built.input, ...pinned(this.host.view()) }
+  }
 
   private async request(why: Why): Promise<void> {
     if (!this.host.hasKey()) {
@@ -392,6 +420,7 @@ export class PlanPanel {
   /** Draws the plan shown (again, at the panel's width). */
   render(): void {
     this.result.render(this.answer, this.answered?.stand?.source ?? null)
+    this.options.render()
     this.report.reflect()
   }
 }

@@ -1,6 +1,7 @@
 import { elementIn, placeholder, tableRow } from './dom.ts'
 import { climateLabel, METHOD_LABELS, modelName, percent, trees, years } from './format.ts'
 import type { ExplorerStockingPlanQuery } from './generated/operations.ts'
+import { PlanCostView } from './plan-cost-view.ts'
 import { formatShare, TREES_PER_ACRE_MAX } from './plan-input.ts'
 import { climateOf } from './state.ts'
 import { stockingChart } from './stocking-chart.ts'
@@ -15,7 +16,11 @@ const LEGEND_ALLOWANCE = 30
  * acre at 1, 3 and 5 years with the interval, the standard, where it was planned, the species and notes.
  */
 export class PlanResult {
-  constructor(private readonly panel: HTMLElement) {}
+  private readonly cost: PlanCostView
+
+  constructor(private readonly panel: HTMLElement) {
+    this.cost = new PlanCostView(panel)
+  }
 
   private el<T extends HTMLElement>(id: string): T {
     return elementIn<T>(this.panel, id, 'the plan panel')
@@ -30,6 +35,7 @@ export class PlanResult {
     this.el('plan-notes').replaceChildren()
     this.el('plan-verify').hidden = true
     this.el('plan-species').hidden = true
+    this.cost.render(plan?.cost ?? null, plan?.treatments?.effects ?? null)
     if (!plan) {
       delete this.el('plan-verdict').dataset.meets
       chart.replaceChildren(
