@@ -4,6 +4,7 @@ import type { AccessControl } from '../access/auth/access-control.ts'
 import type { CalibrationService } from '../domain/calibration/calibration-service.ts'
 import type { Catalogue } from '../domain/catalogue.ts'
 import type { HealthMonitor } from '../domain/health.ts'
+import type { JobService } from '../domain/jobs/job-service.ts'
 import type { KeyService } from '../domain/key-service.ts'
 import type { DefaultVersions } from '../domain/models/default-version.ts'
 import type { ModelRegistry } from '../domain/models/model-registry.ts'
@@ -48,6 +49,8 @@ export interface GatewayDeps {
   surveyUploadTickets: SurveyUploadTickets
   /** Links to the PDF report of an answer (reportLink). */
   reportLinks: ReportLinks
+  /** Portfolio jobs (job). */
+  jobs: JobService
   logger: Logger
   graphiql: boolean
   /** Prefilled X-API-Key in GraphiQL (embedded demo mode only). */
@@ -128,6 +131,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         surveyUploads: deps.surveyUploads,
         surveyUploadTickets: deps.surveyUploadTickets,
         reportLinks: deps.reportLinks,
+        jobs: deps.jobs,
         models: deps.models,
         calibrations: deps.calibrations,
         defaultVersions: deps.defaultVersions,

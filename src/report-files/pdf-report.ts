@@ -19,6 +19,10 @@ const PAPER_SIZES = { a4: 'A4', letter: 'LETTER' } as const
 /** The locator map beside the summary facts: its width and height, points. */
 const MAP_WIDTH = 250
 const MAP_HEIGHT = 205
+/** A table's caption, a header of two lines and its first rows, kept together. */
+const TABLE_START = 72
+/** A heading's height with the space around it. */
+const HEADING_HEIGHT = 20
 
 let fontData: Record<FontName, Buffer> | undefined
 
@@ -120,12 +124,20 @@ class ReportWriter {
       if (block.kind === 'heading') break
       if (block.kind === 'paragraph') doc.font('regular').fontSize(SIZE.body)
       else if (block.kind === 'code') doc.font('mono').fontSize(SIZE.code)
-      else if (block.kind === 'list') doc.font('regular').fontSize(SIZE.body)
+      else if (block.kind === 'list') doc.font('regular').fontSize(block.small ? SIZE.small : SIZE.body)
       else return 0
       const text = block.kind === 'list' ? block.items.join('\n') : block.text
       height += doc.heightOfString(text, { width: this.width - (block.kind === 'list' ? 12 : 0) }) + 4
     }
     return height < (doc.page.maxY() - MARGIN.top) / 3 ? height : 0
+  }
+
+  /** What a block keeps together at its start: it begins on a new page when that does not fit. */
+  private heldTogether(block: ReportBlock | undefined): number {
+    if (block?.kind === 'table') return TABLE_START
+    if (block?.kind === 'chart') return chartHeight(block.chart)
+    if (block?.kind === 'summary') return MAP_HEIGHT
+    return 0
   }
 
   private figure(alt: string, height: number, draw: (top: number) => void) {
@@ -141,8 +153,9 @@ class ReportWriter {
     const { doc } = this
     switch (block.kind) {
       case 'heading':
-        // A heading keeps a few lines of what follows it on its page, and a short section of text all of it.
-        this.room(Math.max(70, this.sectionHeight(next)))
+        // A heading keeps a few lines of what follows it on its page, a short section of text all of it,
+        // and a table, chart or map as much as that block would ask for itself.
+        this.room(Math.max(70, this.sectionHeight(next), HEADING_HEIGHT + this.heldTogether(next[0])))
         doc.y += 4
         this.text('H2', block.text, 'bold', SIZE.heading)
         doc.y += 2
@@ -152,7 +165,10 @@ class ReportWriter {
         doc.y += 2
         return
       case 'list':
-        doc.font('regular').fontSize(SIZE.body).fillColor(COLOUR.text)
+        doc
+          .font('regular')
+          .fontSize(block.small ? SIZE.small : SIZE.body)
+          .fillColor(COLOUR.text)
         doc.list([...block.items], this.left, doc.y, {
           width: this.width - 12,
           bulletRadius: 1.4,
@@ -190,7 +206,7 @@ class ReportWriter {
         return
       case 'table':
         // The caption, a header of two lines and the first rows together.
-        this.room(72)
+        this.room(TABLE_START)
         this.text('Caption', block.table.caption, 'regular', SIZE.small, COLOUR.muted)
         doc.y += 2
         drawDataTable(doc, block.table, this.left, this.width, this.root)
@@ -234,11 +250,9 @@ class ReportWriter {
         .replace('{page}', String(index - start + 1))
         .replace('{pages}', String(count))
       const pageWidth = doc.widthOfString(page) + 2
-      doc.text(report.footer.text, this.left, y, {
-        width: this.width - pageWidth - GAP,
-        lineBreak: false,
-        ellipsis: true,
-      })
+      // One line: pdfkit still wraps a long unbroken path, so the text is cut to fit, with an ellipsis.
+      const width = this.width - pageWidth - GAP
+      doc.text(fitted(doc, report.footer.text, width), this.left, y, { width, lineBreak: false })
       doc.text(page, this.left + this.width - pageWidth, y, {
         width: pageWidth,
         align: 'right',
@@ -277,6 +291,14 @@ class ReportWriter {
     doc.end()
     return done
   }
+}
+
+/** `text` cut at its end, with an ellipsis, to fit `width` at the current font and size. */
+function fitted(doc: PDFKit.PDFDocument, text: string, width: number): string {
+  if (doc.widthOfString(text) <= width) return text
+  let kept = text.length
+  while (kept > 0 && doc.widthOfString(`${text.slice(0, kept)}…`) > width) kept -= 1
+  return `${text.slice(0, kept)}…`
 }
 
 /** The report as PDF bytes. */

@@ -55,7 +55,9 @@ function sideBySide(table: DataTable, copies: number): { columns: DataTable['col
 
 /**
  * Each column as wide as its widest cell (a header may wrap at its spaces), the room left shared out
- * in proportion; when the cells do not fit, every column gives up room in proportion instead.
+ * in proportion. When the cells do not fit, each column keeps its longest word (no word is broken, so
+ * numbers and one-word headers stay whole) and the columns that can wrap share what is left, in
+ * proportion to what they give up; only when even the words do not fit do all give up room in proportion.
  */
 function columnWidths(
   doc: PDFKit.PDFDocument,
@@ -68,20 +70,24 @@ function columnWidths(
     doc.font(font).fontSize(SIZE.table)
     return Math.max(0, ...texts.map((text) => doc.widthOfString(text)))
   }
-  const natural = columns.map((column, index) => {
-    const header = widest(column.label.split(' '), 'condensedBold')
-    return (
-      Math.max(
-        header,
-        widest(
-          rows.map((row) => row[index] ?? ''),
-          'condensed',
-        ),
-      ) + padding
-    )
-  })
-  const total = natural.reduce((sum, value) => sum + value, 0)
-  return natural.map((value) => (value / total) * width)
+  const words = (texts: readonly string[]) => texts.flatMap((text) => text.split(' '))
+  const natural: number[] = []
+  const shortest: number[] = []
+  for (const [index, column] of columns.entries()) {
+    const cells = rows.map((row) => row[index] ?? '')
+    const header = widest(column.label.split(' '), 'condensedBold') + padding
+    natural.push(Math.max(header, widest(cells, 'condensed') + padding))
+    shortest.push(Math.max(header, widest(words(cells), 'condensed') + padding))
+  }
+  const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0)
+  const total = sum(natural)
+  if (total <= width || sum(shortest) >= width) {
+    const base = total <= width ? natural : shortest
+    return base.map((value) => (value / sum(base)) * width)
+  }
+  const spare = width - sum(shortest)
+  const wanted = total - sum(shortest)
+  return shortest.map((least, index) => least + (((natural[index] ?? least) - least) / wanted) * spare)
 }
 
 /** The height of a row whose cells wrap within `widths`, as pdfkit's table lays it out (and a point spare). */

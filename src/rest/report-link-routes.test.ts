@@ -126,6 +126,100 @@ describe('GET /v1/reports/{token}.pdf', () => {
     expect(response.headers?.vary).toBeUndefined()
   })
 
+  it('a job’s link: the job read as the link’s account, and the REST GET that gives the same report', async () => {
+    const jobId = `job_${'cd'.repeat(12)}`
+    const link = links.issue({
+      operation: 'job',
+      request: { jobId },
+      holder: { keyId: 'key_8', accountId: 'acc_8' },
+      modelVersion: '0.2',
+      language: 'en',
+      paper: 'letter',
+    })
+    const token = /^\/v1\/reports\/(.+)\.pdf$/.exec(link.path)?.[1] ?? ''
+    const { deps, seen } = fakes()
+    let owner: unknown
+    Object.assign(deps, {
+      jobs: {
+        resultsSummary: async (asked: unknown, id: string) => {
+          owner = asked
+          return { job: { id }, summary: {} }
+        },
+      },
+      reports: {
+        job: async (_job: unknown, _summary: unknown, printed: ReportRequest) => {
+          seen.printed = printed
+          return { bytes: new Uint8Array([37]), fileName: 'job-report.pdf', language: 'en' }
+        },
+      },
+    })
+    const request = createRequestContext('req-link-3', '/v1/reports/{token}.pdf')
+    const response = await route.handle(
+      {} as IncomingMessage,
+      new URL(`http://localhost${link.path}`),
+      deps,
+      { token },
+      request,
+    )
+    expect(owner).toMatchObject({ accountId: 'acc_8', keyId: 'key_8' })
+    expect(seen.resolved).toBeUndefined()
+    expect(seen.printed).toMatchObject({
+      method: 'GET',
+      path: `/v1/jobs/${jobId}/report.pdf?paper=letter`,
+      body: null,
+    })
+    expect(response.headers).toMatchObject({ 'content-disposition': 'inline; filename="job-report.pdf"' })
+  })
+
+  it('a survey check’s link: its filter and version, printed as GET /v1/surveys/report’s query', async () => {
+    const filter = { speciesCode: 'PSME', bbox: [-124, 42, -116.5, 49] as const, surveyedTo: '2026-01-31' }
+    const link = links.issue({
+      operation: 'survey',
+      request: { filter },
+      holder: { keyId: 'key_9', accountId: 'acc_9' },
+      modelVersion: '0.2+cal.0000abcd',
+      language: 'es',
+      paper: 'a4',
+    })
+    const token = /^\/v1\/reports\/(.+)\.pdf$/.exec(link.path)?.[1] ?? ''
+    const { deps, seen } = fakes()
+    let asked: unknown[] = []
+    Object.assign(deps, {
+      surveys: {
+        report: async (...args: unknown[]) => {
+          asked = args
+          return { modelVersion: args[2], report: null }
+        },
+      },
+      reports: {
+        survey: async (_report: unknown, printed: ReportRequest) => {
+          seen.printed = printed
+          return { bytes: new Uint8Array([37]), fileName: 'survey-report.pdf', language: 'es' }
+        },
+      },
+    })
+    const request = createRequestContext('req-link-4', '/v1/reports/{token}.pdf')
+    await route.handle(
+      {} as IncomingMessage,
+      new URL(`http://localhost${link.path}`),
+      deps,
+      { token },
+      request,
+    )
+    expect(asked).toEqual(['acc_9', { ...filter, bbox: [...filter.bbox] }, '0.2+cal.0000abcd'])
+    const query = {
+      species_code: 'PSME',
+      bbox: '-124,42,-116.5,49',
+      surveyed_to: '2026-01-31',
+      model_version: '0.2+cal.0000abcd',
+    }
+    expect(seen.printed).toMatchObject({
+      method: 'GET',
+      path: `/v1/surveys/report?${new URLSearchParams({ ...query, paper: 'a4' })}`,
+      body: query,
+    })
+  })
+
   it('refuses a bad token before it looks at the key or counts anything', async () => {
     const { deps, seen } = fakes()
     const request = createRequestContext('req-link-2', '/v1/reports/{token}.pdf')

@@ -1,6 +1,7 @@
-import { keyExpiryHeaders } from '../access/auth/access-control.ts'
+import { type Admission, keyExpiryHeaders } from '../access/auth/access-control.ts'
 import { rateLimitHeaders } from '../access/quota/quota-guard.ts'
 import { invalidField } from '../domain/errors.ts'
+import type { SurveyFilter } from '../domain/ports.ts'
 import type { ComparisonRequest, RankingRequest } from '../domain/prediction-types.ts'
 import { REPORT_LINK_PATH, type RedeemedLink } from '../domain/reports/report-links.ts'
 import type { ReportFile } from '../domain/reports/report-service.ts'
@@ -78,6 +79,18 @@ export function stockingPlanBody(request: StockingPlanRequest, modelVersion: str
   })
 }
 
+/** GET /v1/surveys/report's query, in the order it is printed, that asks for this filter and version. */
+export function surveyReportQuery(filter: SurveyFilter, modelVersion: string): Record<string, string> {
+  return present({
+    species_code: filter.speciesCode,
+    planting_method: filter.plantingMethod,
+    bbox: filter.bbox?.join(','),
+    surveyed_from: filter.surveyedFrom,
+    surveyed_to: filter.surveyedTo,
+    model_version: modelVersion === '' ? undefined : modelVersion,
+  }) as Record<string, string>
+}
+
 /**
  * The linked answer made again with the model version it was made with, and its report. The report
  * prints the REST request that gives the same answer (the body with `model_version` pinned).
@@ -85,10 +98,31 @@ export function stockingPlanBody(request: StockingPlanRequest, modelVersion: str
 async function linkedReport(
   link: RedeemedLink,
   deps: RestDeps,
+  admission: Admission,
   request: RequestContext,
 ): Promise<{ report: ReportFile; dataVersion: string | null }> {
-  const model = await deps.models.resolve(link.holder.accountId, link.modelVersion)
   const asked = { language: link.language, paper: link.paper }
+  // What the account keeps is read as it is now, as its owner: another account's job is not_found.
+  if (link.operation === 'job') {
+    const { caller } = admission
+    const owner = { accountId: caller.accountId, keyId: caller.keyId, tier: caller.tier }
+    const { job, summary } = await deps.jobs.resultsSummary(owner, link.request.jobId)
+    const path = `/v1/jobs/${job.id}/report.pdf?paper=${link.paper}`
+    const report = await deps.reports.job(job, summary, reportRequest(asked, request, path, null, 'GET'))
+    return { report, dataVersion: null }
+  }
+  if (link.operation === 'survey') {
+    const query = surveyReportQuery(link.request.filter, link.modelVersion)
+    const version = link.modelVersion === '' ? undefined : link.modelVersion
+    const surveys = await deps.surveys.report(link.holder.accountId, link.request.filter, version)
+    const path = `/v1/surveys/report?${new URLSearchParams({ ...query, paper: link.paper })}`
+    const report = await deps.reports.survey(surveys, {
+      ...reportRequest(asked, request, path, query, 'GET'),
+      body: query,
+    })
+    return { report, dataVersion: null }
+  }
+  const model = await deps.models.resolve(link.holder.accountId, link.modelVersion)
   switch (link.operation) {
     case 'comparison': {
       const comparison = await deps.predictions.compare(link.request, model)
@@ -144,7 +178,7 @@ export const REPORT_LINK_ROUTES: readonly Route[] = [
         ...rateLimitHeaders(admission.quota),
         ...keyExpiryHeaders(admission.caller, admission.at),
       }
-      const { report, dataVersion } = await linkedReport(link, deps, request)
+      const { report, dataVersion } = await linkedReport(link, deps, admission, request)
       // One representation whatever the request's headers: the link chose the language and paper.
       const response = reportResponse(report, dataVersion)
       const { vary: _negotiated, ...headers } = response.headers ?? {}

@@ -4,6 +4,7 @@ import type { Comparison } from '../prediction-types.ts'
 import { horizonAxis, probabilityAxis } from './chart-axes.ts'
 import type { LinesChart, ReportBlock, ReportDocument, ReportLanguage } from './report-document.ts'
 import type { Messages } from './report-messages.ts'
+import { commonName } from './report-notes.ts'
 import type { ReportNumbers } from './report-numbers.ts'
 import {
   calibrationTable,
@@ -40,7 +41,7 @@ export function comparisonReport(
       numbers,
       site,
       [
-        [text('fact.species'), speciesName(comparison.species)],
+        [text('fact.species'), speciesName(text, comparison.species)],
         [text('fact.horizons'), horizons.join(', ')],
       ],
       { climate: comparison.climate, model: comparison.model },
@@ -120,12 +121,12 @@ export function comparisonReport(
     { kind: 'heading', text: text('heading.assumptions') },
     { kind: 'paragraph', text: text('assumptions.prediction') },
     ...(comparison.climate ? [{ kind: 'paragraph', text: text('assumptions.climate') } as const] : []),
-    ...notesSection(text, comparison.climate ? [CLIMATE_DATA_NOTE] : []),
+    ...notesSection(text, numbers, comparison.climate ? [CLIMATE_DATA_NOTE] : []),
   ]
   return reportFrame(request, text, {
     title: text('title.comparison', { place }),
     subtitle: text('subtitle.comparison', {
-      species: `${comparison.species.code} · ${comparison.species.commonName}`,
+      species: `${comparison.species.code} · ${commonName(text, comparison.species)}`,
       time: madeAt(request.language, comparison.generatedAt),
     }),
     createdAt: comparison.generatedAt,

@@ -93,7 +93,7 @@ export function costSection(
     ...(sources.length > 0
       ? ([
           { kind: 'paragraph', text: text('costs.sources') },
-          { kind: 'list', items: sources },
+          { kind: 'list', items: sources, small: true },
         ] as const)
       : []),
   ]

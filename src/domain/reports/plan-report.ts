@@ -5,7 +5,8 @@ import { horizonAxis, valueAxis } from './chart-axes.ts'
 import { costSection } from './cost-parts.ts'
 import { locatorMap } from './locator-map.ts'
 import type { FactTable, ReportBlock, ReportDocument } from './report-document.ts'
-import type { Messages } from './report-messages.ts'
+import type { MessageKey, Messages } from './report-messages.ts'
+import { commonName, noteKey, ruleStatusText } from './report-notes.ts'
 import type { ReportNumbers } from './report-numbers.ts'
 import {
   cleanName,
@@ -19,6 +20,9 @@ import {
 } from './report-parts.ts'
 import type { ReportRequest } from './report-request.ts'
 import { treatmentsSection } from './treatment-parts.ts'
+
+/** The notes every plan carries that its Assumptions section says already (assumptions.plan): not printed twice. */
+const STATED_AS_ASSUMPTIONS: readonly (MessageKey | null)[] = ['note.survivalOnly', 'note.assumptions']
 
 /** What a stocking plan's report holds, from the plan as answered (docs/reports.md → Stocking plan). */
 export function stockingPlanReport(
@@ -60,11 +64,15 @@ export function stockingPlanReport(
     // As the JSON answer carries it: when costs were given or treatments asked for.
     ...(plan.costAsked || plan.treatments ? costSection(text, numbers, request.language, plan.cost) : []),
     ...(plan.climate ? climateOfPlan(plan, text) : []),
-    ...ruleSection(plan, text),
+    ...ruleSection(plan, text, numbers),
     { kind: 'heading', text: text('heading.assumptions') },
     { kind: 'paragraph', text: text('assumptions.plan') },
     ...(plan.climate ? [{ kind: 'paragraph', text: text('assumptions.climate') } as const] : []),
-    ...notesSection(text, plan.notes),
+    ...notesSection(
+      text,
+      numbers,
+      plan.notes.filter((note) => !STATED_AS_ASSUMPTIONS.includes(noteKey(note))),
+    ),
   ]
   return reportFrame(request, text, {
     title: text('title.plan', { place }),
@@ -293,7 +301,7 @@ function speciesTable(plan: StockingPlan, text: Messages, numbers: ReportNumbers
       { label: text('column.countsInFull'), align: 'left' as const },
     ],
     rows: (first?.bySpecies ?? []).map((species, k) => [
-      `${species.species.code} · ${species.species.commonName}`,
+      `${species.species.code} · ${commonName(text, species.species)}`,
       numbers.probability(species.share),
       numbers.planted(species.plantedTreesPerAcre),
       ...plan.horizons.map((h) => numbers.probability(h.bySpecies[k]?.survivalProbability ?? Number.NaN)),
@@ -352,17 +360,17 @@ function climateOfPlan(plan: StockingPlan, text: Messages): ReportBlock[] {
   ]
 }
 
-function ruleSection(plan: StockingPlan, text: Messages): ReportBlock[] {
+function ruleSection(plan: StockingPlan, text: Messages, numbers: ReportNumbers): ReportBlock[] {
   const { rule } = plan
   return [
     { kind: 'heading', text: text('heading.rule') },
     { kind: 'paragraph', text: `${rule.name}. ${text('rule.citation', { citation: rule.citation })}` },
-    { kind: 'paragraph', text: text('rule.status', { status: rule.status }) },
+    { kind: 'paragraph', text: text('rule.status', { status: ruleStatusText(rule.status, text, numbers) }) },
     {
       kind: 'paragraph',
       text: `${text('fact.verify')}: ${text(rule.verify ? 'value.verifyYes' : 'value.verifyNo', { citation: rule.citation })}`,
     },
     { kind: 'paragraph', text: text('rule.sources') },
-    { kind: 'list', items: rule.sources },
+    { kind: 'list', items: rule.sources, small: true },
   ]
 }

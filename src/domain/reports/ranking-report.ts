@@ -3,6 +3,7 @@ import type { SpeciesRanking } from '../prediction-types.ts'
 import { probabilityAxis } from './chart-axes.ts'
 import type { BarsChart, ReportBlock, ReportDocument } from './report-document.ts'
 import type { Messages } from './report-messages.ts'
+import { commonName } from './report-notes.ts'
 import type { ReportNumbers } from './report-numbers.ts'
 import {
   calibrationTable,
@@ -61,7 +62,7 @@ export function rankingReport(
         rows: ranking.ranking.map((entry) => [
           String(entry.rank),
           entry.species.code,
-          entry.species.commonName,
+          commonName(text, entry.species),
           numbers.probability(entry.survivalProbability),
           ...(ranking.treatments ? [numbers.probability(entry.untreatedSurvivalProbability ?? 0)] : []),
           text(entry.nativeRange ? 'value.yes' : 'value.no'),
@@ -84,7 +85,7 @@ export function rankingReport(
     { kind: 'heading', text: text('heading.assumptions') },
     { kind: 'paragraph', text: text('assumptions.prediction') },
     ...(ranking.climate ? [{ kind: 'paragraph', text: text('assumptions.climate') } as const] : []),
-    ...notesSection(text, ranking.climate ? [CLIMATE_DATA_NOTE] : []),
+    ...notesSection(text, numbers, ranking.climate ? [CLIMATE_DATA_NOTE] : []),
   ]
   return reportFrame(request, text, {
     title: text('title.ranking', { place }),
@@ -112,7 +113,7 @@ function rankingChart(ranking: SpeciesRanking, text: Messages, numbers: ReportNu
     ],
     value: probabilityAxis(text('chart.ranking.value'), (value) => numbers.upTo(value, 1)),
     bars: ranking.ranking.map((entry) => ({
-      label: `${entry.species.code} · ${entry.species.commonName}`,
+      label: `${entry.species.code} · ${commonName(text, entry.species)}`,
       value: entry.survivalProbability,
       valueLabel: numbers.probability(entry.survivalProbability),
       muted: !entry.nativeRange,

@@ -43,7 +43,8 @@ export interface ReportAttachment {
 export type ReportBlock =
   | { kind: 'heading'; text: string }
   | { kind: 'paragraph'; text: string }
-  | { kind: 'list'; items: readonly string[] }
+  /** `small`: references (sources), printed smaller than the text around them. */
+  | { kind: 'list'; items: readonly string[]; small?: boolean }
   | { kind: 'summary'; facts: FactTable; map: LocatorMap }
   | { kind: 'facts'; table: FactTable }
   | { kind: 'table'; table: DataTable }

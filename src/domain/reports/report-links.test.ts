@@ -92,6 +92,22 @@ describe('ReportLinks', () => {
     expect(redeemed({ owner: 'nobody' }).stand).toEqual({ type: 'Feature', geometry })
   })
 
+  it('carries a finished job’s id, and a survey check’s filter and version, as they were asked', () => {
+    const job: ReportLinkOrder = { ...ORDER, operation: 'job', request: { jobId: `job_${'ab'.repeat(12)}` } }
+    expect(links().redeem(tokenOf(links().issue(job).path))).toMatchObject({
+      operation: 'job',
+      request: job.request,
+      holder: ORDER.holder,
+    })
+    const filter = { speciesCode: 'PSME', bbox: [-124, 42, -116, 49] as const, surveyedFrom: '2025-01-01' }
+    const survey: ReportLinkOrder = { ...ORDER, operation: 'survey', request: { filter }, modelVersion: '' }
+    expect(links().redeem(tokenOf(links().issue(survey).path))).toMatchObject({
+      operation: 'survey',
+      request: { filter: { ...filter, bbox: [...filter.bbox] } },
+      modelVersion: '',
+    })
+  })
+
   it('works until its expiry and is refused from then on, saying when it expired', () => {
     let now = NOW
     const clock = () => now

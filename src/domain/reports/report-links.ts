@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import { apiError, invalidField } from '../errors.ts'
+import type { SurveyFilter } from '../ports.ts'
 import type { ComparisonRequest, RankingRequest } from '../prediction-types.ts'
 import type { StockingPlanRequest } from '../stocking/stocking-types.ts'
 import { PAPER_SIZES, type Paper, REPORT_LANGUAGES, type ReportLanguage } from './report-document.ts'
@@ -36,13 +37,25 @@ const TOKEN_FORM = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/
 /** A payload the service signed inflates to far less; a bound all the same. */
 const MAX_PAYLOAD_BYTES = 256 * 1024
 
-/** The operations whose answer a link reports, with the domain request each was answered for. */
+/**
+ * The operations whose answer a link reports, with the domain request each was answered for: an
+ * answer made again (comparison, ranking, stocking plan), or something the account keeps, reported as
+ * it is when the link is fetched (a finished job; the survey check, with its filter).
+ */
 export type LinkedRequest =
   | { operation: 'comparison'; request: ComparisonRequest }
   | { operation: 'ranking'; request: RankingRequest }
   | { operation: 'stocking-plan'; request: StockingPlanRequest }
+  | { operation: 'job'; request: { jobId: string } }
+  | { operation: 'survey'; request: { filter: SurveyFilter } }
 
-const OPERATIONS: readonly LinkedRequest['operation'][] = ['comparison', 'ranking', 'stocking-plan']
+const OPERATIONS: readonly LinkedRequest['operation'][] = [
+  'comparison',
+  'ranking',
+  'stocking-plan',
+  'job',
+  'survey',
+]
 
 /** Who a link acts for: its fetch counts one request on this account, as this key. */
 export interface LinkHolder {
@@ -52,7 +65,11 @@ export interface LinkHolder {
 
 export type ReportLinkOrder = LinkedRequest & {
   holder: LinkHolder
-  /** The model version the answer was made with: the report is made with it again. */
+  /**
+   * The model version the answer was made with: the report is made with it again. A job's is the
+   * one it was scored with; a survey check's the one its predictions were compared with ('' when none
+   * was known: the account's default when the link is fetched).
+   */
   modelVersion: string
   language: ReportLanguage
   paper: Paper

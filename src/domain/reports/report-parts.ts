@@ -4,6 +4,7 @@ import type { MatchedSite } from '../prediction-types.ts'
 import { locatorMap } from './locator-map.ts'
 import type { ReportAttachment, ReportBlock, ReportDocument, ReportLanguage } from './report-document.ts'
 import { CATALOGUES, type MessageKey, type Messages } from './report-messages.ts'
+import { commonName, noteText } from './report-notes.ts'
 import type { ReportNumbers } from './report-numbers.ts'
 import type { ReportRequest } from './report-request.ts'
 
@@ -31,8 +32,8 @@ export function factorName(text: Messages, language: ReportLanguage, factor: Fac
   return has(language, key) ? text(key) : factor.factor
 }
 
-export function speciesName(species: Species): string {
-  return `${species.code} · ${species.commonName} (${species.scientificName})`
+export function speciesName(text: Messages, species: Species): string {
+  return `${species.code} · ${commonName(text, species)} (${species.scientificName})`
 }
 
 /** The model version as answers name it (`model.version`), with its series and codename. */
@@ -131,13 +132,17 @@ export function climateSection(
   ]
 }
 
-/** The notes the JSON answer carries, as it carries them (the service writes them in English). */
-export function notesSection(text: Messages, notes: readonly string[]): ReportBlock[] {
+/** The notes the JSON answer carries (in English), in the report's language when the catalogue knows them. */
+export function notesSection(
+  text: Messages,
+  numbers: ReportNumbers,
+  notes: readonly string[],
+): ReportBlock[] {
   if (notes.length === 0) return []
   return [
     { kind: 'heading', text: text('heading.notes') },
     { kind: 'paragraph', text: text('notes.intro') },
-    { kind: 'list', items: notes },
+    { kind: 'list', items: notes.map((note) => noteText(note, text, numbers)), small: true },
   ]
 }
 

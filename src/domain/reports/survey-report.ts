@@ -59,7 +59,7 @@ export function surveyReport(
     ...(report ? reportSections(text, numbers, report) : []),
     { kind: 'heading', text: text('heading.assumptions') },
     { kind: 'paragraph', text: text('assumptions.survey') },
-    ...notesSection(text, report?.notes ?? [text('survey.none')]),
+    ...notesSection(text, numbers, report?.notes ?? [text('survey.none')]),
   ]
   return reportFrame(request, text, {
     title: text('title.survey', { model }),

@@ -199,7 +199,7 @@ export function treatmentsSection(
   if (applied.effects.length > 0 && options.sources !== false)
     blocks.push(
       { kind: 'paragraph', text: text('treatments.sources') },
-      { kind: 'list', items: sourcesList(applied) },
+      { kind: 'list', items: sourcesList(applied), small: true },
     )
   return blocks
 }

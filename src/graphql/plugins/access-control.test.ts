@@ -11,6 +11,7 @@ import type { CalibrationService } from '../../domain/calibration/calibration-se
 import type { Catalogue } from '../../domain/catalogue.ts'
 import { apiError, StoreUnavailableError } from '../../domain/errors.ts'
 import type { HealthMonitor } from '../../domain/health.ts'
+import type { JobService } from '../../domain/jobs/job-service.ts'
 import type { KeyService } from '../../domain/key-service.ts'
 import type { DefaultVersions } from '../../domain/models/default-version.ts'
 import type { ModelRegistry } from '../../domain/models/model-registry.ts'
@@ -100,6 +101,7 @@ function gateway(directory = new FakeKeyDirectory()) {
       surveyUploads: {} as SurveyUploadService,
       surveyUploadTickets: {} as SurveyUploadTickets,
       reportLinks: {} as ReportLinks,
+      jobs: {} as JobService,
       calibrations: {} as CalibrationService,
       defaultVersions: {} as DefaultVersions,
       models: {} as ModelRegistry,

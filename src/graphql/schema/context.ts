@@ -3,6 +3,7 @@ import type { QuotaStatus } from '../../access/quota/quota-guard.ts'
 import type { CalibrationService } from '../../domain/calibration/calibration-service.ts'
 import type { Catalogue } from '../../domain/catalogue.ts'
 import type { HealthMonitor } from '../../domain/health.ts'
+import type { JobService } from '../../domain/jobs/job-service.ts'
 import type { KeyService } from '../../domain/key-service.ts'
 import type { DefaultVersions } from '../../domain/models/default-version.ts'
 import type { ModelRegistry } from '../../domain/models/model-registry.ts'
@@ -43,6 +44,8 @@ export interface GraphQLContext {
   defaultVersions: DefaultVersions
   /** Tickets to stream a survey upload over REST (surveyUploadTicket). */
   surveyUploadTickets: SurveyUploadTickets
-  /** Links to the PDF report of an answer (reportLink on comparisons, rankings and stocking plans). */
+  /** The account's portfolio jobs (job: its status and report link). */
+  jobs: JobService
+  /** Links to the PDF report of an answer, a finished job or the survey check (reportLink). */
   reportLinks: ReportLinks
 }

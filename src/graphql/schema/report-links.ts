@@ -60,14 +60,34 @@ const ReportLinkRef = builder.objectRef<ReportLink>('ReportLink').implement({
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never
 
-/** The reportLink field of an answer type whose query field recorded its request (`linkable`). */
-export function reportLinkField<P extends { model: ModelInfo }>(
+/** What a link is for: the request to report and the model version that answered it. */
+export interface LinkTarget {
+  linked: LinkedRequest
+  modelVersion: string
+}
+
+/** The request a query field recorded for this answer (`linkable`), with the version that answered. */
+export function recordedTarget(answer: object, modelVersion: string): LinkTarget {
+  const linked = answeredFor.get(answer)
+  if (!linked) throw new Error('reportLink resolved on an answer no query field recorded')
+  return { linked, modelVersion }
+}
+
+const answeredTarget = (answer: { model: ModelInfo }) => recordedTarget(answer, answer.model.version)
+
+/**
+ * The reportLink field of an answer type: by default one whose query field recorded its request
+ * (`linkable`); `target` names another's (a job, the survey check), and may refuse (job_not_finished).
+ */
+export function reportLinkField<P extends object>(
   t: PothosSchemaTypes.ObjectFieldBuilder<Types, P>,
   what: string,
+  target: (answer: P) => LinkTarget = answeredTarget as unknown as (answer: P) => LinkTarget,
+  about = '(as POST with Accept: application/pdf answers it). Not counted; fetching it counts one request. A request too large for a URL (a stand of many vertices) is invalid_request naming reportLink: POST it with Accept: application/pdf instead',
 ) {
   return t.field({
     type: ReportLinkRef,
-    description: `A signed link, good for ${REPORT_LINK_SETTINGS.lifetimeMs / 60_000} minutes, to the PDF report of this ${what} (as POST with Accept: application/pdf answers it). Not counted; fetching it counts one request. A request too large for a URL (a stand of many vertices) is invalid_request naming reportLink: POST it with Accept: application/pdf instead`,
+    description: `A signed link, good for ${REPORT_LINK_SETTINGS.lifetimeMs / 60_000} minutes, to the PDF report of this ${what} ${about}`,
     args: {
       language: t.arg.string({
         required: false,
@@ -83,13 +103,13 @@ export function reportLinkField<P extends { model: ModelInfo }>(
       }),
     },
     resolve: (answer, args, ctx) => {
-      const linked = answeredFor.get(answer)
-      if (!linked || !ctx.caller) throw new Error('reportLink resolved on an answer no query field recorded')
+      if (!ctx.caller) throw new Error('reportLink resolved without an admitted caller')
+      const { linked, modelVersion } = target(answer)
       const tag = args.language ?? 'en'
       return ctx.reportLinks.issue({
         ...linked,
         holder: { keyId: ctx.caller.keyId, accountId: ctx.caller.accountId },
-        modelVersion: answer.model.version,
+        modelVersion,
         language: reportLanguage([tag]),
         paper: args.paper ?? paperForLanguageTag(tag),
       })

@@ -13,6 +13,7 @@ import './surveys.ts'
 import './survey-uploads.ts'
 import './models.ts'
 import './calibrations.ts'
+import './jobs.ts'
 import './service.ts'
 import './viewer.ts'
 

@@ -9,6 +9,7 @@ import {
 } from '../../domain/surveys/survey-statistics.ts'
 import { builder } from './builder.ts'
 import { PlantingMethodEnum } from './catalogue.ts'
+import { recordedTarget, reportLinkField } from './report-links.ts'
 
 /** The survey report's types: observed beside predicted, as GET /v1/surveys/report (./surveys.ts). */
 
@@ -184,5 +185,11 @@ export const SurveyReportRef = builder.objectRef<VersionedReport>('SurveyReport'
       description: 'What to keep in mind reading it (estimates left out, intervals likely too narrow)',
       resolve: ({ report }) => (report ? report.notes : [NOTHING_TO_COMPARE]),
     }),
+    reportLink: reportLinkField(
+      t,
+      'survey check',
+      (answer) => recordedTarget(answer, answer.modelVersion ?? ''),
+      '(as GET /v1/surveys/report with Accept: application/pdf answers it for the same filter and modelVersion, from the surveys as they are when fetched). Not counted; fetching it counts one request',
+    ),
   }),
 })

@@ -384,6 +384,61 @@ export const EN = {
   'column.with': 'With',
   'column.without': 'Without',
   'treatments.sources': 'The sources the effects rest on:',
+  // Texts the service writes in English (species' common names, the notes an answer carries, a rule's
+  // status): a report prints them in its language when the catalogue knows them (report-notes.ts).
+  'common.PSME': 'Douglas-fir',
+  'common.TSHE': 'western hemlock',
+  'common.THPL': 'western redcedar',
+  'common.PIPO': 'ponderosa pine',
+  'common.PICO': 'lodgepole pine',
+  'common.PISI': 'Sitka spruce',
+  'common.ABGR': 'grand fir',
+  'common.ABAM': 'Pacific silver fir',
+  'common.ABPR': 'noble fir',
+  'common.ABLA': 'subalpine fir',
+  'common.LAOC': 'western larch',
+  'common.PIEN': 'Engelmann spruce',
+  'common.PIMO': 'western white pine',
+  'common.CADE': 'incense-cedar',
+  'common.TSME': 'mountain hemlock',
+  'common.CHNO': 'Alaska yellow-cedar',
+  'common.ALRU': 'red alder',
+  'common.ACMA': 'bigleaf maple',
+  'common.QUGA': 'Oregon white oak',
+  'common.POTR': 'quaking aspen',
+  'note.standards':
+    "Reforestation stocking standards of Oregon and Washington, and figures about planting density, survival surveys and survival variability, for a stocking-plan feature. Paraphrased from the sources named; values flagged 'verify' came from secondary summaries and must be checked against the rule text before anyone relies on them. The service's data and model are synthetic: a plan is an illustration, not a compliance determination.",
+  'note.survivalOnly':
+    'Survival only: whether the trees will be free to grow (ahead of competing vegetation) is not assessed, and the rules count only free-to-grow trees',
+  'note.assumptions':
+    'The interval and the probability come from stated assumptions (a planting-year and a site effect on the logit scale, and clumped plot counts), not fitted values: see the model card',
+  'note.verifyMinimum':
+    'The minimum of {minimum} trees per acre for site class {siteClass} came from secondary summaries: verify it against {citation} before relying on it',
+  'note.hardwoodCap':
+    'Hardwoods count toward the standard for at most {share} % of it ({trees} trees per acre): a conservative reading of OAR 629-610-0050',
+  'note.nearestSite':
+    'No data site lies inside the stand: the nearest one, {distance} km from its centre, stands for it',
+  'note.sitesListed': 'The stand holds {sites} data sites; the first {listed} by id are listed',
+  'note.climate':
+    'Deltas are a rounded synthesis of published projections (Oregon Climate Assessments, UW Climate Impacts Group, ClimateNA-style water deficit), applied to synthetic sites; not for real planting decisions',
+  'note.treatments':
+    "Treatments: {effects}. Each removes a share of its factors' penalty, read from the reference's figures; the figures' ranges widen the interval and enter the probability (docs/treatments.md)",
+  'note.noDensity':
+    'No density up to {maximum} trees per acre meets {target} per acre at this confidence here: choose other species or another method',
+  'note.carbon':
+    "For carbon use: the 90 % interval's half-width is {share} % of the expected survivors at {years} year(s) (Verra VM0047 issues no credits above 100 %)",
+  'note.slopeInfinite':
+    'Calibration slope: not estimable, the fit runs off to infinity (survival all or nothing on one side of the predictions).',
+  'note.slopeFewPlots': 'Calibration slope: needs at least 3 plots (two parameters and a dispersion).',
+  'note.slopeFlat': 'Calibration slope: every plot has the same prediction, so there is no slope.',
+  'note.onePlotGroups':
+    'Groups of one plot: the spread between plots cannot be estimated there, so their intervals assume binomial counts (dispersion 1) and are likely too narrow.',
+  'ruleStatus.orRead': 'rule text read (OAR 629-610-0020(4))',
+  'ruleStatus.orSecondary':
+    'verify: from secondary summaries; OFRI states the rules require 100 to 200 trees per acre depending on site',
+  'ruleStatus.orAsAbove': 'verify: as above',
+  'ruleStatus.summary':
+    'minimum read from the rule summary; an area rule letting part of a unit fall below it is not modelled',
 } as const
 
 export type MessageKey = keyof typeof EN

@@ -207,7 +207,7 @@ export const ES: Record<MessageKey, string> = {
     'Cada probabilidad es el modelo en el sitio de datos más cercano al punto, no una medición allí. Los factores son contribuciones exactas a la predicción en escala log-odds, frente al sitio de referencia del modelo.',
   'assumptions.climate':
     'Con un clima futuro, los atributos del sitio se desplazan según los cambios del periodo y del escenario para su zona antes de que el modelo los evalúe.',
-  'notes.intro': 'Tal como las lleva la respuesta JSON (en inglés):',
+  'notes.intro': 'Las notas que lleva la respuesta JSON (en ella, en inglés):',
   'rule.citation': 'Cita: {citation}',
   'rule.status': 'Estado de la cifra: {status}',
   'rule.sources': 'Fuentes:',
@@ -386,4 +386,59 @@ export const ES: Record<MessageKey, string> = {
   'column.with': 'Con',
   'column.without': 'Sin',
   'treatments.sources': 'Las fuentes en que se basan los efectos:',
+  'common.PSME': 'abeto de Douglas',
+  'common.TSHE': 'tsuga occidental',
+  'common.THPL': 'cedro rojo occidental',
+  'common.PIPO': 'pino ponderosa',
+  'common.PICO': 'pino contorta',
+  'common.PISI': 'pícea de Sitka',
+  'common.ABGR': 'abeto grande',
+  'common.ABAM': 'abeto plateado del Pacífico',
+  'common.ABPR': 'abeto noble',
+  'common.ABLA': 'abeto subalpino',
+  'common.LAOC': 'alerce occidental',
+  'common.PIEN': 'pícea de Engelmann',
+  'common.PIMO': 'pino blanco occidental',
+  'common.CADE': 'cedro de incienso',
+  'common.TSME': 'tsuga de montaña',
+  'common.CHNO': 'cedro amarillo de Alaska',
+  'common.ALRU': 'aliso rojo',
+  'common.ACMA': 'arce de hoja grande',
+  'common.QUGA': 'roble blanco de Oregón',
+  'common.POTR': 'álamo temblón',
+  'note.standards':
+    'Normas de repoblación de Oregón y Washington, y cifras sobre densidad de plantación, inventarios de supervivencia y variabilidad de la supervivencia, para la función de planes de densidad. Parafraseadas de las fuentes citadas; los valores marcados para verificar proceden de resúmenes secundarios y deben contrastarse con el texto de la norma antes de confiar en ellos. Los datos y el modelo del servicio son sintéticos: un plan es una ilustración, no una determinación de cumplimiento.',
+  'note.survivalOnly':
+    'Solo supervivencia: no se evalúa si los árboles quedarán libres de competencia (por delante de la vegetación competidora), y las normas solo cuentan los árboles libres de competencia',
+  'note.assumptions':
+    'El intervalo y la probabilidad proceden de supuestos declarados (un efecto del año de plantación y otro del sitio en escala logit, y conteos agrupados por parcela), no de valores ajustados: véase la ficha del modelo',
+  'note.verifyMinimum':
+    'El mínimo de {minimum} árboles por acre para la clase de sitio {siteClass} procede de resúmenes secundarios: compruébelo en {citation} antes de confiar en él',
+  'note.hardwoodCap':
+    'Las frondosas cuentan para la norma como máximo en un {share} % de ella ({trees} árboles por acre): una lectura prudente de OAR 629-610-0050',
+  'note.nearestSite':
+    'Ningún sitio de datos queda dentro del rodal: lo representa el más cercano, a {distance} km de su centro',
+  'note.sitesListed': 'El rodal contiene {sites} sitios de datos; se listan los {listed} primeros por id',
+  'note.climate':
+    'Los cambios son una síntesis redondeada de proyecciones publicadas (Oregon Climate Assessments, UW Climate Impacts Group, déficit hídrico al estilo de ClimateNA), aplicada a sitios sintéticos; no sirven para decisiones de plantación reales',
+  'note.treatments':
+    'Tratamientos: {effects}. Cada uno elimina una proporción de la penalización de sus factores, leída de las cifras de la referencia; los rangos de las cifras ensanchan el intervalo y entran en la probabilidad (docs/treatments.md)',
+  'note.noDensity':
+    'Ninguna densidad de hasta {maximum} árboles por acre alcanza {target} por acre con esta confianza aquí: elija otras especies u otro método',
+  'note.carbon':
+    'Para usos de carbono: la semiamplitud del intervalo del 90 % es el {share} % de los supervivientes esperados a {years} año(s) (Verra VM0047 no emite créditos por encima del 100 %)',
+  'note.slopeInfinite':
+    'Pendiente de calibración: no estimable, el ajuste diverge (supervivencia de todo o nada a un lado de las predicciones).',
+  'note.slopeFewPlots':
+    'Pendiente de calibración: necesita al menos 3 parcelas (dos parámetros y una dispersión).',
+  'note.slopeFlat':
+    'Pendiente de calibración: todas las parcelas tienen la misma predicción, así que no hay pendiente.',
+  'note.onePlotGroups':
+    'Grupos de una sola parcela: la dispersión entre parcelas no puede estimarse en ellos, así que sus intervalos suponen conteos binomiales (dispersión 1) y probablemente son demasiado estrechos.',
+  'ruleStatus.orRead': 'texto de la norma leído (OAR 629-610-0020(4))',
+  'ruleStatus.orSecondary':
+    'verificar: procede de resúmenes secundarios; el OFRI indica que las normas exigen de 100 a 200 árboles por acre según el sitio',
+  'ruleStatus.orAsAbove': 'verificar: procede de resúmenes secundarios, como la clase IV-V',
+  'ruleStatus.summary':
+    'mínimo leído del resumen de la norma; no se modela la regla de superficie que deja parte de una unidad por debajo de él',
 }
