@@ -16,7 +16,8 @@ import type { Sql } from './connect.ts'
 const PLOT_COLUMNS = `plot_id, to_char(surveyed_on, 'YYYY-MM-DD') AS surveyed_on,
   to_char(planted_on, 'YYYY-MM-DD') AS planted_on, latitude, longitude, species_code, planting_method,
   planted, alive, plot_area_m2, protocol, site_id, matched_latitude, matched_longitude,
-  match_distance_km, age_years, predicted, model_version, data_version, updated_at`
+  match_distance_km, age_years, predicted, model_version, data_version, treatments, treatment_slopes,
+  updated_at`
 
 /** Two saves of one account never interleave, so the plot limit is exact. */
 export function lockSurveyAccount(tx: Sql, accountId: string) {
@@ -52,6 +53,8 @@ export function plotColumns(plot: SurveyPlot) {
     predicted: plot.predicted,
     model_version: plot.modelVersion,
     data_version: plot.dataVersion,
+    treatments: plot.treatments ?? null,
+    treatment_slopes: plot.treatmentSlopes ?? null,
   }
 }
 
@@ -64,11 +67,12 @@ const REPLACE_SURVEY = `ON CONFLICT (account_id, plot_id, surveyed_on) DO UPDATE
   matched_latitude = excluded.matched_latitude, matched_longitude = excluded.matched_longitude,
   match_distance_km = excluded.match_distance_km, age_years = excluded.age_years,
   predicted = excluded.predicted, model_version = excluded.model_version,
-  data_version = excluded.data_version, updated_at = excluded.updated_at`
+  data_version = excluded.data_version, treatments = excluded.treatments,
+  treatment_slopes = excluded.treatment_slopes, updated_at = excluded.updated_at`
 
 const STAGED_FIELDS = `plot_id, surveyed_on, planted_on, latitude, longitude, species_code, planting_method,
   planted, alive, plot_area_m2, protocol, site_id, matched_latitude, matched_longitude,
-  match_distance_km, age_years, predicted, model_version, data_version`
+  match_distance_km, age_years, predicted, model_version, data_version, treatments, treatment_slopes`
 
 /**
  * An upload's staged rows (./survey-uploads.ts) into the account's plots, inside its commit: the last
@@ -178,6 +182,13 @@ const PACKED_PLOTS = `encode(string_agg(int4send(planted), ''::bytea), 'base64')
       encode(string_agg(float8send(predicted), ''::bytea), 'base64') AS predicted,
       encode(string_agg(float8send(age_years), ''::bytea), 'base64') AS age_years`
 
+/**
+ * The treatment slopes of a group of treated plots, in the same sequence as the packed fields; null for
+ * a group without (its plots grouped apart by `treatment_slopes IS NULL`).
+ */
+const PACKED_SLOPES =
+  'json_agg(treatment_slopes) FILTER (WHERE treatment_slopes IS NOT NULL) AS treatment_slopes'
+
 /** The packed fields of one group as typed arrays. */
 function unpacked(row: Record<'planted' | 'alive' | 'predicted' | 'ageYears', string>) {
   return {
@@ -222,18 +233,20 @@ export function surveyReportPlots(
   filter: SurveyFilter,
 ): Promise<SurveyReportColumns[]> {
   const query = sql<
-    (Pick<SurveyReportColumns, 'speciesCode' | 'plantingMethod'> &
-      Record<'planted' | 'alive' | 'predicted' | 'ageYears', string>)[]
+    (Pick<SurveyReportColumns, 'speciesCode' | 'plantingMethod'> & {
+      treatmentSlopes: Record<string, number>[] | null
+    } & Record<'planted' | 'alive' | 'predicted' | 'ageYears', string>)[]
   >`
     SELECT species_code, planting_method,
-      ${sql.unsafe(PACKED_PLOTS)}
+      ${sql.unsafe(PACKED_PLOTS)}, ${sql.unsafe(PACKED_SLOPES)}
     FROM survey_plots WHERE ${filtered(sql, accountId, filter)}
-    GROUP BY species_code, planting_method`
+    GROUP BY species_code, planting_method, treatment_slopes IS NULL`
   const columns = query.then((rows) =>
     rows.map((row) => ({
       speciesCode: row.speciesCode,
       plantingMethod: row.plantingMethod,
       ...unpacked(row),
+      ...(row.treatmentSlopes ? { treatmentSlopes: row.treatmentSlopes } : {}),
     })),
   )
   return columns
@@ -242,7 +255,9 @@ export function surveyReportPlots(
 /**
  * What a calibration of `version` fits on: the filter's plots whose predictions that version made, as
  * the report's packed columns with each plot's planting year, and how many plots the filter kept that
- * another version predicted. One statement, so one snapshot: surveys written meanwhile are not half in.
+ * another version predicted. Plots with treatment effects form groups of their own, their slopes in the
+ * same sequence as the packed columns. One statement, so one snapshot: surveys written meanwhile are
+ * not half in.
  */
 export function calibrationPlots(
   sql: Sql,
@@ -255,14 +270,16 @@ export function calibrationPlots(
       usable: boolean
       plots: number
       dataVersions: string[] | null
+      treatmentSlopes: Record<string, number>[] | null
     } & Record<'planted' | 'alive' | 'predicted' | 'ageYears' | 'plantingYear', string>)[]
   >`
     SELECT species_code, planting_method, model_version = ${version} AS usable, count(*)::int AS plots,
       array_agg(DISTINCT data_version) FILTER (WHERE data_version IS NOT NULL) AS data_versions,
       ${sql.unsafe(PACKED_PLOTS)},
-      encode(string_agg(int4send(extract(year FROM planted_on)::int4), ''::bytea), 'base64') AS planting_year
+      encode(string_agg(int4send(extract(year FROM planted_on)::int4), ''::bytea), 'base64') AS planting_year,
+      ${sql.unsafe(PACKED_SLOPES)}
     FROM survey_plots WHERE ${filtered(sql, accountId, filter)}
-    GROUP BY species_code, planting_method, usable`
+    GROUP BY species_code, planting_method, usable, treatment_slopes IS NULL`
   const columns = query.then((rows) => ({
     groups: rows
       .filter((row) => row.usable)
@@ -271,6 +288,8 @@ export function calibrationPlots(
         plantingMethod: row.plantingMethod,
         ...unpacked(row),
         plantingYear: int32s(row.plantingYear),
+        // Plots with treatment effects come in a group of their own, each with its slopes.
+        ...(row.treatmentSlopes ? { treatmentSlopes: row.treatmentSlopes } : {}),
       })),
     otherVersionPlots: rows.filter((row) => !row.usable).reduce((sum, row) => sum + row.plots, 0),
     dataVersions: [...new Set(rows.flatMap((row) => (row.usable ? (row.dataVersions ?? []) : [])))].sort(),

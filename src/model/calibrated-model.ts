@@ -18,7 +18,8 @@ import type {
  * at every horizon, and its own uncertainty terms. The factors' contributions are the parent's, and
  * the offset goes into the baseline, so baseline + Σ contributions = logit still holds exactly; the
  * `calibration` block says how much of the baseline is the offset. Treatments compose: the parent's
- * treated prediction is shifted by the offset, and the treatments' SD joins the version's own terms.
+ * treated prediction, with the shares the surveys informed in place of the reference's, is shifted by
+ * the offset, and the treatments' SD joins the version's own terms.
  */
 
 export interface CalibratedGroup extends CalibrationShift {
@@ -34,6 +35,11 @@ export interface CalibrationParameters {
   uncertainty: UncertaintyTerms
   /** One entry per species × method the parent predicts. */
   groups: readonly CalibratedGroup[]
+  /**
+   * Treatment effects the surveys informed, by `treatment=value`: the share and SD the version applies
+   * in place of the reference's. Effects not named keep what the request's treatments give.
+   */
+  treatmentShares?: ReadonlyMap<string, { reduction: number; reductionSd: number }>
 }
 
 interface PreparedGroup {
@@ -110,6 +116,24 @@ export function calibratedModel(parent: SurvivalModel, parameters: CalibrationPa
     bySpecies.set(group.speciesCode, { offset: group.offset, shift, uncertainty })
   }
 
+  const shares = parameters.treatmentShares
+  /** One replaced array per array handed in, so the model's cache of compiled treatments still hits. */
+  const replaced = new WeakMap<readonly TreatmentEffect[], readonly TreatmentEffect[]>()
+  function ownEffects(treatments: readonly TreatmentEffect[]): readonly TreatmentEffect[] {
+    if (!shares || shares.size === 0) return treatments
+    let own = replaced.get(treatments)
+    if (!own) {
+      own = Object.freeze(
+        treatments.map((effect) => {
+          const share = shares.get(`${effect.treatment}=${effect.value}`)
+          return share ? Object.freeze({ ...effect, ...share }) : effect
+        }),
+      )
+      replaced.set(treatments, own)
+    }
+    return own
+  }
+
   function predict(
     site: SiteAttributes,
     species: Species,
@@ -120,7 +144,13 @@ export function calibratedModel(parent: SurvivalModel, parameters: CalibrationPa
     const group = byMethod.get(method)?.get(species.code)
     if (!group)
       throw new RangeError(`calibration ${parameters.version} has no offset for ${species.code} ${method}`)
-    const predictions = parent.predict(site, species, method, horizons, treatments)
+    const predictions = parent.predict(
+      site,
+      species,
+      method,
+      horizons,
+      treatments ? ownEffects(treatments) : treatments,
+    )
     const calibrated = new Array<HorizonPrediction>(predictions.length)
     for (let i = 0; i < predictions.length; i++)
       calibrated[i] = new CalibratedHorizon(predictions[i] as HorizonPrediction, group)

@@ -1,5 +1,6 @@
 import type { AgreementScores, CalibrationFit, TermFit } from '../domain/calibration/calibration-fit.ts'
 import type { Scores } from '../domain/calibration/cross-validation.ts'
+import type { TreatmentEffectFit } from '../domain/calibration/treatment-effects-fit.ts'
 import type { ModelVersionView } from '../domain/models/model-registry.ts'
 import type { CalibrationRun, SurveyFilter } from '../domain/ports.ts'
 
@@ -22,6 +23,20 @@ const scoresJson = (scores: Scores & AgreementScores) => ({
   log_loss: scores.logLoss,
   calibration_in_the_large: scores.calibrationInTheLarge,
   calibration_slope: scores.calibrationSlope,
+})
+
+const treatmentEffectJson = (effect: TreatmentEffectFit) => ({
+  effect_id: effect.effectId,
+  treatment: effect.treatment,
+  values: effect.values,
+  factors: effect.factors,
+  evidence: effect.evidence,
+  status: effect.status,
+  plots: effect.plots,
+  prior: effect.prior,
+  posterior: effect.posterior,
+  moved: effect.moved,
+  note: effect.note,
 })
 
 export function fitJson(fit: CalibrationFit) {
@@ -67,6 +82,7 @@ export function fitJson(fit: CalibrationFit) {
       beats_base: validation.beatsBase,
     },
     age_trend: fit.ageTrend,
+    treatment_effects: (fit.treatmentEffects ?? []).map(treatmentEffectJson),
     notes: fit.notes,
     warnings: fit.warnings,
   }

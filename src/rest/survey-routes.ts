@@ -38,6 +38,7 @@ export function surveyPlotJson(plot: SurveyPlot) {
     observed_survival: plot.alive / plot.planted,
     plot_area_m2: plot.plotAreaM2,
     protocol: plot.protocol,
+    treatments: plot.treatments ?? null,
     age_years: plot.ageYears,
     predicted_survival: plot.predicted,
     model_version: plot.modelVersion,

@@ -3,6 +3,7 @@ import type { SurveyRefusal } from '../domain/ports.ts'
 import type { StreamedUpload } from '../domain/streamed-upload.ts'
 import { readSurveyPlot } from '../domain/surveys/survey-plot-reader.ts'
 import type { SurveyFileFormats, SurveyUploadItem } from '../domain/surveys/survey-upload-service.ts'
+import { TREATMENT_NAMES } from '../domain/treatments.ts'
 import { numberCell, readCsvHeader } from '../job-files/csv-cells.ts'
 import { isObject } from '../job-files/feature-checks.ts'
 
@@ -24,7 +25,14 @@ export const SURVEY_REQUIRED_COLUMNS = [
   'planted',
   'alive',
 ] as const
-export const SURVEY_OPTIONAL_COLUMNS = ['plot_area_m2', 'protocol'] as const
+export const SURVEY_OPTIONAL_COLUMNS = [
+  'plot_area_m2',
+  'protocol',
+  'vegetation_control',
+  'animal_protection',
+  'stock_type',
+  'shade',
+] as const
 type Column = (typeof SURVEY_REQUIRED_COLUMNS)[number] | (typeof SURVEY_OPTIONAL_COLUMNS)[number]
 
 const NUMBER_COLUMNS: readonly Column[] = ['latitude', 'longitude', 'planted', 'alive', 'plot_area_m2']
@@ -44,6 +52,31 @@ function plotOrRefusal(row: number, raw: unknown): SurveyUploadItem {
 function plotIdOf(raw: unknown): string | null {
   const id = isObject(raw) ? raw.plot_id : undefined
   return typeof id === 'string' && id.length <= 64 ? id : null
+}
+
+/**
+ * A row's treatments named flat (CSV columns, GeoJSON properties) as the plot's `treatments` object,
+ * as POST /v1/surveys takes it. A GeoJSON feature naming them both ways is refused, as a job's row is.
+ */
+function withTreatmentsObject(raw: Record<string, unknown>): Record<string, unknown> | string {
+  const plot: Record<string, unknown> = {}
+  const treatments: Record<string, unknown> = {}
+  for (const [field, value] of Object.entries(raw)) {
+    if (!(TREATMENT_NAMES as readonly string[]).includes(field)) plot[field] = value
+    else if (value != null) treatments[field] = value
+  }
+  // Empty cells (and null properties) name nothing: the row is as if it had no such columns.
+  if (Object.keys(treatments).length === 0) return plot
+  if (raw.treatments != null)
+    return 'cannot be given with vegetation_control, animal_protection, stock_type or shade'
+  return { ...plot, treatments }
+}
+
+/** The row's plot with its flat treatments gathered, or its refusal. */
+function flatRowItem(row: number, raw: Record<string, unknown>): SurveyUploadItem {
+  const gathered = withTreatmentsObject(raw)
+  if (typeof gathered === 'string') return refusal(row, 'treatments', 'invalid_request', gathered, raw)
+  return plotOrRefusal(row, gathered)
 }
 
 function refusal(row: number, field: string, code: string, reason: string, raw?: unknown): SurveyUploadItem {
@@ -76,7 +109,7 @@ async function* csvItems(records: AsyncIterable<string[]>): AsyncGenerator<Surve
         `has ${cells.length} cells; the header has ${header.columns.length}`,
         raw,
       )
-    else yield plotOrRefusal(row, raw)
+    else yield flatRowItem(row, raw)
   }
 }
 
@@ -131,7 +164,7 @@ function featureItem(row: number, feature: unknown): SurveyUploadItem {
         properties,
       )
   const [longitude, latitude] = position as [number, number]
-  return plotOrRefusal(row, { ...properties, latitude, longitude })
+  return flatRowItem(row, { ...properties, latitude, longitude })
 }
 
 async function* geojsonItems(features: AsyncIterable<unknown>): AsyncGenerator<SurveyUploadItem> {

@@ -4,9 +4,11 @@ import type { SurveyFilter } from '../ports.ts'
 import { calibrationSlope } from '../surveys/calibration-slope.ts'
 import { INTERVAL_LEVEL } from '../surveys/quasi-binomial.ts'
 import { calibrationInTheLarge } from '../surveys/survey-statistics.ts'
+import type { EffectReference } from '../treatments.ts'
 import { AGE_TREND_LEVEL, type AgeTrend, ageTrend } from './age-trend.ts'
 import { CROSS_VALIDATION_FOLDS, crossValidate, type Scores } from './cross-validation.ts'
 import { type CalibrationPlot, fitOffsets, MIN_PLOTS, MIN_YEARS, type VarianceTerm } from './offset-fit.ts'
+import { type TreatmentEffectFit, treatmentEffectsOf } from './treatment-effects-fit.ts'
 
 /*
  * A calibration, whole: what the fit of ./offset-fit.ts made of an account's plots, and how it fares
@@ -74,6 +76,8 @@ export interface CalibrationFit {
   }
   /** The score test of an age slope on the held-out plots; null when it cannot be computed. */
   ageTrend: AgeTrend | null
+  /** The treatment effects the plots carry (./treatment-effects-fit.ts); absent when no plot carries one. */
+  treatmentEffects?: TreatmentEffectFit[]
   notes: string[]
   warnings: string[]
 }
@@ -87,6 +91,8 @@ export interface CalibrationInput {
   otherVersionPlots: number
   /** The site data versions the plots' predictions were made from. */
   dataVersions: readonly string[]
+  /** The treatment effects the plots may carry, by id: each one's prior and what it names. */
+  treatments?: ReadonlyMap<string, EffectReference>
 }
 
 /** Stages of a calibration, for progress: the fit, then each fold. */
@@ -152,11 +158,18 @@ export function fitCalibration(
   if (input.plots.length < MIN_CALIBRATION_PLOTS)
     throw new RangeError(`a calibration needs at least ${MIN_CALIBRATION_PLOTS} plots`)
   const { uncertainty } = input.parent
-  const fit = fitOffsets(input.plots, input.wanted, uncertainty, INTERVAL_LEVEL)
+  const references = input.treatments ?? new Map<string, EffectReference>()
+  const fit = fitOffsets(input.plots, input.wanted, uncertainty, INTERVAL_LEVEL, references)
   onStage(1)
-  const validation = crossValidate(input.plots, input.wanted, uncertainty, CROSS_VALIDATION_FOLDS, (done) =>
-    onStage(1 + done),
+  const validation = crossValidate(
+    input.plots,
+    input.wanted,
+    uncertainty,
+    CROSS_VALIDATION_FOLDS,
+    (done) => onStage(1 + done),
+    references,
   )
+  const treatmentEffects = treatmentEffectsOf(fit.treatmentEffects, references, INTERVAL_LEVEL)
   const counts = groupCounts(input.plots)
   const trees = input.plots.reduce((sum, plot) => sum + plot.planted, 0)
   const years = [...new Set(input.plots.map((plot) => plot.plantingYear))].sort((a, b) => a - b)
@@ -174,6 +187,13 @@ export function fitCalibration(
   if (trend && trend.p < AGE_TREND_LEVEL)
     notes.push(
       `The surveys' survival changes with age differently from the model's (age trend z = ${trend.z.toFixed(2)}, p = ${trend.p.toPrecision(2)}): the offset is the same at every age, so it fits ${trend.z > 0 ? 'older plots too low and younger ones too high' : 'older plots too high and younger ones too low'}. The survey report's age bands show by how much.`,
+    )
+  if (treatmentEffects.some((effect) => effect.status === 'prior'))
+    notes.push(
+      `Treatment effects the plots cannot inform keep the reference's values: ${treatmentEffects
+        .filter((effect) => effect.status === 'prior')
+        .map((effect) => effect.effectId)
+        .join(', ')} (each one's note says why).`,
     )
   if (input.otherVersionPlots > 0)
     notes.push(
@@ -224,6 +244,8 @@ export function fitCalibration(
       beatsBase: validation.beatsBase,
     },
     ageTrend: trend,
+    // Absent, not empty, without treated plots: such a fit's JSON, and so its version id, is as before.
+    ...(treatmentEffects.length > 0 ? { treatmentEffects } : {}),
     notes,
     warnings,
   }

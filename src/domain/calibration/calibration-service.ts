@@ -10,6 +10,7 @@ import type {
   SurveyStore,
 } from '../ports.ts'
 import { SPECIES } from '../species.ts'
+import { TREATMENTS } from '../treatments.ts'
 import {
   CALIBRATION_STAGES,
   type CalibrationFit,
@@ -49,7 +50,8 @@ export const CATALOGUE_GROUPS = SPECIES.flatMap((species) =>
 export function calibrationInput(request: FitRequest): CalibrationInput {
   const plots: CalibrationPlot[] = []
   for (const group of request.columns.groups) {
-    for (let i = 0; i < group.planted.length; i++)
+    for (let i = 0; i < group.planted.length; i++) {
+      const treatmentSlopes = group.treatmentSlopes?.[i]
       plots.push({
         speciesCode: group.speciesCode,
         plantingMethod: group.plantingMethod,
@@ -58,7 +60,9 @@ export function calibrationInput(request: FitRequest): CalibrationInput {
         predicted: group.predicted[i] as number,
         ageYears: group.ageYears[i] as number,
         plantingYear: group.plantingYear[i] as number,
+        ...(treatmentSlopes ? { treatmentSlopes } : {}),
       })
+    }
   }
   return {
     parent: request.parent,
@@ -67,6 +71,7 @@ export function calibrationInput(request: FitRequest): CalibrationInput {
     wanted: request.wanted,
     otherVersionPlots: request.columns.otherVersionPlots,
     dataVersions: request.columns.dataVersions,
+    treatments: TREATMENTS.byEffect,
   }
 }
 

@@ -1,5 +1,6 @@
 import { logit, sigmoid } from '../../stats/logistic.ts'
 import type { PlantingMethod } from '../../types.ts'
+import type { EffectPrior } from './effect-design.ts'
 import { type BaseTerms, type CalibrationPlot, canonicalOrder, fitOffsets } from './offset-fit.ts'
 
 /*
@@ -7,7 +8,7 @@ import { type BaseTerms, type CalibrationPlot, canonicalOrder, fitOffsets } from
  * The plots, in their canonical order, go to fold i mod k (so the folds are the same for the same
  * plots, and each species × method is spread over them); each fold is held out in turn, the offsets
  * fitted on the rest, and the held-out plots scored by the base prediction pᵢ and by the calibrated
- * one, expit(logit pᵢ + δ_g): the Brier score and the log loss per tree, as the survey report's.
+ * one, expit(logit pᵢ + δ_g + Σₖ sᵢₖ Δₖ) (the treatment effects' moves, ./effect-fit.ts): the Brier score and the log loss per tree, as the survey report's.
  */
 
 export const CROSS_VALIDATION_FOLDS = 5
@@ -43,6 +44,8 @@ export function crossValidate(
   folds = CROSS_VALIDATION_FOLDS,
   /** Called after each fold, with the folds done. */
   onFold: (done: number) => void = () => {},
+  /** The treatment effects' priors (./effect-fit.ts): a held-out plot's effects move it as the fold's fit says. */
+  priors: ReadonlyMap<string, EffectPrior> = new Map(),
 ): CrossValidation {
   if (!(Number.isInteger(folds) && folds >= 2))
     throw new RangeError(`folds must be a whole number ≥ 2, got ${folds}`)
@@ -55,13 +58,18 @@ export function crossValidate(
   const calibratedHeldOut = new Float64Array(ordered.length)
   for (let fold = 0; fold < folds; fold++) {
     const training = ordered.filter((_, i) => i % folds !== fold)
-    const fit = fitOffsets(training, wanted, base, 0.9)
+    const fit = fitOffsets(training, wanted, base, 0.9, priors)
     const offsetOf = new Map(fit.offsets.map((o) => [`${o.speciesCode}/${o.plantingMethod}`, o.offset]))
+    const appliedOf = new Map(fit.treatmentEffects.map((e) => [e.id, e.applied]))
     for (let i = fold; i < ordered.length; i += folds) {
       const plot = ordered[i] as CalibrationPlot
       const offset = offsetOf.get(`${plot.speciesCode}/${plot.plantingMethod}`) ?? 0
       score(baseSums, plot.planted, plot.alive, plot.predicted)
-      const calibrated = sigmoid(logit(plot.predicted) + offset)
+      let eta = logit(plot.predicted) + offset
+      if (plot.treatmentSlopes)
+        for (const [id, slope] of Object.entries(plot.treatmentSlopes))
+          eta += slope * (appliedOf.get(id) ?? 0)
+      const calibrated = sigmoid(eta)
       calibratedHeldOut[i] = calibrated
       score(calibratedSums, plot.planted, plot.alive, calibrated)
       trees += plot.planted

@@ -1,7 +1,7 @@
 import type { PlantingMethod } from '../../types.ts'
-import { emptyColumns, type PlotColumns } from '../surveys/plot-columns.ts'
-import type { PlotObservation } from '../surveys/quasi-binomial.ts'
-import { conditionalShift } from './conditional-shift.ts'
+import { backfit, type CalibrationPlot, type Design, designOf } from './backfit.ts'
+import type { EffectPrior } from './effect-design.ts'
+import { type EffectFit, effectFits } from './effect-fit.ts'
 import { type PooledOffsets, poolOffsets } from './offset-pooling.ts'
 import { qProfileInterval } from './variance-intervals.ts'
 import { dispersionTerms, type MomentDesign, type PlotMoments, plotMoments } from './variance-moments.ts'
@@ -29,18 +29,19 @@ import { dispersionTerms, type MomentDesign, type PlotMoments, plotMoments } fro
  * 4. An offset is relative to the surveyed years' average effect, itself a draw of variance
  *    σ_y² Σ_y (N_y/N)²: that variance is shared by every offset and added to each. Each group's own
  *    sampling variance is Σᵢ (φ Aᵢ + s² Bᵢ) / (dA/dδ)². The groups are then pooled (./offset-pooling.ts).
+ * 5. When plots carry treatment effects the plots can inform (./effect-design.ts), step 1 fits each
+ *    effect's Δ = r − r₀ with the offsets and year effects (./backfit.ts); after step 2 each effect's
+ *    posterior comes from its estimate and the reference's prior (./effect-fit.ts), and steps 1–2 run
+ *    once more with the effects held at the posterior, so the offsets are those that go with it.
+ *    Without such plots nothing of this runs, and the numbers are exactly those of a fit without it.
  * A term the plots cannot estimate keeps the base version's assumption, says so, and has no interval.
  * Every interval is at the `level` fitOffsets is asked for.
  */
 
 export const MIN_YEARS = 3
 export const MIN_PLOTS = 30
-const BACKFIT_STEPS = 50
-const BACKFIT_TOLERANCE = 1e-9
 
-export interface CalibrationPlot extends PlotObservation {
-  plantingYear: number
-}
+export { type CalibrationPlot, canonicalOrder } from './backfit.ts'
 
 /** A variance term of the calibration: estimated from the plots, or the base version's, kept. */
 export interface VarianceTerm {
@@ -61,157 +62,8 @@ export interface OffsetFit extends PooledOffsets {
   siteVariance: VarianceTerm
   clumping: VarianceTerm
   plantingYears: number
-}
-
-interface Design {
-  plots: readonly CalibrationPlot[]
-  base: PlotColumns
-  /** Plot indices of each group, and each group's key. */
-  groups: { speciesCode: string; plantingMethod: PlantingMethod; members: number[] }[]
-  years: { year: number; members: number[] }[]
-  groupOf: Int32Array
-  yearOf: Int32Array
-}
-
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
-
-/** The plots in one fixed order, so the same plots in any order give the same numbers. */
-export function canonicalOrder(input: readonly CalibrationPlot[]): CalibrationPlot[] {
-  return [...input].sort(
-    (a, b) =>
-      compare(a.speciesCode, b.speciesCode) ||
-      compare(a.plantingMethod, b.plantingMethod) ||
-      a.plantingYear - b.plantingYear ||
-      a.predicted - b.predicted ||
-      a.planted - b.planted ||
-      a.alive - b.alive ||
-      a.ageYears - b.ageYears,
-  )
-}
-
-function designOf(input: readonly CalibrationPlot[]): Design {
-  const plots = canonicalOrder(input)
-  const base = emptyColumns(plots.length)
-  const groupIndex = new Map<string, number>()
-  const yearIndex = new Map<number, number>()
-  const groups: Design['groups'] = []
-  const years: Design['years'] = []
-  const groupOf = new Int32Array(plots.length)
-  const yearOf = new Int32Array(plots.length)
-  plots.forEach((plot, i) => {
-    base.planted[i] = plot.planted
-    base.alive[i] = plot.alive
-    base.predicted[i] = plot.predicted
-    base.logits[i] = Math.log(plot.predicted / (1 - plot.predicted))
-    base.ageYears[i] = plot.ageYears
-    const key = `${plot.speciesCode}/${plot.plantingMethod}`
-    let g = groupIndex.get(key)
-    if (g === undefined) {
-      g = groups.length
-      groupIndex.set(key, g)
-      groups.push({ speciesCode: plot.speciesCode, plantingMethod: plot.plantingMethod, members: [] })
-    }
-    groups[g]?.members.push(i)
-    groupOf[i] = g
-    let y = yearIndex.get(plot.plantingYear)
-    if (y === undefined) {
-      y = years.length
-      yearIndex.set(plot.plantingYear, y)
-      years.push({ year: plot.plantingYear, members: [] })
-    }
-    years[y]?.members.push(i)
-    yearOf[i] = y
-  })
-  return { plots, base, groups, years, groupOf, yearOf }
-}
-
-/** The members' columns with each logit moved by `extra(i)`: the effects held while one is solved. */
-function shifted(design: Design, members: readonly number[], extra: (i: number) => number): PlotColumns {
-  const columns = emptyColumns(members.length)
-  members.forEach((i, k) => {
-    columns.planted[k] = design.base.planted[i] as number
-    columns.alive[k] = design.base.alive[i] as number
-    columns.logits[k] = (design.base.logits[i] as number) + extra(i)
-  })
-  return columns
-}
-
-/** Survivors to match: all of them, or N p̃ when every tree lived or died (the logit is then infinite). */
-function targetOf(columns: PlotColumns): number {
-  let trees = 0
-  let alive = 0
-  for (let k = 0; k < columns.length; k++) {
-    trees += columns.planted[k] as number
-    alive += columns.alive[k] as number
-  }
-  return alive === 0 || alive === trees ? (trees * (alive + 0.5)) / (trees + 1) : alive
-}
-
-/**
- * Solves each part's effect (a group's offset, a year's effect) with the other effects held: writes
- * it and its slope, and answers the largest move.
- */
-function solveEach(
-  design: Design,
-  siteVariance: number,
-  parts: readonly { members: number[] }[],
-  values: Float64Array,
-  slopes: Float64Array,
-  held: (i: number) => number,
-): number {
-  let moved = 0
-  parts.forEach(({ members }, p) => {
-    const columns = shifted(design, members, held)
-    const { shift, slope } = conditionalShift(columns, targetOf(columns), siteVariance, values[p])
-    moved = Math.max(moved, Math.abs(shift - (values[p] as number)))
-    values[p] = shift
-    slopes[p] = slope
-  })
-  return moved
-}
-
-/** Offsets and centred year effects, fitted together over a site effect of variance s². */
-function backfit(design: Design, siteVariance: number) {
-  const offsets = new Float64Array(design.groups.length)
-  const effects = new Float64Array(design.years.length)
-  const slopes = {
-    groups: new Float64Array(design.groups.length),
-    years: new Float64Array(design.years.length),
-  }
-  const trees = design.years.map(({ members }) =>
-    members.reduce((sum, i) => sum + (design.base.planted[i] as number), 0),
-  )
-  const allTrees = trees.reduce((sum, n) => sum + n, 0)
-  for (let step = 0; step < BACKFIT_STEPS; step++) {
-    let moved = solveEach(
-      design,
-      siteVariance,
-      design.groups,
-      offsets,
-      slopes.groups,
-      (i) => effects[design.yearOf[i] as number] as number,
-    )
-    moved = Math.max(
-      moved,
-      solveEach(
-        design,
-        siteVariance,
-        design.years,
-        effects,
-        slopes.years,
-        (i) => offsets[design.groupOf[i] as number] as number,
-      ),
-    )
-    // Centre the year effects (tree-weighted) and move the offsets by as much: the fit is unchanged.
-    let centre = 0
-    effects.forEach((effect, y) => {
-      centre += (effect * (trees[y] as number)) / allTrees
-    })
-    for (let y = 0; y < effects.length; y++) effects[y] = (effects[y] as number) - centre
-    for (let g = 0; g < offsets.length; g++) offsets[g] = (offsets[g] as number) + centre
-    if (moved < BACKFIT_TOLERANCE) break
-  }
-  return { offsets, effects, slopes, trees, allTrees }
+  /** Every treatment effect the plots carry (./effect-fit.ts); empty when none does. */
+  treatmentEffects: EffectFit[]
 }
 
 /** The base version's term, kept: no interval. */
@@ -229,7 +81,7 @@ const estimated = ({ value, interval }: { value: number; interval: [number, numb
  */
 function plotTerms(
   design: Design,
-  fit: { offsets: Float64Array; effects: Float64Array },
+  fit: { offsets: Float64Array; effects: Float64Array; shift: Float64Array | null },
   siteVariance: number,
   base: BaseTerms,
   level: number,
@@ -239,7 +91,8 @@ function plotTerms(
     logits[i] =
       (design.base.logits[i] as number) +
       (fit.offsets[design.groupOf[i] as number] as number) +
-      (fit.effects[design.yearOf[i] as number] as number)
+      (fit.effects[design.yearOf[i] as number] as number) +
+      (fit.shift ? (fit.shift[i] as number) : 0)
   const plots: MomentDesign = {
     planted: design.base.planted,
     alive: design.base.alive,
@@ -302,14 +155,40 @@ export function fitOffsets(
   wanted: readonly { speciesCode: string; plantingMethod: PlantingMethod }[],
   base: BaseTerms,
   level: number,
+  /** The reference's prior of each treatment effect the plots may carry, by id. */
+  priors: ReadonlyMap<string, EffectPrior> = new Map(),
 ): OffsetFit {
-  const design = designOf(plots)
+  const design = designOf(plots, priors)
   let siteVariance = base.siteSd ** 2
   let fit = backfit(design, siteVariance)
   let terms = plotTerms(design, fit, siteVariance, base, level)
   if (terms.site.status === 'estimated') {
     siteVariance = terms.site.value
     fit = backfit(design, siteVariance)
+    terms = plotTerms(design, fit, siteVariance, base, level)
+  }
+  let treatmentEffects: EffectFit[] = []
+  if (design.effects.estimable.length + design.effects.uninformed.length > 0) {
+    treatmentEffects = effectFits(
+      design.effects,
+      design.base,
+      {
+        groupOf: design.groupOf,
+        groups: design.groups.length,
+        yearOf: design.yearOf,
+        years: design.years.length,
+      },
+      terms.moments,
+      { clumping: terms.clumping.value, site: terms.site.value },
+      fit.deltas,
+      priors,
+    )
+    // The offsets the version applies are those that go with the effects it applies.
+    const applied = Float64Array.from(
+      design.effects.estimable,
+      (effect) => treatmentEffects.find((e) => e.id === effect.id)?.applied ?? 0,
+    )
+    fit = backfit(design, siteVariance, applied)
     terms = plotTerms(design, fit, siteVariance, base, level)
   }
   const { moments } = terms
@@ -340,5 +219,6 @@ export function fitOffsets(
     siteVariance: terms.site,
     clumping: terms.clumping,
     plantingYears: design.years.length,
+    treatmentEffects,
   }
 }

@@ -112,7 +112,8 @@ export class ModelRegistry {
 
   /**
    * How `version` (else the account's default) re-expresses predictions its parent made: a calibrated
-   * version's offset by species × method, or none for a base version (the survey report's ReportVersions).
+   * version's offset by species × method and the treatment effects its surveys informed, or none for a
+   * base version (the survey report's ReportVersions).
    */
   async shiftOf(accountId: string, version: string | undefined) {
     const model = await this.resolve(accountId, version)
@@ -121,9 +122,15 @@ export class ModelRegistry {
     const offsets = new Map(
       fit.offsets.map((group) => [`${group.speciesCode}/${group.plantingMethod}`, group.offset]),
     )
+    const effects = new Map(
+      (fit.treatmentEffects ?? [])
+        .filter((effect) => effect.status === 'estimated')
+        .map((effect) => [effect.effectId, effect.posterior.mean - effect.prior.mean]),
+    )
     return {
       version: model.version,
       offset: (speciesCode: string, method: string) => offsets.get(`${speciesCode}/${method}`) ?? 0,
+      ...(effects.size > 0 ? { effects } : {}),
     }
   }
 
@@ -212,7 +219,20 @@ function calibrationParameters(version: string, fit: CalibrationFit) {
     plots: group.plots,
     trees: group.trees,
   }))
-  return { version, uncertainty: termsOf(fit), groups }
+  const treatmentShares = new Map<string, { reduction: number; reductionSd: number }>()
+  for (const effect of fit.treatmentEffects ?? [])
+    if (effect.status === 'estimated')
+      for (const value of effect.values)
+        treatmentShares.set(`${effect.treatment}=${value}`, {
+          reduction: effect.posterior.mean,
+          reductionSd: effect.posterior.sd,
+        })
+  return {
+    version,
+    uncertainty: termsOf(fit),
+    groups,
+    ...(treatmentShares.size > 0 ? { treatmentShares } : {}),
+  }
 }
 
 function termsOf(fit: CalibrationFit): UncertaintyTerms {

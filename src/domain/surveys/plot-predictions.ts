@@ -1,8 +1,10 @@
-import type { PlantingMethod } from '../../types.ts'
+import type { HorizonPrediction, PlantingMethod } from '../../types.ts'
 import type { ApiError } from '../errors.ts'
 import type { PredictionService } from '../prediction-service.ts'
+import type { Prediction } from '../prediction-types.ts'
+import { fieldsOfTreatments } from '../treatment-fields.ts'
 import type { CheckedSurveyPlot, SurveyPlot } from './survey-plot.ts'
-import { survivalAtAge } from './survival-at-age.ts'
+import { type HorizonSurvival, logitSlopeAtAge, survivalAtAge } from './survival-at-age.ts'
 
 /** The field a prediction's refusal of a plot is about. */
 const FIELD_OF_CODE: Readonly<Record<string, string>> = {
@@ -14,7 +16,33 @@ const FIELD_OF_CODE: Readonly<Record<string, string>> = {
 
 /** The plot field a prediction's refusal names. */
 export function fieldOfRefusal(error: ApiError): string {
+  if (error.code === 'invalid_treatment') {
+    const treatment = (error.details as { treatment?: unknown } | undefined)?.treatment
+    return typeof treatment === 'string' ? `treatments.${treatment}` : 'treatments'
+  }
   return FIELD_OF_CODE[error.code] ?? 'latitude'
+}
+
+/** Each applied effect's ∂logit/∂r at the plot's age, by effect id; null when no effect applied. */
+function treatmentSlopes(
+  prediction: Prediction,
+  survival: HorizonSurvival,
+  ageYears: number,
+): Record<string, number> | null {
+  const applied = prediction.treatments
+  if (!applied) return null
+  const slopes: Record<string, number> = {}
+  const slopeAt = (h: 1 | 3 | 5, k: number) =>
+    (prediction.predictions.find((p) => p.horizonYears === h) as HorizonPrediction | undefined)?.treatment
+      ?.effectSlopes[k] ?? 0
+  applied.effects.forEach((effect, k) => {
+    slopes[effect.effectId] = logitSlopeAtAge(
+      survival,
+      { 1: slopeAt(1, k), 3: slopeAt(3, k), 5: slopeAt(5, k) },
+      ageYears,
+    )
+  })
+  return slopes
 }
 
 /** A probability the store can keep: the model never reaches 0 or 1, but rounding could. */
@@ -44,6 +72,7 @@ export async function predictSurveyPlots(
       plantingMethod: plot.plantingMethod,
       horizons: [1, 3, 5],
       climate: null,
+      treatments: plot.treatments ?? null,
     })),
   )
   const outcomes: PlotPrediction[] = []
@@ -56,6 +85,8 @@ export async function predictSurveyPlots(
     const { prediction } = result
     const at = (h: 1 | 3 | 5) =>
       prediction.predictions.find((p) => p.horizonYears === h)?.survivalProbability ?? Number.NaN
+    const survival = { 1: at(1), 3: at(3), 5: at(5) }
+    const named = fieldsOfTreatments(plot.treatments)
     outcomes.push({
       index: result.index,
       ok: true,
@@ -76,9 +107,11 @@ export async function predictSurveyPlots(
         matchedLongitude: prediction.site.matchedLongitude,
         matchDistanceKm: prediction.site.matchDistanceKm,
         ageYears: plot.ageYears,
-        predicted: openUnit(survivalAtAge({ 1: at(1), 3: at(3), 5: at(5) }, plot.ageYears)),
+        predicted: openUnit(survivalAtAge(survival, plot.ageYears)),
         modelVersion: prediction.model.version,
         dataVersion: prediction.site.dataVersion,
+        treatments: Object.keys(named).length > 0 ? named : null,
+        treatmentSlopes: treatmentSlopes(prediction, survival, plot.ageYears),
         updatedAt,
       },
     })

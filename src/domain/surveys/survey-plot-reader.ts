@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { catalogueCode, inputError, latitude, longitude } from '../input-rules.ts'
+import { treatmentsObject, treatmentsOfFields } from '../treatment-fields.ts'
 import {
   plantedOn,
   plotAreaM2,
@@ -24,6 +25,7 @@ const SurveyPlotFields = z.strictObject({
   alive: treesAlive,
   plot_area_m2: plotAreaM2.nullish(),
   protocol: protocol.nullish(),
+  treatments: treatmentsObject.nullish(),
 })
 
 /** The plot at `index`, or invalid_request naming its index and the field under its contract name. */
@@ -49,5 +51,6 @@ export function readSurveyPlot(raw: unknown, index: number): SurveyPlotInput {
     alive: plot.alive,
     plotAreaM2: plot.plot_area_m2 ?? null,
     protocol: plot.protocol ?? null,
+    treatments: treatmentsOfFields(plot.treatments) ?? null,
   }
 }

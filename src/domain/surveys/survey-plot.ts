@@ -1,5 +1,6 @@
 import { type ApiError, apiError } from '../errors.ts'
 import type { SurveyPlot } from '../ports.ts'
+import type { TreatmentsRequest } from '../treatments.ts'
 import { ageInYears } from './survival-at-age.ts'
 
 export type { SurveyPlot }
@@ -34,6 +35,8 @@ export interface SurveyPlotInput {
   alive: number
   plotAreaM2?: number | null
   protocol?: string | null
+  /** The establishment treatments the plot had (docs/treatments.md); absent or null: none named. */
+  treatments?: TreatmentsRequest | null
 }
 
 /** A plot whose fields agree with each other: dates read, age within range, alive ≤ planted. */

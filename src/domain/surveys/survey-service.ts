@@ -52,7 +52,12 @@ export interface ReportVersions {
   shiftOf(
     accountId: string,
     version: string | undefined,
-  ): Promise<{ version: string; offset: ((speciesCode: string, method: string) => number) | null }>
+  ): Promise<{
+    version: string
+    offset: ((speciesCode: string, method: string) => number) | null
+    /** Δ = r − r₀ of each treatment effect the version's surveys informed, by effect id. */
+    effects?: ReadonlyMap<string, number>
+  }>
 }
 
 /** A report, and the model version whose predictions it compares with. */
@@ -61,14 +66,23 @@ export interface VersionedReport {
   report: SurveyReport | null
 }
 
-/** The group's stored predictions moved by the version's offset on the logit scale. */
+/**
+ * The group's stored predictions moved by the version's offset on the logit scale, and a treated
+ * plot's by each informed effect's Δ times its slope (./plot-predictions.ts).
+ */
 function shiftPredictions(
   group: SurveyReportColumns,
   offset: (speciesCode: string, method: string) => number,
+  effects: ReadonlyMap<string, number> | undefined,
 ) {
   const delta = offset(group.speciesCode, group.plantingMethod)
-  for (let i = 0; i < group.predicted.length; i++)
-    group.predicted[i] = sigmoid(logit(group.predicted[i] as number) + delta)
+  const slopes = effects && effects.size > 0 ? group.treatmentSlopes : undefined
+  for (let i = 0; i < group.predicted.length; i++) {
+    let moved = delta
+    if (slopes)
+      for (const [id, slope] of Object.entries(slopes[i] ?? {})) moved += slope * (effects?.get(id) ?? 0)
+    group.predicted[i] = sigmoid(logit(group.predicted[i] as number) + moved)
+  }
 }
 
 /**
@@ -149,7 +163,7 @@ export class SurveyService {
   async report(accountId: string, filter: SurveyFilter, modelVersion?: string): Promise<VersionedReport> {
     const shift = this.versions ? await this.versions.shiftOf(accountId, modelVersion) : null
     const plots = await this.store.reportPlots(accountId, filter)
-    if (shift?.offset) for (const group of plots) shiftPredictions(group, shift.offset)
+    if (shift?.offset) for (const group of plots) shiftPredictions(group, shift.offset, shift.effects)
     return {
       modelVersion: shift?.version ?? null,
       report: plots.length === 0 ? null : surveyStatistics(plots),

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { logit, sigmoid } from '../../stats/logistic.ts'
-import { ageInYears, survivalAtAge } from './survival-at-age.ts'
+import { ageInYears, logitSlopeAtAge, survivalAtAge } from './survival-at-age.ts'
 
 const AT = { 1: 0.9, 3: 0.8, 5: 0.7 }
 
@@ -68,5 +68,23 @@ describe('age in years', () => {
   it('counts whole days in years of 365.25 days', () => {
     expect(ageInYears(new Date('2020-03-01'), new Date('2025-03-01'))).toBeCloseTo(1826 / 365.25, 12)
     expect(ageInYears(new Date('2024-03-01'), new Date('2024-06-01'))).toBeCloseTo(92 / 365.25, 12)
+  })
+})
+
+describe('logitSlopeAtAge', () => {
+  it('is the derivative of logit(survivalAtAge) when the horizons’ logits move by their slopes', () => {
+    const ages = [0.25, 0.5, 0.99, 1, 1.7, 3, 4.2, 5, 7.5, 10]
+    const survival = { 1: 0.9, 3: 0.78, 5: 0.7 }
+    const slopes = { 1: 0.4, 3: 0.9, 5: 1.3 }
+    const moved = (theta: number) => ({
+      1: sigmoid(logit(survival[1]) + theta * slopes[1]),
+      3: sigmoid(logit(survival[3]) + theta * slopes[3]),
+      5: sigmoid(logit(survival[5]) + theta * slopes[5]),
+    })
+    const h = 1e-6
+    for (const age of ages) {
+      const numeric = (logit(survivalAtAge(moved(h), age)) - logit(survivalAtAge(moved(-h), age))) / (2 * h)
+      expect(logitSlopeAtAge(survival, slopes, age)).toBeCloseTo(numeric, 6)
+    }
   })
 })

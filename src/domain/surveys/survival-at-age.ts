@@ -30,3 +30,22 @@ const DAYS_PER_YEAR = 365.25
 export function ageInYears(plantedOn: Date, surveyedOn: Date): number {
   return Math.round((surveyedOn.getTime() - plantedOn.getTime()) / DAY_MS) / DAYS_PER_YEAR
 }
+
+/**
+ * How far logit(survivalAtAge) moves per unit of a parameter that moves the horizons' logits by
+ * `slopes` (∂logit S_h/∂θ at 1, 3 and 5 years): the derivative of survivalAtAge's rule, exactly.
+ */
+export function logitSlopeAtAge(
+  survival: HorizonSurvival,
+  slopes: HorizonSurvival,
+  ageYears: number,
+): number {
+  if (!(ageYears > 0)) throw new RangeError(`age must be positive, got ${ageYears}`)
+  if (ageYears < 1) {
+    // p = S₁^age: dlogit p = age (1 − S₁) / (1 − p) · dlogit S₁.
+    const p = survival[1] ** ageYears
+    return p < 1 ? (ageYears * (1 - survival[1]) * slopes[1]) / (1 - p) : slopes[1]
+  }
+  const [from, to, fromAge] = ageYears <= 3 ? [slopes[1], slopes[3], 1] : [slopes[3], slopes[5], 3]
+  return from + ((to - from) / 2) * (ageYears - fromAge)
+}

@@ -9,6 +9,7 @@ import type { ModelVersionView } from '../../domain/models/model-registry.ts'
 import type { CalibrationRun } from '../../domain/ports.ts'
 import type { CalibrationShift } from '../../types.ts'
 import { builder } from './builder.ts'
+import { CalibratedTreatmentEffectRef } from './calibration-treatments.ts'
 import type { GraphQLContext } from './context.ts'
 import { ModelRef, modelVersionRule } from './models.ts'
 import { HorizonPredictionRef } from './prediction.ts'
@@ -160,6 +161,12 @@ const FitRef = builder.objectRef<CalibrationFit>('CalibrationFit').implement({
       nullable: true,
       description: 'Its two-sided p; below 0.01 a note says so',
       resolve: (fit) => fit.ageTrend?.p ?? null,
+    }),
+    treatmentEffects: t.field({
+      type: [CalibratedTreatmentEffectRef],
+      description:
+        'The treatment effects the plots carried, each with its prior and posterior; empty when none did',
+      resolve: (fit) => fit.treatmentEffects ?? [],
     }),
     notes: t.exposeStringList('notes', {
       description: 'What the fit kept as assumptions, an age trend, and why',

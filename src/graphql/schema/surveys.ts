@@ -20,7 +20,10 @@ import { builder } from './builder.ts'
 import { PlantingMethodEnum } from './catalogue.ts'
 import type { GraphQLContext } from './context.ts'
 import { modelVersionRule } from './models.ts'
+import { linkable } from './report-links.ts'
 import { SurveyReportRef } from './survey-report-types.ts'
+import { PlotTreatmentsRef, plotTreatmentsFields } from './survey-treatments.ts'
+import { TreatmentsInput } from './treatments.ts'
 
 /*
  * Field surveys: the GraphQL face of /v1/surveys (docs/surveys.md), over the same SurveyService. Every
@@ -40,6 +43,7 @@ const CONTRACT_NAME: Readonly<Record<keyof SurveyPlotInput, string>> = {
   alive: 'alive',
   plotAreaM2: 'plot_area_m2',
   protocol: 'protocol',
+  treatments: 'treatments',
 }
 
 /** A plot under the contract's names, read by the one rule both adapters use (readSurveyPlot). */
@@ -47,7 +51,7 @@ function checkedPlot(plot: SurveyPlotInput, index: number): SurveyPlotInput {
   const named = Object.fromEntries(
     Object.entries(plot).map(([name, value]) => [
       CONTRACT_NAME[name as keyof SurveyPlotInput] ?? name,
-      value,
+      name === 'treatments' ? plotTreatmentsFields(plot.treatments) : value,
     ]),
   )
   return readSurveyPlot(named, index)
@@ -237,6 +241,12 @@ const SurveyPlotInputRef = builder.inputType('SurveyPlotInput', {
       required: false,
       description: 'The survey protocol, 1–64 characters, e.g. or_fpa_stocking or vm0047',
     }),
+    treatments: t.field({
+      type: TreatmentsInput,
+      required: false,
+      description:
+        'The establishment treatments the plot had, as a prediction takes them; its prediction is then the treated one, and a calibration can learn the effects from such plots (docs/treatments.md)',
+    }),
   }),
 })
 
@@ -280,6 +290,12 @@ const SurveyRef = builder.objectRef<SurveyPlot>('SurveySurvey').implement({
     protocol: t.exposeString('protocol', {
       nullable: true,
       description: 'The survey protocol; null if not sent',
+    }),
+    treatments: t.field({
+      type: PlotTreatmentsRef,
+      nullable: true,
+      description: 'The treatments the plot had, as sent; null if none were named',
+      resolve: (plot) => plot.treatments ?? null,
     }),
     ageYears: t.exposeFloat('ageYears', { description: 'surveyedOn − plantedOn, years of 365.25 days' }),
     predictedSurvival: t.float({
@@ -384,12 +400,15 @@ builder.queryFields((t) => ({
         validate: modelVersionRule,
       }),
     },
-    resolve: (_root, args, ctx, info) =>
-      ctx.surveys.report(
+    resolve: async (_root, args, ctx, info) => {
+      const filter = filterOf(args.filter as FilterArg | null | undefined)
+      const report = await ctx.surveys.report(
         callerOf(ctx, info).accountId,
-        filterOf(args.filter as FilterArg | null | undefined),
+        filter,
         args.modelVersion ?? undefined,
-      ),
+      )
+      return linkable(report, { operation: 'survey', request: { filter } })
+    },
   }),
 }))
 
