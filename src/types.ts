@@ -166,6 +166,11 @@ export interface HorizonTreatment {
   untreatedUncertainty: UncertaintyTerms
   /** The factors a treatment acted on, in the model's factor order. */
   factors: readonly TreatedFactor[]
+  /**
+   * Per effect, in the order the effects were given: ∂logOdds/∂r, how far this horizon's logit moves
+   * per unit of the effect's share (0 where its factors are inactive, or the gain is capped).
+   */
+  effectSlopes: readonly number[]
 }
 
 export interface HorizonPrediction {
@@ -356,7 +361,10 @@ export interface JobRecord {
   columns: string[]
   /** The model version every row is scored with, chosen at upload. */
   modelVersion: string
-  /** A GeoJSON upload's defaults from the query string (`period`, `species_code`…), as given; {} for others. */
+  /**
+   * The query string's defaults, as given: a GeoJSON upload's (`period`, `species_code`…) and, for any
+   * format, the treatments (`vegetation_control`…); {} for a job with none.
+   */
   defaults: Record<string, string>
   /** 'receiving' while the upload is still arriving. */
   status: JobStatus | 'receiving'
@@ -385,7 +393,7 @@ export interface NewJob {
   columns: string[]
   chunkRows: number
   modelVersion: string
-  /** A GeoJSON upload's defaults from the query string; {} for others. */
+  /** The query string's defaults (a GeoJSON upload's, and any format's treatments); {} for none. */
   defaults: Record<string, string>
   expiresAt: Date
 }

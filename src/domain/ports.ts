@@ -243,8 +243,19 @@ export interface SurveyPlot {
   modelVersion: string
   /** The site data version the prediction was made from; null for a survey kept before versions. */
   dataVersion: string | null
+  /** The treatments the plot had, under their API names, as sent; null (or absent) when it named none. */
+  treatments?: PlotTreatments | null
+  /**
+   * Per treatment effect the plot's treatments applied (by effect id): ∂logit(predicted)/∂r, how far
+   * the prediction's logit at the plot's age moves per unit of the effect's share; null (or absent)
+   * when none did.
+   */
+  treatmentSlopes?: Readonly<Record<string, number>> | null
   updatedAt: Date
 }
+
+/** A plot's treatments under their API names (vegetation_control …), the ones named only. */
+export type PlotTreatments = Readonly<Record<string, string>>
 
 /** Which of an account's survey plots a list or a report covers; every field narrows it. */
 export interface SurveyFilter {
@@ -268,6 +279,11 @@ export interface SurveyReportColumns {
   alive: Int32Array
   predicted: Float64Array
   ageYears: Float64Array
+  /**
+   * Plots with treatment effects come in a group of their own: entry i is plot i's slopes by effect
+   * (SurveyPlot.treatmentSlopes). Absent for a group of plots without.
+   */
+  treatmentSlopes?: readonly Readonly<Record<string, number>>[]
 }
 
 /** Where an account's survey plots are kept (PostgreSQL). Every call names the account; none reaches another's. */
@@ -302,6 +318,7 @@ export interface SurveyStore {
 
 /** What a calibration reads of an account's plots. */
 export interface CalibrationPlotColumns {
+  /** A species × method may come in two groups: plots without treatment effects, and plots with. */
   groups: (SurveyReportColumns & { plantingYear: Int32Array })[]
   /** Plots the filter kept whose predictions another model version made. */
   otherVersionPlots: number

@@ -153,6 +153,8 @@ export interface SurvivalMapRequest {
   cellKm: number
   /** A future climate to map; absent, null or the baseline period alone: today's. */
   climate?: ClimateRequest | null
+  /** Establishment treatments at every site; absent, null or all `none`: untreated. */
+  treatments?: TreatmentsRequest | null
 }
 
 export interface SurvivalCell {
@@ -180,6 +182,8 @@ export interface SurvivalMap {
    * out for it, so it is computed only when asked for); `cells` then carry null there.
    */
   cellsWithChange?: () => Promise<readonly SurvivalCell[]>
+  /** The treatments applied at every site; absent when untreated. */
+  treatments?: AppliedTreatments
   species: Species
   plantingMethod: PlantingMethod
   horizonYears: Horizon

@@ -13,6 +13,8 @@ import { modelInfo, resolvePlantingMethod, resolveSpecies } from './catalogue.ts
 import { CLIMATE_FUTURES, type ClimateFuture, ProjectedSite } from './climate.ts'
 import type { SiteTable } from './ports.ts'
 import type { SurvivalCell, SurvivalMap, SurvivalMapRequest } from './prediction-types.ts'
+import { treatmentsKey } from './treatment-fields.ts'
+import { type AppliedTreatments, TREATMENTS } from './treatments.ts'
 
 /** One series of per-site survival values: a species, planted one way, at one horizon, in one climate. */
 export interface MapSeries {
@@ -22,11 +24,15 @@ export interface MapSeries {
   climate: ClimateFuture | null
   /** The model version mapped: a version's name names its content, so it keys the caches. */
   model: SurvivalModel
+  /** Establishment treatments, resolved for the method; absent or null: untreated. */
+  treatments?: AppliedTreatments | null
 }
 
-function seriesKey(what: MapSeries): string {
+/** An untreated series keeps the key it had before treatments; a treated one adds its values. */
+export function seriesKey(what: MapSeries): string {
   const climate = what.climate ? `${what.climate.period}:${what.climate.scenario}` : 'today'
-  return `${what.model.version}:${what.species.code}:${what.method}:${what.horizon}:${climate}`
+  const treated = treatmentsKey(what.treatments)
+  return `${what.model.version}:${what.species.code}:${what.method}:${what.horizon}:${climate}${treated ? `:${treated}` : ''}`
 }
 
 /** Sites evaluated between two yields to the event loop (~8 ms of model work), so other requests keep flowing. */
@@ -170,17 +176,25 @@ export class SurvivalMapService {
   }
 
   /**
-   * Species first, then method and climate (the order predict reports them in), then the sites.
+   * Species first, then method, climate and treatments (the order predict reports them in), then the sites.
    * `model`: the version to map (ModelRegistry.resolve); without one, the service's own.
    */
   async map(request: SurvivalMapRequest, model = this.survivalModel): Promise<SurvivalMap> {
     const species = resolveSpecies(request.speciesCode)
     const plantingMethod = resolvePlantingMethod(request.plantingMethod)
     const climate = CLIMATE_FUTURES.resolve(request.climate)
+    const treatments = TREATMENTS.resolve(request.treatments, plantingMethod)
     await loadHexagons()
     const resolution = resolutionForCellKm(request.cellKm)
     const snapshot = await this.current()
-    const what: MapSeries = { species, method: plantingMethod, horizon: request.horizon, climate, model }
+    const what: MapSeries = {
+      species,
+      method: plantingMethod,
+      horizon: request.horizon,
+      climate,
+      model,
+      treatments,
+    }
     const cells = await this.cells(snapshot, what, resolution, false)
     return {
       ...(climate
@@ -189,6 +203,7 @@ export class SurvivalMapService {
             cellsWithChange: () => this.cells(snapshot, what, resolution, true),
           }
         : {}),
+      ...(treatments ? { treatments } : {}),
       species,
       plantingMethod,
       horizonYears: request.horizon,
@@ -303,6 +318,7 @@ export class SurvivalMapService {
   /** The model at every site (projected into the series' climate, if any), a slice at a time. */
   private async evaluate(sites: readonly Site[], what: MapSeries): Promise<Float64Array> {
     const { species, method, climate, model } = what
+    const effects = what.treatments?.modelEffects
     const values = new Float64Array(sites.length)
     const horizons = [what.horizon]
     // The model reads a site and keeps nothing of it, so one projected site serves every site in turn.
@@ -314,7 +330,7 @@ export class SurvivalMapService {
         const site = climate
           ? CLIMATE_FUTURES.projectSite(sites[i] as Site, climate, projected)
           : (sites[i] as Site)
-        const [prediction] = model.predict(site, species, method, horizons)
+        const [prediction] = model.predict(site, species, method, horizons, effects)
         if (!prediction) throw new Error(`the model gave no prediction for ${species.code}`)
         values[i] = prediction.survivalProbability
       }

@@ -100,6 +100,16 @@ export interface AppliedTreatments {
   dataVersion: string
 }
 
+/** One effect of data/treatments.json by its id: the share r it gives (mean, SD) and what it names. */
+export interface EffectReference {
+  treatment: TreatmentName
+  values: readonly string[]
+  factors: readonly string[]
+  status: EvidenceStatus
+  mean: number
+  sd: number
+}
+
 const status = z.enum(['published', 'synthesis', 'assumption'])
 const source = z.object({
   title: z.string().min(1),
@@ -157,6 +167,8 @@ const clampShare = (share: number) => Math.min(1, Math.max(-1, share))
  */
 export class Treatments {
   readonly dataVersion: string
+  /** Each effect by its id: its share r and SD (the prior a calibration starts from), and what it names. */
+  readonly byEffect = new Map<string, EffectReference>()
   private readonly byValue = new Map<string, PreparedEffect>()
   private readonly resolved = new Map<string, AppliedTreatments | null>()
 
@@ -209,6 +221,17 @@ export class Treatments {
               ? `${spec.note} Drone seeding: ${spec.drone_seeding.note}`
               : spec.note,
         })
+      this.byEffect.set(
+        spec.id,
+        Object.freeze({
+          treatment: spec.treatment,
+          values: Object.freeze([...spec.values]),
+          factors: Object.freeze([...spec.factors]),
+          status: spec.status,
+          mean: reduction,
+          sd: reductionSd,
+        }),
+      )
       for (const valueName of spec.values) {
         const allowed = TREATMENT_VALUES[spec.treatment] as readonly string[]
         if (!allowed.includes(valueName) || valueName === 'none')

@@ -2,6 +2,13 @@ import { z } from 'zod'
 import { catalogueCode, climate, fieldPath, horizons, latitude, longitude } from '../domain/input-rules.ts'
 import type { InputRow } from '../domain/jobs/file-formats.ts'
 import type { PredictionRequest } from '../domain/prediction-types.ts'
+import {
+  namesTreatmentsOnce,
+  oneTreatments,
+  rowTreatments,
+  TREATMENT_FIELDS,
+  treatmentsObject,
+} from '../domain/treatment-fields.ts'
 import { type CsvHeader, numberCell, readCsvHeader } from './csv-cells.ts'
 
 /**
@@ -12,7 +19,13 @@ import { type CsvHeader, numberCell, readCsvHeader } from './csv-cells.ts'
  */
 
 export const REQUIRED_COLUMNS = ['latitude', 'longitude', 'species_code', 'planting_method'] as const
-export const OPTIONAL_COLUMNS = ['horizons', 'id', 'period', 'scenario'] as const
+export const OPTIONAL_COLUMNS = [
+  'horizons',
+  'id',
+  'period',
+  'scenario',
+  ...(Object.keys(TREATMENT_FIELDS) as (keyof typeof TREATMENT_FIELDS)[]),
+] as const
 /** The climate a row names, flat: CSV columns, NDJSON fields (or a predict body's `climate`). */
 export const CLIMATE_COLUMNS = ['period', 'scenario'] as const
 /**
@@ -37,7 +50,8 @@ const id = z.union([
 
 /**
  * A row: a predict body plus an optional id. Its climate comes flat (`period`, `scenario`: CSV
- * columns, NDJSON fields) or, in NDJSON, as a predict body's `climate` object; not both.
+ * columns, NDJSON fields) or, in NDJSON, as a predict body's `climate` object; not both. Its
+ * treatments likewise: flat (`vegetation_control`…) or a `treatments` object.
  */
 const JobRow = z
   .strictObject({
@@ -50,11 +64,14 @@ const JobRow = z
     period: climate.shape.period,
     scenario: climate.shape.scenario,
     climate: climate.nullish(),
+    ...TREATMENT_FIELDS,
+    treatments: treatmentsObject.nullish(),
   })
   .refine((row) => !row.climate || (row.period == null && row.scenario == null), {
     path: ['climate'],
     message: 'cannot be given with period or scenario',
   })
+  .refine(namesTreatmentsOnce, oneTreatments)
 
 type JobRowInput = z.infer<typeof JobRow>
 
@@ -105,6 +122,9 @@ function request(row: JobRowInput): PredictionRequest {
   const scenario = row.climate?.scenario ?? row.scenario ?? null
   // Whether it names a known future is the climate catalogue's question, asked when the row is scored.
   if (period !== null || scenario !== null) asked.climate = { period, scenario }
+  // A row naming none leaves the request as it was before treatments (and its job's default to apply).
+  const treatments = rowTreatments(row)
+  if (treatments) asked.treatments = treatments
   return asked
 }
 
@@ -133,6 +153,10 @@ export function csvRow(layout: CsvLayout, row: number, cells: string[]): InputRo
     id: text('id'),
     period: text('period'),
     scenario: text('scenario'),
+    vegetation_control: text('vegetation_control'),
+    animal_protection: text('animal_protection'),
+    stock_type: text('stock_type'),
+    shade: text('shade'),
   })
 }
 

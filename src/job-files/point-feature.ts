@@ -3,6 +3,13 @@ import { catalogueCode, horizons } from '../domain/input-rules.ts'
 import type { InputRow } from '../domain/jobs/file-formats.ts'
 import type { PredictionRequest } from '../domain/prediction-types.ts'
 import {
+  namesTreatmentsOnce,
+  oneTreatments,
+  rowTreatments,
+  TREATMENT_FIELDS,
+  treatmentsObject,
+} from '../domain/treatment-fields.ts'
+import {
   type CheckedFeature,
   climateFields,
   climateOf,
@@ -21,8 +28,11 @@ const PointProperties = z
     planting_method: catalogueCode.min(1, 'is required'),
     horizons: horizons.optional(),
     ...climateFields,
+    ...TREATMENT_FIELDS,
+    treatments: treatmentsObject.nullish(),
   })
   .refine(namesOneClimate, oneClimate)
+  .refine(namesTreatmentsOnce, oneTreatments)
 
 const PointRules = z.object({
   latitude: z
@@ -64,5 +74,7 @@ export function pointRow(feature: CheckedFeature): InputRow {
   }
   const asked = climateOf(parsed.data)
   if (asked) request.climate = asked
+  const treatments = rowTreatments(parsed.data)
+  if (treatments) request.treatments = treatments
   return { r: feature.row, c: cells, q: request, g: geometry, ...ownProperties(feature.checkedOwn) }
 }

@@ -14,6 +14,13 @@ import type { InputRow } from '../domain/jobs/file-formats.ts'
 import { standCentroid } from '../domain/stocking/stand.ts'
 import type { StockingPlanRequest } from '../domain/stocking/stocking-types.ts'
 import {
+  namesTreatmentsOnce,
+  oneTreatments,
+  rowTreatments,
+  TREATMENT_FIELDS,
+  treatmentsObject,
+} from '../domain/treatment-fields.ts'
+import {
   type CheckedFeature,
   climateFields,
   climateOf,
@@ -44,8 +51,11 @@ const StandProperties = z
     site_class: siteClassName.nullish(),
     target_trees_per_acre: treesPerAcre.nullish(),
     ...climateFields,
+    ...TREATMENT_FIELDS,
+    treatments: treatmentsObject.nullish(),
   })
   .refine(namesOneClimate, oneClimate)
+  .refine(namesTreatmentsOnce, oneTreatments)
 
 /** The species a stand echoes: its mix as code:share|code:share, else its species_code. */
 function speciesCell(properties: Record<string, unknown>): unknown {
@@ -104,5 +114,7 @@ export function standRow(feature: CheckedFeature): InputRow {
     targetTreesPerAcre: fields.target_trees_per_acre,
     climate: climateOf(fields) ?? null,
   }
+  const treatments = rowTreatments(fields)
+  if (treatments) plan.treatments = treatments
   return { r: feature.row, c: cells, p: plan, g: geometry, ...ownProperties(feature.checkedOwn) }
 }

@@ -201,6 +201,7 @@ export function treatedPredictions(
       effectSd,
       untreatedUncertainty: base,
       factors: treated,
+      effectSlopes: Array.from(slopes),
     })
   })
 }

@@ -9,7 +9,7 @@ import type { CollectionDescription } from './ogc-collections.ts'
 import type { OgcContext, OgcResponse } from './ogc-context.ts'
 import { OgcException } from './ogc-exception.ts'
 import { featurePage, hexagonFeature, siteFeature, survivalFeature } from './ogc-features.ts'
-import { modelVersionParameter, textParameter, wholeParameter } from './ogc-query.ts'
+import { modelVersionParameter, textParameter, treatmentParameters, wholeParameter } from './ogc-query.ts'
 
 /* How each collection reads its query, a page of its items and one of its features. */
 
@@ -42,6 +42,7 @@ function checkCatalogueFilters(params: URLSearchParams): void {
   if (species !== null) resolveSpecies(species)
   if (method !== null) resolvePlantingMethod(method)
   CLIMATE_FUTURES.resolve(climateOf(params))
+  treatmentParameters(params)
   modelVersionParameter(params)
 }
 
@@ -85,6 +86,7 @@ const SURVIVAL: CollectionReads = {
       species: textParameter(params, 'species'),
       method: textParameter(params, 'method'),
       climate: climateOf(params),
+      treatments: treatmentParameters(params),
       model: await modelOf(context),
     })
     return geojson(
@@ -93,8 +95,13 @@ const SURVIVAL: CollectionReads = {
     )
   },
   async feature(context, featureId) {
-    const climate = climateOf(context.url.searchParams)
-    const found = await context.deps.features.survivalFeature(featureId, climate, await modelOf(context))
+    const params = context.url.searchParams
+    const found = await context.deps.features.survivalFeature(
+      featureId,
+      climateOf(params),
+      await modelOf(context),
+      treatmentParameters(params),
+    )
     if (!found.feature) throw notFound('survival', featureId)
     return geojson(survivalFeature(found.feature, found.dataVersion), found.dataVersion)
   },
@@ -108,6 +115,7 @@ function mapOf(params: URLSearchParams): SurvivalMapRequest {
     horizon: (wholeParameter(params, 'horizon', 1, 5) ?? HEXAGON_DEFAULTS.horizon) as Horizon,
     cellKm: wholeParameter(params, 'cell_km', CELL_KM_MIN, CELL_KM_MAX) ?? HEXAGON_DEFAULTS.cellKm,
     climate: climateOf(params),
+    treatments: treatmentParameters(params),
   }
 }
 

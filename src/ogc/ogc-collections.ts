@@ -2,8 +2,9 @@ import { CLIMATE_PERIODS, EMISSION_SCENARIOS } from '../domain/climate.ts'
 import { COVERAGE_EXTENT, HEXAGON_DEFAULTS } from '../domain/features/feature-collections.ts'
 import { CELL_KM_MAX, CELL_KM_MIN } from '../domain/input-rules.ts'
 import { SPECIES } from '../domain/species.ts'
+import { TREATMENT_VALUES } from '../domain/treatments.ts'
 import { PLANTING_METHODS, type Site } from '../types.ts'
-import { CRS84, type HEXAGON_PARAMETERS, ITEMS_PARAMETERS } from './ogc-query.ts'
+import { CRS84, type HEXAGON_PARAMETERS, ITEMS_PARAMETERS, TREATMENT_PARAMETERS } from './ogc-query.ts'
 
 /*
  * The collections /ogc serves, described once: what the collection documents, the OpenAPI document and
@@ -148,6 +149,14 @@ const MODEL_VERSION_FILTER: FilterParameter = {
   description: 'A model version of GET /v1/models; default the account’s default',
 }
 
+/** The treatments, each a filter; a treated feature carries the ones named as properties. */
+const TREATMENT_FILTERS: readonly FilterParameter[] = TREATMENT_PARAMETERS.map((name) => ({
+  name,
+  type: 'string',
+  enum: TREATMENT_VALUES[name],
+  description: `Establishment treatment (docs/treatments.md): ${name.replace('_', ' ')} at every site; default none. Treated features carry the treatments named as properties`,
+}))
+
 const PERIOD: PropertyDescription = {
   name: 'period',
   type: 'string',
@@ -207,7 +216,14 @@ export const SURVIVAL: CollectionDescription = {
     { name: 'survival_5y', type: 'number', description: 'Survival probability at 5 years' },
     DATA_VERSION,
   ],
-  filters: [SPECIES_FILTER, METHOD_FILTER, PERIOD_FILTER, SCENARIO_FILTER, MODEL_VERSION_FILTER],
+  filters: [
+    SPECIES_FILTER,
+    METHOD_FILTER,
+    PERIOD_FILTER,
+    SCENARIO_FILTER,
+    MODEL_VERSION_FILTER,
+    ...TREATMENT_FILTERS,
+  ],
 }
 
 const { speciesCode, plantingMethod, horizon, cellKm } = HEXAGON_DEFAULTS
@@ -260,6 +276,7 @@ export const HEXAGONS: CollectionDescription = {
     PERIOD_FILTER,
     SCENARIO_FILTER,
     MODEL_VERSION_FILTER,
+    ...TREATMENT_FILTERS,
   ],
 }
 

@@ -1,6 +1,7 @@
 import { BASELINE_PERIOD } from '../domain/climate.ts'
 import type { FeaturePage, HexagonFeature, SurvivalFeature } from '../domain/features/feature-collections.ts'
 import { survivalFeatureId } from '../domain/features/feature-collections.ts'
+import type { AppliedTreatments } from '../domain/treatments.ts'
 import type { Site } from '../types.ts'
 import { SITE_PROPERTIES } from './ogc-collections.ts'
 import { cursorText } from './ogc-query.ts'
@@ -14,6 +15,14 @@ export function siteFeature(site: Site, dataVersion: string | null) {
   for (const property of SITE_PROPERTIES) properties[property.name] = site[property.attribute] ?? null
   properties.data_version = dataVersion
   return { type: 'Feature', id: site.id, geometry: point(site), properties }
+}
+
+/** The treatments named, after the values (treated features only: untreated ones read as before). */
+function treatmentProperties(treatments: AppliedTreatments | undefined): Record<string, string> {
+  const named: Record<string, string> = {}
+  for (const [name, value] of Object.entries(treatments?.values ?? {}))
+    if (value !== null) named[name] = value
+  return treatments ? { ...named, treatments_data_version: treatments.dataVersion } : named
 }
 
 export function survivalFeature(feature: SurvivalFeature, dataVersion: string | null) {
@@ -33,6 +42,7 @@ export function survivalFeature(feature: SurvivalFeature, dataVersion: string | 
       survival_3y: survival[1],
       survival_5y: survival[2],
       data_version: dataVersion,
+      ...treatmentProperties(feature.treatments),
     },
   }
 }
@@ -58,6 +68,7 @@ export function hexagonFeature(cellKm: number) {
       sites: cell.sites,
       change_from_today: cell.changeFromToday,
       data_version: dataVersion,
+      ...treatmentProperties(map.treatments),
     },
   })
 }

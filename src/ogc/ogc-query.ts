@@ -5,6 +5,8 @@ import {
   type ItemsQuery,
 } from '../domain/features/feature-collections.ts'
 import { MODEL_VERSION_MAX_LENGTH } from '../domain/input-rules.ts'
+import { TREATMENT_FIELDS, treatmentsOfFields } from '../domain/treatment-fields.ts'
+import { TREATMENT_NAMES, type TreatmentsRequest } from '../domain/treatments.ts'
 import type { SiteBox } from '../types.ts'
 import { OgcException } from './ogc-exception.ts'
 
@@ -19,8 +21,22 @@ export const CRS84 = 'http://www.opengis.net/def/crs/OGC/1.3/CRS84'
 const COMMON = ['f'] as const
 /** What an items page takes besides its collection's own. */
 export const ITEMS_PARAMETERS = ['limit', 'bbox', 'bbox-crs', 'cursor', 'offset', 'resultType'] as const
+/** Establishment treatments (docs/treatments.md), taken by both survival collections. */
+export const TREATMENT_PARAMETERS = [
+  'vegetation_control',
+  'animal_protection',
+  'stock_type',
+  'shade',
+] as const satisfies readonly (typeof TREATMENT_NAMES)[number][]
 /** What the survival collection takes: its items and its single features alike. */
-export const SURVIVAL_PARAMETERS = ['species', 'method', 'period', 'scenario', 'model_version'] as const
+export const SURVIVAL_PARAMETERS = [
+  'species',
+  'method',
+  'period',
+  'scenario',
+  'model_version',
+  ...TREATMENT_PARAMETERS,
+] as const
 /** What the survival-hexagons collection takes (a map is of one species, method, horizon and cell size). */
 export const HEXAGON_PARAMETERS = [
   'species',
@@ -30,6 +46,7 @@ export const HEXAGON_PARAMETERS = [
   'period',
   'scenario',
   'model_version',
+  ...TREATMENT_PARAMETERS,
 ] as const
 const TEXT_MAX = 100
 const OFFSET_MAX = 1e12
@@ -66,6 +83,19 @@ export function textParameter(params: URLSearchParams, name: string, max = TEXT_
   if (value.length === 0) throw invalid(name, 'is empty')
   if (value.length > max) throw invalid(name, `is longer than ${max} characters`)
   return value
+}
+
+/** The treatments the query names, each checked for its value; undefined when it names none. */
+export function treatmentParameters(params: URLSearchParams): TreatmentsRequest | undefined {
+  const named: Record<string, string> = {}
+  for (const name of TREATMENT_NAMES) {
+    const value = params.get(name)
+    if (value === null) continue
+    const checked = TREATMENT_FIELDS[name].safeParse(value)
+    if (!checked.success) throw invalid(name, checked.error.issues[0]?.message ?? 'is invalid')
+    named[name] = value
+  }
+  return treatmentsOfFields(named)
 }
 
 export function modelVersionParameter(params: URLSearchParams): string | null {

@@ -10,6 +10,7 @@ import { reportRequest, reportResponse } from './report-response.ts'
 import { JobModelQuery, JobReportQuery } from './request-schemas.ts'
 import type { KeyedRoute, RestDeps, RestResponse } from './route.ts'
 import { streamedUpload } from './streamed-upload.ts'
+import { takeTreatments } from './treatment-query.ts'
 
 const CONTENT_TYPES: Record<JobFormat, string> = {
   csv: 'text/csv; charset=utf-8',
@@ -164,10 +165,12 @@ export const JOB_ROUTES: readonly KeyedRoute[] = [
     streamedBody: true,
     async handle(req, url, deps, admission) {
       let charged = admission
-      // model_version chooses the job's model; the other parameters are a GeoJSON upload's defaults.
+      // model_version chooses the job's model, the treatments are every row's defaults (any format); the
+      // other parameters are a GeoJSON upload's defaults.
       const defaults = new URLSearchParams(url.searchParams)
       const version = defaults.get('model_version')
       defaults.delete('model_version')
+      const treatments = takeTreatments(defaults)
       const modelVersion =
         version === null
           ? undefined
@@ -180,6 +183,7 @@ export const JOB_ROUTES: readonly KeyedRoute[] = [
           if (cost > 1) charged = await deps.access.charge(admission, cost - 1)
         },
         modelVersion,
+        treatments,
       )
       return {
         status: 202,

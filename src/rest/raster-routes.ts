@@ -13,6 +13,7 @@ import {
   type SurvivalRaster,
   type SurvivalRasterService,
 } from '../domain/rasters/survival-raster-service.ts'
+import { TREATMENT_FIELDS, treatmentsOfFields } from '../domain/treatment-fields.ts'
 import type { RequestContext } from '../observability/request-context.ts'
 import type { Horizon } from '../types.ts'
 import { dataVersionHeaders } from './data-version-header.ts'
@@ -42,6 +43,7 @@ const RasterQuery = z.strictObject({
     .transform(Number)
     .pipe(z.number().min(RASTER_RESOLUTION_MIN, RESOLUTION_RULE).max(RASTER_RESOLUTION_MAX, RESOLUTION_RULE))
     .optional(),
+  ...TREATMENT_FIELDS,
 })
 
 /** The query string's parameters; one given twice is refused rather than read one way or the other. */
@@ -140,6 +142,7 @@ async function rasterOrder(
       plantingMethod: query.method,
       horizon: query.horizon,
       climate,
+      treatments: treatmentsOfFields(query),
       resolution: query.resolution ?? RASTER_RESOLUTION_DEFAULT,
     },
     model,

@@ -56,6 +56,7 @@ import { type RedisConnection, redisTarget } from '../redis/connection.ts'
 import { createRestHandler, streamsBody } from '../rest/router.ts'
 import type { SurvivalModel } from '../types.ts'
 import { fitInThread } from './calibration-thread.ts'
+import { explorerCostDefaults } from './explorer-costs.ts'
 import { wireGis } from './gis.ts'
 import { createJobRuntime, type JobConfig } from './job-runtime.ts'
 import { wireKeyMail } from './key-mail.ts'
@@ -340,6 +341,7 @@ export function createApp(options: AppOptions): App {
     surveyUploads: surveyUploads.uploads,
     surveyUploadTickets: surveyUploads.tickets,
     reportLinks,
+    jobs: jobRuntime.jobs,
     models,
     calibrations,
     defaultVersions,
@@ -399,6 +401,7 @@ export function createApp(options: AppOptions): App {
                 species: SPECIES.map((species) => ({ code: species.code, commonName: species.commonName })),
                 demoKey: options.demoKey ?? null,
                 searchRadiusKm: config.SEARCH_RADIUS_KM,
+                costDefaults: explorerCostDefaults(),
               },
               logger,
             }),

@@ -113,6 +113,10 @@ describe('the documents (free, no key)', () => {
       'period',
       'scenario',
       'model_version',
+      'vegetation_control',
+      'animal_protection',
+      'stock_type',
+      'shade',
     ])
     expect(names('/collections/sites/items')).toEqual([
       'limit',

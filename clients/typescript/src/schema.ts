@@ -285,11 +285,14 @@ export interface paths {
          *     - `Content-Type: text/csv` (UTF-8, RFC 4180): a header row naming `latitude`, `longitude`,
          *       `species_code`, `planting_method` in any order (case-insensitive), optionally `horizons`
          *       (any of `1|3|5`, empty for all three), `id`, `period` and `scenario` (the row's climate; an
-         *       empty cell is no value); other columns are kept and echoed in the results. Rows are
+         *       empty cell is no value), `vegetation_control`, `animal_protection`, `stock_type` and `shade`
+         *       (the row's treatments; an empty cell takes the job's default); other columns are kept and
+         *       echoed in the results. Rows are
          *       numbered from 1 (the first row after the header).
          *     - `Content-Type: application/x-ndjson`: one JSON object per line, a `POST /v1/predict` body
          *       plus an optional `id` (string or integer); its climate as the body's `climate` or as
-         *       `period` and `scenario` fields (not both). Blank lines are skipped.
+         *       `period` and `scenario` fields (not both); its treatments as the body's `treatments` or as
+         *       flat `vegetation_control`… fields (not both). Blank lines are skipped.
          *     - `Content-Type: application/geo+json`: an RFC 7946 `FeatureCollection` (`JobFeatureCollection`),
          *       a planting programme from a GIS. A `Point` feature is a prediction, its properties those of a
          *       `POST /v1/predict` body; a `Polygon` or `MultiPolygon` feature is a stand, planned as
@@ -313,12 +316,25 @@ export interface paths {
          *     feature's own `species_mix` or `species_code` replaces the default `species_code`, its own
          *     density (either unit) both density defaults, and its own climate (`period`, `scenario` or
          *     `climate`) the climate defaults; a `climate` object given with `period` or `scenario` fails the
-         *     feature. CSV and NDJSON uploads ignore the query string.
+         *     feature. CSV and NDJSON uploads ignore the query string, but for `model_version` and the
+         *     treatments.
          *
          *     **Climate** (see `ClimateInput`): a row naming no climate, or the period `1991_2020` without a
          *     scenario, is scored for today's climate, exactly as a row without those columns; a row naming
          *     a future period with a scenario, for the site projected into it. Rows with and without a
          *     climate mix in one upload, and a climate does not change the cost.
+         *
+         *     **Treatments** (see `TreatmentsInput`, docs/jobs.md): the query parameters
+         *     `vegetation_control`, `animal_protection`, `stock_type` and `shade` are every row's defaults,
+         *     in any format (a bad value fails the whole upload with `400 invalid_request`, before the body
+         *     is read); a row's own value (a CSV column, an NDJSON or feature field, or `treatments`) wins,
+         *     value by value, `none` included; an empty cell or null takes the default. A bad value fails
+         *     its row alone (`invalid_request`, `vegetation_control must be one of …`); a treatment that does
+         *     not apply to drone seeding, the row's own or a default, fails that row with
+         *     `invalid_treatment`. A job without treatments, or with only `none`, answers byte for byte as
+         *     before. Stands are planned with their treatments as `POST /v1/plans/stocking` plans them. The
+         *     defaults are kept with the job; the results do not repeat them (a CSV echoes its own columns,
+         *     a GeoJSON feature its own properties).
          *
          *     A row that breaks a rule (missing or mistyped value, out-of-range coordinates, bad horizons,
          *     wrong number of cells, a line that is not JSON, a climate given both ways) fails alone, with
@@ -522,7 +538,13 @@ export interface paths {
          *     Checks after the query's shape (`400 invalid_request` naming the parameter: an unknown or
          *     repeated parameter, a missing `species`, `method` or `horizon`, a bad value): model version
          *     (`422 invalid_model_version`) → species (`422 invalid_species`) → method
-         *     (`422 invalid_method`) → climate (`422 invalid_climate`, as `climate` in `POST /v1/predict`).
+         *     (`422 invalid_method`) → climate (`422 invalid_climate`, as `climate` in `POST /v1/predict`)
+         *     → treatments (`422 invalid_treatment` for one drone seeding does not take).
+         *
+         *     **Treatments**: `vegetation_control`, `animal_protection`, `stock_type` and `shade` (as
+         *     `TreatmentsInput`) draw the treated survival at every pixel; the file name and metadata then
+         *     name them, and the raster is cached apart. Without them, or with only `none`, the raster is
+         *     byte for byte the untreated one.
          */
         get: operations["getSurvivalRaster"];
         put?: never;
@@ -687,14 +709,16 @@ export interface paths {
          *
          *     - `Content-Type: text/csv` (UTF-8, RFC 4180): a header naming `plot_id`, `latitude`,
          *       `longitude`, `species_code`, `planting_method`, `planted_on`, `surveyed_on`, `planted`
-         *       and `alive` in any order (case-insensitive), optionally `plot_area_m2` and `protocol`; an
-         *       empty optional cell is no value. Other columns are ignored and named in
+         *       and `alive` in any order (case-insensitive), optionally `plot_area_m2`, `protocol` and the
+         *       treatments `vegetation_control`, `animal_protection`, `stock_type` and `shade` (as a plot's
+         *       `treatments`); an empty optional cell is no value. Other columns are ignored and named in
          *       `ignored_columns`. Rows are numbered from 1, the first row after the header.
          *     - `Content-Type: application/x-ndjson`: one plot per line, a JSON object as in
          *       `POST /v1/surveys`. Rows are numbered by line; blank lines are skipped.
          *     - `Content-Type: application/geo+json`: an RFC 7946 `FeatureCollection` of `Point`
          *       features, the position the plot's, its other fields the feature's `properties`
-         *       (without `latitude` or `longitude`). Rows are numbered by feature, from 1.
+         *       (without `latitude` or `longitude`; treatments flat as in CSV, or as `treatments`, not
+         *       both). Rows are numbered by feature, from 1.
          *     - `Content-Encoding: gzip` is accepted. At most 512 MiB of (unzipped) body.
          *
          *     **Atomic.** Valid rows are stored together when the body has been read, and only then:
@@ -755,9 +779,9 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The token of a link GraphQL's `reportLink` handed out (on `compareMethods`, `speciesRanking` and
-                 *     `stockingPlan`): a base64url payload, a dot and a base64url HMAC-SHA-256, at most 4,096
-                 *     characters in all.
+                 * @description The token of a link GraphQL's `reportLink` handed out (on `compareMethods`, `speciesRanking`,
+                 *     `stockingPlan`, a succeeded `job` and `surveyReport`): a base64url payload, a dot and a
+                 *     base64url HMAC-SHA-256, at most 4,096 characters in all.
                  */
                 token: string;
             };
@@ -767,7 +791,10 @@ export interface paths {
          * The PDF report of a GraphQL answer, by its signed link
          * @description The PDF report of a method comparison, a species ranking or a stocking plan that a GraphQL
          *     client asked for with `reportLink(language, paper)`: the same document `POST` with
-         *     `Accept: application/pdf` answers for the same request (docs/reports.md). No `X-API-Key`: the
+         *     `Accept: application/pdf` answers for the same request (docs/reports.md). A finished job's
+         *     link (`job(id) { reportLink }`) answers what `GET /v1/jobs/{id}/report.pdf` does, and the
+         *     survey check's (`surveyReport { reportLink }`) what `GET /v1/surveys/report` does for the same
+         *     filter and model version, both read as the account that asked when the link is fetched. No `X-API-Key`: the
          *     link's token is the credential. It is signed by the server (HMAC-SHA-256) and holds the
          *     operation's exact request, the model version that answered it (the report is made with that
          *     version again, whatever the account's default is by then), the key and account that asked,
@@ -1506,6 +1533,18 @@ export interface components {
             /** @enum {string|null} */
             site_class?: "I-III" | "IV-V" | "VI" | null;
             target_trees_per_acre?: number | null;
+            /**
+             * @description The feature's treatments, flat (or as `treatments`, not both); absent or null takes the job's default (see `TreatmentsInput`).
+             * @enum {string|null}
+             */
+            vegetation_control?: "none" | "site_prep" | "release_1yr" | "release_2yr" | "site_prep_release_1yr" | "site_prep_release_2yr" | null;
+            /** @enum {string|null} */
+            animal_protection?: "none" | "mesh_tubes" | null;
+            /** @enum {string|null} */
+            stock_type?: "bareroot" | "container" | null;
+            /** @enum {string|null} */
+            shade?: "none" | "shade_cards" | null;
+            treatments?: components["schemas"]["TreatmentsInput"];
         } & {
             [key: string]: unknown;
         };
@@ -1655,6 +1694,43 @@ export interface components {
             /** @example ssp245 */
             scenario?: string | null;
         } | null;
+        CalibratedTreatmentEffect: {
+            /** @description The effect's id in the treatments data. */
+            effect_id: string;
+            /** @description The treatment, e.g. `animal_protection`. */
+            treatment: string;
+            /** @description The values of the treatment this effect is. */
+            values: string[];
+            /** @description The model factors it acts on. */
+            factors: string[];
+            /**
+             * @description The reference's status for the effect.
+             * @enum {string|null}
+             */
+            evidence: "published" | "synthesis" | "assumption" | null;
+            /**
+             * @description `estimated`: the plots informed it; `prior`: the reference's share is kept (`note` says why).
+             * @enum {string}
+             */
+            status: "estimated" | "prior";
+            /** @description Plots it acted on (its factor active there). */
+            plots: number;
+            prior: {
+                mean: number;
+                sd: number;
+            };
+            posterior: {
+                /** @description The share this version applies. */
+                mean: number;
+                sd: number;
+                /** @description The central interval at `interval_level`, each end within [0, 1]. */
+                interval: number[];
+            };
+            /** @description (posterior mean − prior mean) ÷ prior SD. */
+            moved: number;
+            /** @description Why the prior is kept; null when estimated. */
+            note: string | null;
+        };
         /**
          * @description Establishment treatments (docs/treatments.md), each optional; absent, `null`, `{}` or only
          *     `none` values: untreated, and the answer is exactly the one without `treatments`. Each removes
@@ -2953,6 +3029,13 @@ export interface components {
                 z: number;
                 p: number;
             } | null;
+            /**
+             * @description The treatment effects the plots carried (docs/treatments.md → Field data): each one's share
+             *     r of its factors' penalty as the reference gives it (the prior), as the plots left it (the
+             *     posterior, which this version applies), and how far they moved it. Empty when no plot had a
+             *     treatment with an effect.
+             */
+            treatment_effects: components["schemas"]["CalibratedTreatmentEffect"][];
             /** @description What to keep in mind (terms that kept the parent's assumption, plots left out, an age trend). */
             notes: string[];
             /** @description Reasons not to use the version (it predicts no better than its parent on plots it did not see). */
@@ -3266,6 +3349,13 @@ export interface components {
             plot_area_m2?: number | null;
             /** @description The survey's protocol, e.g. `or_fpa_stocking` or `vm0047`; optional. */
             protocol?: string | null;
+            /**
+             * @description The establishment treatments the plot had, as a prediction takes them; optional. The kept
+             *     prediction is then the treated one, and a calibration can estimate the effects from plots
+             *     that differ in them (docs/treatments.md). A treatment that does not apply to drone seeding
+             *     is `422 invalid_treatment` naming the plot (`details.index`, `details.field`).
+             */
+            treatments?: components["schemas"]["TreatmentsInput"];
         };
         /** @description One survey of a plot as kept, `(plot_id, surveyed_on)`. */
         SurveyPlot: {
@@ -3290,6 +3380,8 @@ export interface components {
             observed_survival: components["schemas"]["Probability"];
             plot_area_m2: number | null;
             protocol: string | null;
+            /** @description The treatments the plot had, the ones named, as sent; `null` when it named none. */
+            treatments: components["schemas"]["TreatmentsInput"];
             /** @description Whole days from `planted_on` to `surveyed_on`, in years of 365.25 days. */
             age_years: number;
             /**
@@ -3343,7 +3435,7 @@ export interface components {
              * @description The code `POST /v1/surveys` answers the same plot with.
              * @enum {string}
              */
-            code: "invalid_request" | "invalid_json" | "invalid_species" | "invalid_method" | "outside_coverage" | "no_nearby_data";
+            code: "invalid_request" | "invalid_json" | "invalid_species" | "invalid_method" | "outside_coverage" | "no_nearby_data" | "invalid_treatment";
             /** @example must be at most planted (38) */
             reason: string;
         };
@@ -3564,6 +3656,21 @@ export interface components {
                 index: components["schemas"]["SurveyPlotIndex"];
                 /** @constant */
                 field: "latitude";
+            };
+        };
+        /** @description A plot's treatment that does not apply to drone seeding, as a prediction refuses it (`InvalidTreatmentError`). */
+        SurveyInvalidTreatmentError: {
+            /** @constant */
+            code: "invalid_treatment";
+            message: string;
+            details: {
+                /** @enum {string} */
+                treatment: "vegetation_control" | "animal_protection" | "stock_type" | "shade";
+                value: string;
+                planting_method: components["schemas"]["PlantingMethod"];
+                index: components["schemas"]["SurveyPlotIndex"];
+                /** @enum {string} */
+                field: "treatments.vegetation_control" | "treatments.animal_protection" | "treatments.stock_type" | "treatments.shade";
             };
         };
         SurveyLimitReachedError: {
@@ -4440,8 +4547,9 @@ export interface components {
          * @description The prediction's refusal of a plot, with the prediction's details plus the plot's position in
          *     `plots` (`details.index`, from 0) and the field it is about (`details.field`):
          *     `invalid_species` (`species_code`), `invalid_method` (`planting_method`), `outside_coverage`
-         *     (`latitude`: outside Oregon/Washington) or `no_nearby_data` (`latitude`: in coverage, no data
-         *     point within the search radius). Nothing is stored.
+         *     (`latitude`: outside Oregon/Washington), `no_nearby_data` (`latitude`: in coverage, no data
+         *     point within the search radius) or `invalid_treatment` (`treatments.<name>`: a treatment drone
+         *     seeding does not take). Nothing is stored.
          */
         SurveyUnprocessable: {
             headers: {
@@ -4471,7 +4579,7 @@ export interface components {
                  *     }
                  */
                 "application/json": {
-                    error: components["schemas"]["SurveyInvalidSpeciesError"] | components["schemas"]["SurveyInvalidMethodError"] | components["schemas"]["SurveyOutsideCoverageError"] | components["schemas"]["SurveyNoNearbyDataError"];
+                    error: components["schemas"]["SurveyInvalidSpeciesError"] | components["schemas"]["SurveyInvalidMethodError"] | components["schemas"]["SurveyOutsideCoverageError"] | components["schemas"]["SurveyNoNearbyDataError"] | components["schemas"]["SurveyInvalidTreatmentError"];
                 };
             };
         };
@@ -4670,6 +4778,14 @@ export interface components {
         };
     };
     parameters: {
+        /** @description Establishment treatment (see `TreatmentsInput`): vegetation control at every site; absent: untreated. */
+        VegetationControl: "none" | "site_prep" | "release_1yr" | "release_2yr" | "site_prep_release_1yr" | "site_prep_release_2yr";
+        /** @description Establishment treatment (see `TreatmentsInput`): protection against browse; hand planting only. */
+        AnimalProtection: "none" | "mesh_tubes";
+        /** @description Establishment treatment (see `TreatmentsInput`): nursery stock; hand planting only. */
+        StockType: "bareroot" | "container";
+        /** @description Establishment treatment (see `TreatmentsInput`): shade cards; hand planting only. */
+        Shade: "none" | "shade_cards";
         /**
          * @description The paper of a PDF report (`Accept: application/pdf`): `a4` or `letter`. Absent, the region of the
          *     first `Accept-Language` tag decides (US Letter in the regions the Unicode CLDR lists for it: US,
@@ -5354,6 +5470,14 @@ export interface operations {
                 site_class?: components["schemas"]["SiteClass"];
                 /** @description GeoJSON uploads: a custom target, trees per acre, for a stand that names none. */
                 target_trees_per_acre?: number;
+                /** @description Establishment treatment (see `TreatmentsInput`): vegetation control at every site; absent: untreated. */
+                vegetation_control?: components["parameters"]["VegetationControl"];
+                /** @description Establishment treatment (see `TreatmentsInput`): protection against browse; hand planting only. */
+                animal_protection?: components["parameters"]["AnimalProtection"];
+                /** @description Establishment treatment (see `TreatmentsInput`): nursery stock; hand planting only. */
+                stock_type?: components["parameters"]["StockType"];
+                /** @description Establishment treatment (see `TreatmentsInput`): shade cards; hand planting only. */
+                shade?: components["parameters"]["Shade"];
                 /**
                  * @description Any upload: the model version every row is scored with, one of `GET /v1/models`; absent:
                  *     the account's default when the job is uploaded (`PUT /v1/models/default`; unless the
@@ -5711,6 +5835,14 @@ export interface operations {
                 period?: string;
                 /** @description An emission scenario (`ssp245`, `ssp370`, `ssp585`) with a future `period`. */
                 scenario?: string;
+                /** @description Establishment treatment (see `TreatmentsInput`): vegetation control at every site; absent: untreated. */
+                vegetation_control?: components["parameters"]["VegetationControl"];
+                /** @description Establishment treatment (see `TreatmentsInput`): protection against browse; hand planting only. */
+                animal_protection?: components["parameters"]["AnimalProtection"];
+                /** @description Establishment treatment (see `TreatmentsInput`): nursery stock; hand planting only. */
+                stock_type?: components["parameters"]["StockType"];
+                /** @description Establishment treatment (see `TreatmentsInput`): shade cards; hand planting only. */
+                shade?: components["parameters"]["Shade"];
                 /** @description A version of `GET /v1/models`; absent, the account's default. */
                 model_version?: string;
                 /** @description Degrees per pixel, along both axes (a decimal number with at most 4 decimals). */
@@ -5794,8 +5926,9 @@ export interface operations {
             416: components["responses"]["RangeNotSatisfiable"];
             /**
              * @description `invalid_model_version` (a `model_version` this key's account cannot use),
-             *     `invalid_species`, `invalid_method` (neither `manual` nor `drone_seeded`) or
-             *     `invalid_climate` (`period` and `scenario` naming no known future).
+             *     `invalid_species`, `invalid_method` (neither `manual` nor `drone_seeded`),
+             *     `invalid_climate` (`period` and `scenario` naming no known future) or
+             *     `invalid_treatment` (a treatment drone seeding does not take).
              */
             422: {
                 headers: {
@@ -5811,7 +5944,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        error: components["schemas"]["InvalidModelVersionError"] | components["schemas"]["InvalidSpeciesError"] | components["schemas"]["InvalidMethodError"] | components["schemas"]["InvalidClimateError"];
+                        error: components["schemas"]["InvalidModelVersionError"] | components["schemas"]["InvalidSpeciesError"] | components["schemas"]["InvalidMethodError"] | components["schemas"]["InvalidClimateError"] | components["schemas"]["InvalidTreatmentError"];
                     };
                 };
             };
@@ -5934,6 +6067,7 @@ export interface operations {
                      *           "observed_survival": 0.775,
                      *           "plot_area_m2": null,
                      *           "protocol": "or_fpa_stocking",
+                     *           "treatments": null,
                      *           "age_years": 3.039014373716632,
                      *           "predicted_survival": 0.8142,
                      *           "model_version": "0.2",
@@ -6231,9 +6365,9 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The token of a link GraphQL's `reportLink` handed out (on `compareMethods`, `speciesRanking` and
-                 *     `stockingPlan`): a base64url payload, a dot and a base64url HMAC-SHA-256, at most 4,096
-                 *     characters in all.
+                 * @description The token of a link GraphQL's `reportLink` handed out (on `compareMethods`, `speciesRanking`,
+                 *     `stockingPlan`, a succeeded `job` and `surveyReport`): a base64url payload, a dot and a
+                 *     base64url HMAC-SHA-256, at most 4,096 characters in all.
                  */
                 token: string;
             };
@@ -6296,6 +6430,18 @@ export interface operations {
                      */
                     "application/json": {
                         error: components["schemas"]["InvalidReportLinkError"] | components["schemas"]["KeyInactiveError"];
+                    };
+                };
+            };
+            /** @description `not_found`: a job link's job was deleted or purged since the link was handed out. */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: components["schemas"]["NotFoundError"];
                     };
                 };
             };

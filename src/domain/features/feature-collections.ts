@@ -15,6 +15,7 @@ import type { SitePages } from '../ports.ts'
 import type { SurvivalCell, SurvivalMap, SurvivalMapRequest } from '../prediction-types.ts'
 import { SPECIES } from '../species.ts'
 import type { SurvivalMapService } from '../survival-map.ts'
+import { type AppliedTreatments, TREATMENTS, type TreatmentsRequest } from '../treatments.ts'
 
 /*
  * The data behind OGC API – Features (src/ogc translates): the active sites, and survival at every
@@ -54,6 +55,8 @@ export interface SurvivalQuery extends ItemsQuery {
   method: string | null
   climate: ClimateRequest | null
   model: SurvivalModel
+  /** Establishment treatments at every site; absent, null or all `none`: untreated. */
+  treatments?: TreatmentsRequest | null
 }
 
 export interface FeaturePage<Feature> {
@@ -98,6 +101,8 @@ export interface SurvivalFeature {
   /** null: today's climate. */
   climate: ClimateFuture | null
   modelVersion: string
+  /** The treatments applied; absent when untreated. */
+  treatments?: AppliedTreatments
 }
 
 /** A species and a method: what a survival feature is of, besides its site. */
@@ -146,11 +151,16 @@ export class FeatureCollections {
     return this.sites.one(id)
   }
 
-  /** species and method first, then the climate (the order predict checks them in), then the sites. */
+  /**
+   * species and method first, then the climate and the treatments (the order predict checks them in),
+   * then the sites. Over both methods, a treatment only hand planting takes is invalid_treatment (ask
+   * for method manual).
+   */
   async survivalPage(query: SurvivalQuery): Promise<FeaturePage<SurvivalFeature>> {
     const combinations = combinationsOf(query.species, query.method)
     const climate = CLIMATE_FUTURES.resolve(query.climate)
-    const evaluate = survivalAt(query.model, climate)
+    const methods = [...new Set(combinations.map((c) => c.method))]
+    const evaluate = survivalAt(query.model, climate, treatmentsByMethod(query.treatments, methods))
     return this.paged(query, combinations.length, (site, from, to) =>
       combinations.slice(from, to).map((combination) => evaluate(site, combination)),
     )
@@ -161,15 +171,17 @@ export class FeatureCollections {
     featureId: string,
     climateRequest: ClimateRequest | null,
     model: SurvivalModel,
+    treatmentsRequest?: TreatmentsRequest | null,
   ): Promise<{ feature: SurvivalFeature | null; dataVersion: string | null }> {
     const climate = CLIMATE_FUTURES.resolve(climateRequest)
     const parts = SURVIVAL_ID.exec(featureId)?.groups
     const species = SPECIES.find((s) => s.code === parts?.species)
     const method = PLANTING_METHODS.find((m) => m === parts?.method)
     if (!parts || !species || !method) return { feature: null, dataVersion: null }
+    const treatments = treatmentsByMethod(treatmentsRequest, [method])
     const { site, dataVersion } = await this.sites.one(Number(parts.site))
     if (!site) return { feature: null, dataVersion }
-    return { feature: survivalAt(model, climate)(site, { species, method }), dataVersion }
+    return { feature: survivalAt(model, climate, treatments)(site, { species, method }), dataVersion }
   }
 
   /**
@@ -232,12 +244,32 @@ function combinationsOf(speciesCode: string | null, methodName: string | null): 
   return species.flatMap((s) => methods.map((method) => ({ species: s, method })))
 }
 
+type TreatmentsByMethod = Partial<Record<PlantingMethod, AppliedTreatments>>
+
+/** The treatments resolved for each method (none where untreated). */
+function treatmentsByMethod(
+  request: TreatmentsRequest | null | undefined,
+  methods: readonly PlantingMethod[],
+): TreatmentsByMethod {
+  const resolved: TreatmentsByMethod = {}
+  for (const method of methods) {
+    const applied = TREATMENTS.resolve(request, method)
+    if (applied) resolved[method] = applied
+  }
+  return resolved
+}
+
 /** The model at a site (projected into the climate, if any) for one combination, at every horizon. */
-function survivalAt(model: SurvivalModel, climate: ClimateFuture | null) {
+function survivalAt(
+  model: SurvivalModel,
+  climate: ClimateFuture | null,
+  treatments: TreatmentsByMethod = {},
+) {
   const projected = new ProjectedSite()
   return (site: Site, { species, method }: Combination): SurvivalFeature => {
     const attributes = climate ? CLIMATE_FUTURES.projectSite(site, climate, projected) : site
-    const [one, three, five] = model.predict(attributes, species, method, HORIZONS)
+    const applied = treatments[method]
+    const [one, three, five] = model.predict(attributes, species, method, HORIZONS, applied?.modelEffects)
     if (!one || !three || !five) throw new Error(`the model gave no prediction for ${species.code}`)
     return {
       site,
@@ -246,6 +278,7 @@ function survivalAt(model: SurvivalModel, climate: ClimateFuture | null) {
       survival: [one.survivalProbability, three.survivalProbability, five.survivalProbability],
       climate,
       modelVersion: model.version,
+      ...(applied ? { treatments: applied } : {}),
     }
   }
 }

@@ -16,9 +16,12 @@ import type { PredictionService } from '../prediction-service.ts'
 import type { BatchItemResult } from '../prediction-types.ts'
 import type { StockingPlanService } from '../stocking/stocking-service.ts'
 import type { StreamedUpload } from '../streamed-upload.ts'
+import { fieldsOfTreatments, treatmentsOfFields } from '../treatment-fields.ts'
+import type { TreatmentsRequest } from '../treatments.ts'
 import type { FeatureOutcome, InputRow, JobFileFormats } from './file-formats.ts'
 import { type JobResultsSummary, JobResultsTally } from './job-results-summary.ts'
 import { DEFAULT_JOB_SETTINGS, type JobSettings } from './job-settings.ts'
+import { withJobTreatments } from './job-treatments.ts'
 
 /** The tiers that may run jobs: portfolio work is mycel's and hypha's. */
 const JOB_TIERS: readonly TierName[] = ['mycel', 'hypha']
@@ -129,12 +132,17 @@ export class JobService {
     charge: (requests: number) => Promise<void>,
     /** The model version every row is scored with (model_version); absent, the account's default. */
     modelVersion?: string,
+    /** Treatments for every row that does not name its own (docs/jobs.md → Treatments). */
+    treatments?: TreatmentsRequest,
   ) {
     if (!JOB_TIERS.includes(owner.tier.name)) throw apiError('jobs_not_in_tier', { tier: owner.tier.name })
     const model: ModelInfo = this.models
       ? await this.models.resolve(owner.accountId, modelVersion)
       : this.predictions.model
     const id = newJobId()
+    const treatmentDefaults = fieldsOfTreatments(treatments)
+    // Only the treatments named: none named leaves every row, and the stored job, as before treatments.
+    const rowDefaults = treatmentsOfFields(treatmentDefaults)
     let created = false
     let chunks = 0
     try {
@@ -150,11 +158,12 @@ export class JobService {
         chunk = []
         chunkText = ''
       }
-      for await (const item of rows) {
-        if ('columns' in item) {
-          columns = item.columns
+      for await (const read of rows) {
+        if ('columns' in read) {
+          columns = read.columns
           continue
         }
+        const item = withJobTreatments(read, rowDefaults)
         if (!created) {
           await this.store.create({
             id,
@@ -164,7 +173,10 @@ export class JobService {
             format: upload.format,
             columns: columns ?? [],
             modelVersion: model.version,
-            defaults: upload.format === 'geojson' ? { ...upload.defaults } : {},
+            defaults: {
+              ...(upload.format === 'geojson' ? upload.defaults : {}),
+              ...treatmentDefaults,
+            },
             chunkRows: this.settings.chunkRows,
             expiresAt: new Date(this.now().getTime() + this.settings.ttlMs),
           })

@@ -1,5 +1,6 @@
 import type { Horizon, ModelInfo, PlantingMethod, Species } from '../../types.ts'
 import { BASELINE_PERIOD, CLIMATE_FUTURES, type ClimateFuture } from '../climate.ts'
+import type { AppliedTreatments } from '../treatments.ts'
 
 /** What one survival raster shows: everything but the site table it was drawn from. */
 export interface RasterSubject {
@@ -9,12 +10,20 @@ export interface RasterSubject {
   /** null: today's climate. */
   climate: ClimateFuture | null
   model: ModelInfo
+  /** Establishment treatments at every pixel; absent or null: untreated. */
+  treatments?: AppliedTreatments | null
+}
+
+/** The treatments with an effect, as `name=value` (untreated: none). */
+function treatedValues(subject: RasterSubject): string[] {
+  return (subject.treatments?.effects ?? []).map((effect) => `${effect.treatment}=${effect.value}`)
 }
 
 /** The file name a download is offered under, e.g. survival-PSME-manual-5y-2041-2070-ssp245.tif. */
 export function rasterFileName(subject: RasterSubject): string {
   const climate = subject.climate ? `-${subject.climate.period}-${subject.climate.scenario}` : ''
-  return `survival-${subject.species.code}-${subject.method}-${subject.horizon}y${climate}.tif`
+  const treated = (subject.treatments?.effects ?? []).map((effect) => `-${effect.value}`).join('')
+  return `survival-${subject.species.code}-${subject.method}-${subject.horizon}y${climate}${treated}.tif`
 }
 
 /**
@@ -26,6 +35,7 @@ export function rasterMetadata(
   made: { dataVersion: string | null; searchRadiusKm: number; resolution: number; nodata: number },
 ): Record<string, string> {
   const { species, method, horizon, climate, model } = subject
+  const treated = treatedValues(subject)
   return {
     pixel:
       `Probability (0 to 1) that a ${species.commonName} planted by the ${method} method is alive ` +
@@ -37,6 +47,9 @@ export function rasterMetadata(
     horizon_years: String(horizon),
     climate: climate ? `${climate.period} ${climate.scenario}` : `today (${BASELINE_PERIOD})`,
     ...(climate ? { climate_data_version: CLIMATE_FUTURES.dataVersion } : {}),
+    ...(treated.length > 0 && subject.treatments
+      ? { treatments: treated.join(', '), treatments_data_version: subject.treatments.dataVersion }
+      : {}),
     model_version: model.version,
     model: `${model.series} ${model.version} (${model.codename})`,
     site_data_version: made.dataVersion ?? 'none',

@@ -6,6 +6,8 @@ import { CLIMATE_FUTURES, type ClimateRequest } from '../climate.ts'
 import { invalidField } from '../errors.ts'
 import { COVERAGE_EXTENT } from '../features/feature-collections.ts'
 import type { MapSeries, SitesSnapshot, SurvivalMapService } from '../survival-map.ts'
+import { treatmentsKey } from '../treatment-fields.ts'
+import { TREATMENTS, type TreatmentsRequest } from '../treatments.ts'
 import { ByteBoundedCache } from './byte-bounded-cache.ts'
 import { gridOverBox, type PixelGrid } from './pixel-grid.ts'
 import { NO_SITE, PixelSiteFinder } from './pixel-sites.ts'
@@ -33,6 +35,8 @@ export interface SurvivalRasterRequest {
   plantingMethod: string
   horizon: Horizon
   climate: ClimateRequest | null
+  /** Establishment treatments at every pixel; absent, null or all `none`: untreated. */
+  treatments?: TreatmentsRequest | null
   /** Degrees per pixel. */
   resolution: number
 }
@@ -98,13 +102,14 @@ export class SurvivalRasterService {
   }
 
   /**
-   * Species, then method, then climate are checked (as predict checks them), then the site table's
-   * revision is read (one tiny query) to name the raster.
+   * Species, then method, climate and treatments are checked (as predict checks them), then the site
+   * table's revision is read (one tiny query) to name the raster.
    */
   async order(request: SurvivalRasterRequest, model: SurvivalModel): Promise<RasterOrder> {
     const species = resolveSpecies(request.speciesCode)
     const method = resolvePlantingMethod(request.plantingMethod)
     const climate = CLIMATE_FUTURES.resolve(request.climate)
+    const treatments = TREATMENTS.resolve(request.treatments, method)
     const { resolution, horizon } = request
     if (!(resolution >= RASTER_RESOLUTION_MIN && resolution <= RASTER_RESOLUTION_MAX))
       throw invalidField(
@@ -114,8 +119,9 @@ export class SurvivalRasterService {
       )
     const snapshot = await this.maps.sitesNow()
     this.follow(snapshot.revision)
-    const series: MapSeries = { species, method, horizon, climate, model }
+    const series: MapSeries = { species, method, horizon, climate, model, treatments }
     const climateKey = climate ? `${climate.period}:${climate.scenario}` : 'today'
+    const treated = treatmentsKey(treatments)
     const key = [
       snapshot.revision,
       model.version,
@@ -125,6 +131,8 @@ export class SurvivalRasterService {
       climateKey,
       resolution,
       this.options.searchRadiusKm,
+      // An untreated raster keeps the key it had before treatments.
+      ...(treated ? [treated] : []),
     ].join('|')
     return {
       key,

@@ -5,6 +5,7 @@ import { builder } from './builder.ts'
 import { PlantingMethodEnum, SpeciesRef } from './catalogue.ts'
 import { ClimateInput } from './climate.ts'
 import { MODEL_VERSION_ARG, ModelRef, modelVersionRule, pinnedModel } from './models.ts'
+import { AppliedTreatmentsRef, TREATMENTS_ARG, TreatmentsInput } from './treatments.ts'
 
 /** Whether the field being resolved selects `name` among its own fields (fragments included). */
 function selectsField(info: GraphQLResolveInfo, name: string): boolean {
@@ -93,6 +94,12 @@ const SurvivalMapRef = builder.objectRef<SurvivalMap>('SurvivalMap').implement({
       description: 'The future climate mapped (the climate argument); null for today’s climate',
       resolve: (m) => m.climate ?? null,
     }),
+    treatments: t.field({
+      type: AppliedTreatmentsRef,
+      nullable: true,
+      description: 'The treatments applied at every site (the treatments argument); null when untreated',
+      resolve: (m) => m.treatments ?? null,
+    }),
     model: t.field({ type: ModelRef, description: 'The model that answered', resolve: (m) => m.model }),
     generatedAt: t.field({
       type: 'DateTime',
@@ -135,6 +142,11 @@ builder.queryFields((t) => ({
         required: false,
         description:
           'The climate to map; absent or null: today’s. Under a future one each cell also gives changeFromToday (the map of today is computed too, and cached like any other)',
+      }),
+      treatments: t.arg({
+        type: TreatmentsInput,
+        required: false,
+        description: `${TREATMENTS_ARG}. Applied at every site; a treated map is cached apart from the untreated one`,
       }),
       modelVersion: t.arg.string({
         required: false,

@@ -20,6 +20,12 @@ export type CalibrationStatus =
   /** Its version is kept (model) */
   | 'SUCCEEDED';
 
+/** One candidate mix of an options search */
+export type CandidateMixInput = {
+  /** The species and their shares (1 to 20, shares summing to 1) */
+  speciesMix: Array<SpeciesShareInput>;
+};
+
 /** A climate to predict for, with the Seedlot Selection Tool’s identifiers: a future period (2011-2040, 2041-2070, 2071-2100) with an emission scenario (ssp245, ssp370, ssp585). Absent, null, or period 1991_2020 alone: today’s climate, exactly as without it. Any other combination is invalid_climate (422); climateScenarios lists the values */
 export type ClimateInput = {
   /** e.g. 2041-2070; 1991_2020 is today’s climate */
@@ -46,6 +52,17 @@ export type ComparisonInput = {
   treatments?: TreatmentsInput | null | undefined;
 };
 
+/** Where a cost figure stands: the reference’s statuses, or the request’s own figure */
+export type CostStatus =
+  /** A placeholder with no supporting source: not a finding */
+  | 'ASSUMPTION'
+  /** The request’s own figure */
+  | 'GIVEN'
+  /** Taken from its cited source */
+  | 'PUBLISHED'
+  /** Combined or inferred from several sources */
+  | 'SYNTHESIS';
+
 /** Cost figures replacing the defaults of data/costs.json, each optional (absent or null: the default). Each figure given is used exactly, with status GIVEN. See docs/costs.md */
 export type CostsInput = {
   /** The drone flight, USD per acre (0 to 100,000) */
@@ -65,6 +82,15 @@ export type CostsInput = {
   /** A tube installed, USD per tree (0 to 1,000) */
   tubesPerTree?: number | null | undefined;
 };
+
+/** Where a figure stands (the reference’s statuses) */
+export type EvidenceStatus =
+  /** A placeholder with no supporting source */
+  | 'ASSUMPTION'
+  /** Taken from its cited source */
+  | 'PUBLISHED'
+  /** Combined or inferred from several sources */
+  | 'SYNTHESIS';
 
 /** Which way a factor moves survival, relative to the model reference site */
 export type Impact =
@@ -86,6 +112,34 @@ export type PlantingMethod =
   | 'DRONE_SEEDED'
   /** Hand-planted seedlings installed by field crews */
   | 'MANUAL';
+
+/** An options search: exactly one of latitude + longitude or stand; exactly one of speciesMix or speciesMixes */
+export type PlantingOptionsInput = {
+  /** The climate to plan for; absent: today’s */
+  climate?: ClimateInput | null | undefined;
+  /** The confidence to meet the standard at, 0.5–0.99; default 0.9 */
+  confidence?: number | null | undefined;
+  /** Cost figures replacing the defaults (see CostsInput); absent: the defaults. The cost is answered either way */
+  costs?: CostsInput | null | undefined;
+  /** Latitude of a point */
+  latitude?: number | null | undefined;
+  /** Longitude of a point */
+  longitude?: number | null | undefined;
+  /** The densest planting an option may ask for, trees (drone: pods) per acre, 1 to 5000; default 5000 */
+  maxTreesPerAcre?: number | null | undefined;
+  /** The methods weighed; absent: both */
+  methods?: Array<PlantingMethod> | null | undefined;
+  /** The model version to answer with (see models); absent: the account’s default (setDefaultModel), else the current base version. One this key’s account cannot use is invalid_model_version */
+  modelVersion?: string | null | undefined;
+  /** One species mix */
+  speciesMix?: Array<SpeciesShareInput> | null | undefined;
+  /** Candidate mixes (1 to 10); an option names its mix by its index here */
+  speciesMixes?: Array<CandidateMixInput> | null | undefined;
+  /** A stand: a GeoJSON Polygon or MultiPolygon geometry, or a Feature holding one, as in stockingPlan */
+  stand?: unknown;
+  /** The treatment values weighed; absent: every combination (no stock type named) */
+  treatments?: TreatmentChoicesInput | null | undefined;
+};
 
 /** A seedling price for one species */
 export type SeedlingCostInput = {
@@ -172,6 +226,18 @@ export type SurveyFilterInput = {
   surveyedFrom?: string | null | undefined;
   /** Only surveys on or before this date, YYYY-MM-DD */
   surveyedTo?: string | null | undefined;
+};
+
+/** The treatment values an options search weighs, each a list (absent: every value, but no stock type named). Drone seeding takes only the vegetation control of each combination */
+export type TreatmentChoicesInput = {
+  /** Animal protection values to weigh */
+  animalProtection?: Array<AnimalProtection> | null | undefined;
+  /** Shade values to weigh */
+  shade?: Array<Shade> | null | undefined;
+  /** Stock types to weigh (absent: none named) */
+  stockType?: Array<StockType> | null | undefined;
+  /** Vegetation control values to weigh */
+  vegetationControl?: Array<VegetationControl> | null | undefined;
 };
 
 /** Establishment treatments, each optional (absent, null or NONE: untreated). Each removes a share of the penalty of the factor it acts on, so it does nothing where that factor is absent. Only vegetation control applies to drone seeding; the others are invalid_treatment (422) with it. See docs/treatments.md */
@@ -262,7 +328,18 @@ export type ExplorerStockingPlanQueryVariables = Exact<{
 }>;
 
 
-export type ExplorerStockingPlanQuery = { stockingPlan: { plantingMethod: PlantingMethod, plantedTreesPerAcre: number, plantedTreesPerHectare: number, confidence: number, meetsProbability: number, meetsAtConfidence: boolean, requiredTreesPerAcre: number | null, requiredTreesPerHectare: number | null, overplantingFactor: number | null, climatePeriod: string | null, climateScenario: string | null, notes: Array<string>, model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null }, rule: { id: string, name: string, citation: string, minimumTreesPerAcre: number, targetTreesPerAcre: number, customTarget: boolean, horizonYears: number, siteClass: string | null, hardwoodShareCap: number | null, verify: boolean, status: string }, horizons: Array<{ horizonYears: number, survivalProbability: number, expectedTreesPerAcre: number, lower: number, upper: number, bySpecies: Array<{ share: number, plantedTreesPerAcre: number, survivalProbability: number, expectedTreesPerAcre: number, countsInFull: boolean, species: { code: string, commonName: string } }> }>, site: { latitude: number, longitude: number, siteId: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, zone: string, state: string | null, siteClass: string } | null, stand: { areaHa: number, centroidLatitude: number, centroidLongitude: number, sitesInside: number, nearestSiteUsed: boolean, nearestSiteDistanceKm: number | null, state: string | null, siteClass: string, sites: Array<{ siteId: number, latitude: number, longitude: number }> } | null } | null, model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null } };
+export type ExplorerStockingPlanQuery = { stockingPlan: { plantingMethod: PlantingMethod, plantedTreesPerAcre: number, plantedTreesPerHectare: number, confidence: number, meetsProbability: number, meetsAtConfidence: boolean, requiredTreesPerAcre: number | null, requiredTreesPerHectare: number | null, overplantingFactor: number | null, climatePeriod: string | null, climateScenario: string | null, notes: Array<string>, model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null }, rule: { id: string, name: string, citation: string, minimumTreesPerAcre: number, targetTreesPerAcre: number, customTarget: boolean, horizonYears: number, siteClass: string | null, hardwoodShareCap: number | null, verify: boolean, status: string }, horizons: Array<{ horizonYears: number, survivalProbability: number, expectedTreesPerAcre: number, lower: number, upper: number, bySpecies: Array<{ share: number, plantedTreesPerAcre: number, survivalProbability: number, expectedTreesPerAcre: number, countsInFull: boolean, species: { code: string, commonName: string } }> }>, site: { latitude: number, longitude: number, siteId: number, matchedLatitude: number, matchedLongitude: number, matchDistanceKm: number, zone: string, state: string | null, siteClass: string } | null, stand: { areaHa: number, centroidLatitude: number, centroidLongitude: number, sitesInside: number, nearestSiteUsed: boolean, nearestSiteDistanceKm: number | null, state: string | null, siteClass: string, sites: Array<{ siteId: number, latitude: number, longitude: number }> } | null, treatments: { effects: Array<{ treatment: string, value: string, status: EvidenceStatus }> } | null, cost: { perAcre: number, horizonYears: number, establishedTreesPerAcre: number, perEstablishedTree: number | null, perEstablishedTreeLower: number | null, perEstablishedTreeUpper: number | null, intervalLevel: number, leastCertainStatus: CostStatus, parts: Array<{ item: string, speciesCode: string | null, unit: string, unitCost: number, quantity: number, perAcre: number, status: CostStatus, priceYear: number | null }> } } | null, model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null } };
+
+export type ExplorerPlanCostFragment = { perAcre: number, horizonYears: number, establishedTreesPerAcre: number, perEstablishedTree: number | null, perEstablishedTreeLower: number | null, perEstablishedTreeUpper: number | null, intervalLevel: number, leastCertainStatus: CostStatus, parts: Array<{ item: string, speciesCode: string | null, unit: string, unitCost: number, quantity: number, perAcre: number, status: CostStatus, priceYear: number | null }> };
+
+export type ExplorerPlantingOptionFragment = { plantingMethod: PlantingMethod, vegetationControl: string | null, animalProtection: string | null, stockType: string | null, shade: string | null, treesPerAcre: number, probability: number, meetsConfidence: boolean, leastCertainStatus: CostStatus, cost: { perAcre: number, horizonYears: number, establishedTreesPerAcre: number, perEstablishedTree: number | null, perEstablishedTreeLower: number | null, perEstablishedTreeUpper: number | null, intervalLevel: number, leastCertainStatus: CostStatus, parts: Array<{ item: string, speciesCode: string | null, unit: string, unitCost: number, quantity: number, perAcre: number, status: CostStatus, priceYear: number | null }> }, treatmentEffects: Array<{ treatment: string, value: string, status: EvidenceStatus }> };
+
+export type ExplorerPlantingOptionsQueryVariables = Exact<{
+  input: PlantingOptionsInput;
+}>;
+
+
+export type ExplorerPlantingOptionsQuery = { plantingOptions: { confidence: number, maxTreesPerAcre: number, candidates: number, notes: Array<string>, rule: { name: string, targetTreesPerAcre: number, horizonYears: number, status: string, verify: boolean }, options: Array<{ plantingMethod: PlantingMethod, vegetationControl: string | null, animalProtection: string | null, stockType: string | null, shade: string | null, treesPerAcre: number, probability: number, meetsConfidence: boolean, leastCertainStatus: CostStatus, cost: { perAcre: number, horizonYears: number, establishedTreesPerAcre: number, perEstablishedTree: number | null, perEstablishedTreeLower: number | null, perEstablishedTreeUpper: number | null, intervalLevel: number, leastCertainStatus: CostStatus, parts: Array<{ item: string, speciesCode: string | null, unit: string, unitCost: number, quantity: number, perAcre: number, status: CostStatus, priceYear: number | null }> }, treatmentEffects: Array<{ treatment: string, value: string, status: EvidenceStatus }> }>, cheapestFailing: { plantingMethod: PlantingMethod, vegetationControl: string | null, animalProtection: string | null, stockType: string | null, shade: string | null, treesPerAcre: number, probability: number, shortfall: number | null, leastCertainStatus: CostStatus, cost: { perAcre: number, horizonYears: number, establishedTreesPerAcre: number, perEstablishedTree: number | null, perEstablishedTreeLower: number | null, perEstablishedTreeUpper: number | null, intervalLevel: number, leastCertainStatus: CostStatus, parts: Array<{ item: string, speciesCode: string | null, unit: string, unitCost: number, quantity: number, perAcre: number, status: CostStatus, priceYear: number | null }> } } | null, model: { series: string, version: string, codename: string, kind: ModelVersionKind, parent: string | null } } | null };
 
 export type ExplorerSurveyGroupFragment = { speciesCode: string | null, plantingMethod: PlantingMethod | null, ageBand: SurveyAgeBand | null, plots: number, treesPlanted: number, treesAlive: number, observedSurvival: number, meanPredictedSurvival: number, difference: number, differs: boolean, observedInterval: { low: number, high: number }, differenceInterval: { low: number, high: number } };
 
@@ -484,6 +561,68 @@ export const ExplorerClimateFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"ExplorerClimate"}) as unknown as TypedDocumentString<ExplorerClimateFragment, unknown>;
+export const ExplorerPlanCostFragmentDoc = new TypedDocumentString(`
+    fragment ExplorerPlanCost on PlanCost {
+  perAcre
+  horizonYears
+  establishedTreesPerAcre
+  perEstablishedTree
+  perEstablishedTreeLower
+  perEstablishedTreeUpper
+  intervalLevel
+  leastCertainStatus
+  parts {
+    item
+    speciesCode
+    unit
+    unitCost
+    quantity
+    perAcre
+    status
+    priceYear
+  }
+}
+    `, {"fragmentName":"ExplorerPlanCost"}) as unknown as TypedDocumentString<ExplorerPlanCostFragment, unknown>;
+export const ExplorerPlantingOptionFragmentDoc = new TypedDocumentString(`
+    fragment ExplorerPlantingOption on PlantingOption {
+  plantingMethod
+  vegetationControl
+  animalProtection
+  stockType
+  shade
+  treesPerAcre
+  probability
+  meetsConfidence
+  cost {
+    ...ExplorerPlanCost
+  }
+  treatmentEffects {
+    treatment
+    value
+    status
+  }
+  leastCertainStatus
+}
+    fragment ExplorerPlanCost on PlanCost {
+  perAcre
+  horizonYears
+  establishedTreesPerAcre
+  perEstablishedTree
+  perEstablishedTreeLower
+  perEstablishedTreeUpper
+  intervalLevel
+  leastCertainStatus
+  parts {
+    item
+    speciesCode
+    unit
+    unitCost
+    quantity
+    perAcre
+    status
+    priceYear
+  }
+}`, {"fragmentName":"ExplorerPlantingOption"}) as unknown as TypedDocumentString<ExplorerPlantingOptionFragment, unknown>;
 export const ExplorerSurveyGroupFragmentDoc = new TypedDocumentString(`
     fragment ExplorerSurveyGroup on SurveyGroup {
   speciesCode
@@ -1051,6 +1190,16 @@ export const ExplorerStockingPlanDocument = new TypedDocumentString(`
     climatePeriod
     climateScenario
     notes
+    treatments {
+      effects {
+        treatment
+        value
+        status
+      }
+    }
+    cost {
+      ...ExplorerPlanCost
+    }
   }
   model {
     ...ExplorerModel
@@ -1062,7 +1211,109 @@ export const ExplorerStockingPlanDocument = new TypedDocumentString(`
   codename
   kind
   parent
+}
+fragment ExplorerPlanCost on PlanCost {
+  perAcre
+  horizonYears
+  establishedTreesPerAcre
+  perEstablishedTree
+  perEstablishedTreeLower
+  perEstablishedTreeUpper
+  intervalLevel
+  leastCertainStatus
+  parts {
+    item
+    speciesCode
+    unit
+    unitCost
+    quantity
+    perAcre
+    status
+    priceYear
+  }
 }`) as unknown as TypedDocumentString<ExplorerStockingPlanQuery, ExplorerStockingPlanQueryVariables>;
+export const ExplorerPlantingOptionsDocument = new TypedDocumentString(`
+    query ExplorerPlantingOptions($input: PlantingOptionsInput!) {
+  plantingOptions(input: $input) {
+    rule {
+      name
+      targetTreesPerAcre
+      horizonYears
+      status
+      verify
+    }
+    confidence
+    maxTreesPerAcre
+    candidates
+    options {
+      ...ExplorerPlantingOption
+    }
+    cheapestFailing {
+      plantingMethod
+      vegetationControl
+      animalProtection
+      stockType
+      shade
+      treesPerAcre
+      probability
+      shortfall
+      leastCertainStatus
+      cost {
+        ...ExplorerPlanCost
+      }
+    }
+    notes
+    model {
+      ...ExplorerModel
+    }
+  }
+}
+    fragment ExplorerModel on Model {
+  series
+  version
+  codename
+  kind
+  parent
+}
+fragment ExplorerPlanCost on PlanCost {
+  perAcre
+  horizonYears
+  establishedTreesPerAcre
+  perEstablishedTree
+  perEstablishedTreeLower
+  perEstablishedTreeUpper
+  intervalLevel
+  leastCertainStatus
+  parts {
+    item
+    speciesCode
+    unit
+    unitCost
+    quantity
+    perAcre
+    status
+    priceYear
+  }
+}
+fragment ExplorerPlantingOption on PlantingOption {
+  plantingMethod
+  vegetationControl
+  animalProtection
+  stockType
+  shade
+  treesPerAcre
+  probability
+  meetsConfidence
+  cost {
+    ...ExplorerPlanCost
+  }
+  treatmentEffects {
+    treatment
+    value
+    status
+  }
+  leastCertainStatus
+}`) as unknown as TypedDocumentString<ExplorerPlantingOptionsQuery, ExplorerPlantingOptionsQueryVariables>;
 export const ExplorerSurveyPlotsDocument = new TypedDocumentString(`
     query ExplorerSurveyPlots($cursor: String, $limit: Int!, $filter: SurveyFilterInput) {
   surveys(cursor: $cursor, limit: $limit, filter: $filter) {
