@@ -69,9 +69,11 @@ class ReportWriter {
         ModDate: report.createdAt,
       },
     })
-    // pdfkit takes a parsed (fontkit) font as a source, which its types do not list.
+    // pdfkit takes a parsed (fontkit) font as a source, which its types do not list. The name is also
+    // the family: a table cell restores the font before it by source and family, and only a family
+    // finds the font the document has open; without it each cell opened the font anew.
     for (const [name, font] of Object.entries(fonts()))
-      this.doc.registerFont(name, font as unknown as PDFKit.Mixins.PDFFontSource)
+      this.doc.registerFont(name, font as unknown as PDFKit.Mixins.PDFFontSource, name)
     this.doc.appendXML(`
         <rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/">
             <dc:language><rdf:Bag><rdf:li>${report.language}</rdf:li></rdf:Bag></dc:language>
