@@ -480,6 +480,8 @@ describe('reference queries', () => {
         'models',
         // Covered by calibrations.test.ts.
         'calibration',
+        // Covered by job-survey-report-links.test.ts.
+        'job',
       ].sort(),
     )
     expect(predictInput(FOREST_POINTS.coastRange)).toContain('MANUAL')
