@@ -100,8 +100,12 @@ const GRAPHQL_QUERY = `{
   }
 }`
 
-/** The answer's text with its moment replaced: the only part that may differ between two runs. */
-const timeless = (text: string) => text.replace(/"(generated_at|generatedAt)":"[^"]+"/g, '"$1":"(moment)"')
+/**
+ * The answer's text with its moments replaced (when it was made, and when the caller's quota day
+ * ends): the only parts that may differ between two runs.
+ */
+const timeless = (text: string) =>
+  text.replace(/"(generated_at|generatedAt|resetAt)":"[^"]+"/g, '"$1":"(moment)"')
 
 let db: TestDatabase
 let server: TestServer

@@ -157,6 +157,7 @@ describe('API5: what the HTTP server routes', () => {
       'compareMethods',
       'coverage',
       'health',
+      'job',
       'model',
       'modelFactors',
       'models',
