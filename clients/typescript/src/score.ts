@@ -225,7 +225,13 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.usage
   }
 
-  const { signal, release } = interruptible(EXIT.interrupted)
+  const interruptedWords = () =>
+    say(
+      existsSync(statePath(options.out))
+        ? `Interrupted. Rerun the same command to resume (state in ${statePath(options.out)}).`
+        : 'Interrupted before anything was saved; rerun to start again.',
+    )
+  const { signal, release } = interruptible(EXIT.interrupted, interruptedWords)
 
   // A row's own climate wins; whether these name a known future is the server's question (invalid_climate).
   // A GeoJSON input sends them as defaults instead.
@@ -264,11 +270,7 @@ export async function main(argv: string[]): Promise<number> {
   /** The end of a run that was not refused: interrupted (state kept), or the summary. */
   const finish = (outcome: RunOutcome, noun: 'row' | 'feature'): number => {
     if (outcome.interrupted) {
-      say(
-        existsSync(statePath(options.out))
-          ? `Interrupted. Rerun the same command to resume (state in ${statePath(options.out)}).`
-          : 'Interrupted before anything was saved; rerun to start again.',
-      )
+      interruptedWords()
       return EXIT.interrupted
     }
     clearState(options.out)

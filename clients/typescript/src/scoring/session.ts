@@ -21,19 +21,27 @@ const STOP_GRACE_MS = 5000
 
 /**
  * The first Ctrl-C (or SIGTERM) aborts `signal`, so the run can stop cleanly; a second, or a stop that takes
- * longer than STOP_GRACE_MS, quits at once with `exitCode`. `release` removes the handlers.
+ * longer than STOP_GRACE_MS, quits at once with `exitCode`, after `lastWords` (what a clean stop would
+ * have said of the state kept). `release` removes the handlers.
  */
-export function interruptible(exitCode: number): { signal: AbortSignal; release: () => void } {
+export function interruptible(
+  exitCode: number,
+  lastWords: () => void = () => {},
+): { signal: AbortSignal; release: () => void } {
   const controller = new AbortController()
   let interrupts = 0
+  const quit = () => {
+    lastWords()
+    process.exit(exitCode)
+  }
   const onSignal = () => {
     interrupts += 1
-    if (interrupts > 1) process.exit(exitCode)
+    if (interrupts > 1) quit()
     say('\nStopping… (Ctrl-C again to quit at once)')
     controller.abort()
-    // The state is saved as the run stops; should a connection the abort did not close (a download the
+    // The state is saved as the run goes; should a connection the abort did not close (a download the
     // server has stalled) keep the process alive past the grace, it ends anyway, as a second Ctrl-C would.
-    setTimeout(() => process.exit(exitCode), STOP_GRACE_MS).unref()
+    setTimeout(quit, STOP_GRACE_MS).unref()
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
