@@ -109,7 +109,8 @@ function program(): Command {
     )
     .argument(
       '<input>',
-      'CSV with latitude,longitude,species_code,planting_method (+ horizons, id, period, scenario, others), ' +
+      'CSV with latitude,longitude,species_code,planting_method (+ horizons, id, period, scenario, ' +
+        'vegetation_control, animal_protection, stock_type, shade, others), ' +
         '.ndjson, or a .geojson FeatureCollection (points predicted, polygons planned; always a job)',
     )
     .requiredOption(

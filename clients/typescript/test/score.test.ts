@@ -103,6 +103,103 @@ describe('npm run score (batch path) against a live server', () => {
     expect(rows[3]?.survival_1y).toBe('')
   })
 
+  it('treatments: batch calls score the rows as a job does (CSV columns, NDJSON fields); treated differs; drone seeding with tubes is invalid_treatment', async () => {
+    const { coastRange } = FOREST_POINTS
+    const site = { ...coastRange, species_code: 'PSME' }
+    const csv = [
+      'id,latitude,longitude,species_code,planting_method,vegetation_control,animal_protection,stock_type,shade',
+      `plain,${coastRange.latitude},${coastRange.longitude},PSME,manual,,,,`,
+      `treated,${coastRange.latitude},${coastRange.longitude},PSME,manual,site_prep_release_2yr,mesh_tubes,container,shade_cards`,
+      `none,${coastRange.latitude},${coastRange.longitude},PSME,manual,none,none,,none`,
+      `drone,${coastRange.latitude},${coastRange.longitude},PSME,drone_seeded,site_prep,,,`,
+      `drone-tubes,${coastRange.latitude},${coastRange.longitude},PSME,drone_seeded,,mesh_tubes,,`,
+      `bad,${coastRange.latitude},${coastRange.longitude},PSME,manual,herbicide,,,`,
+    ].join('\n')
+    const ndjson = [
+      { id: 'plain', ...site, planting_method: 'manual' },
+      {
+        id: 'treated',
+        ...site,
+        planting_method: 'manual',
+        treatments: {
+          vegetation_control: 'site_prep_release_2yr',
+          animal_protection: 'mesh_tubes',
+          stock_type: 'container',
+          shade: 'shade_cards',
+        },
+      },
+      {
+        id: 'none',
+        ...site,
+        planting_method: 'manual',
+        vegetation_control: 'none',
+        animal_protection: 'none',
+      },
+      { id: 'drone', ...site, planting_method: 'drone_seeded', vegetation_control: 'site_prep' },
+      {
+        id: 'drone-tubes',
+        ...site,
+        planting_method: 'drone_seeded',
+        treatments: { animal_protection: 'mesh_tubes' },
+      },
+      { id: 'bad', ...site, planting_method: 'manual', vegetation_control: 'site_prep', treatments: {} },
+    ]
+      .map((line) => `${JSON.stringify(line)}\n`)
+      .join('')
+    const results = (row: Record<string, string> | undefined) =>
+      ['survival_1y', 'survival_3y', 'survival_5y', 'top_factor_1y', 'top_factor_5y', 'error_code'].map(
+        (name) => row?.[name],
+      )
+    const api = createSurvivalClient({ baseUrl: running.server.url, apiKey: running.key })
+    const treatedDirect = await api.predict({
+      ...site,
+      planting_method: 'manual',
+      treatments: {
+        vegetation_control: 'site_prep_release_2yr',
+        animal_protection: 'mesh_tubes',
+        stock_type: 'container',
+        shade: 'shade_cards',
+      },
+    })
+    for (const [name, text] of [
+      ['treatments.csv', csv],
+      ['treatments.ndjson', ndjson],
+    ] as const) {
+      const input = join(dir, name)
+      writeFileSync(input, text)
+      const viaBatch = join(dir, `${name}.batch.csv`)
+      const viaJob = join(dir, `${name}.job.csv`)
+      const batch = await runScorer([input, '--out', viaBatch, '--via', 'batch'], env)
+      const job = await runScorer([input, '--out', viaJob, '--via', 'job', '--poll', '0.1'], env)
+      expect(job.stderr).toMatch(/Job job_\w+: 6 rows queued/)
+      const summary = '2 rows failed: invalid_request 1, invalid_treatment 1'
+      expect(batch.stderr).toContain(summary)
+      expect(job.stderr).toContain(summary)
+      expect([batch.code, job.code]).toEqual([1, 1])
+      const written = readFileSync(viaBatch, 'utf8')
+      expect(readFileSync(viaJob, 'utf8')).toBe(written)
+
+      const rows = parse(written, { columns: true }) as Record<string, string>[]
+      const [plain, treated, none, drone, droneTubes, bad] = rows
+      expect(rows.map((row) => [row.id, row.error_code])).toEqual([
+        ['plain', ''],
+        ['treated', ''],
+        ['none', ''],
+        ['drone', ''],
+        ['drone-tubes', 'invalid_treatment'],
+        ['bad', 'invalid_request'],
+      ])
+      // Treated is not untreated; `none` everywhere is untreated, to the digit.
+      expect(treated?.survival_5y).not.toBe(plain?.survival_5y)
+      expect(treated?.survival_5y).toBe(String(treatedDirect.predictions[2]?.survival_probability))
+      expect(results(none)).toEqual(results(plain))
+      expect(Number(drone?.survival_5y)).toBeGreaterThan(0)
+      // A failed row's result cells are empty but for its code, as for any failed item.
+      expect(results(droneTubes)).toEqual(['', '', '', '', '', 'invalid_treatment'])
+      expect(results(bad)).toEqual(['', '', '', '', '', 'invalid_request'])
+    }
+  })
+
   it('exits 0 with a one-line summary when every row scored; NDJSON in and out', async () => {
     const input = join(dir, 'good.ndjson')
     const out = join(dir, 'good-scored.ndjson')

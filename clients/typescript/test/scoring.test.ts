@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'csv-parse/sync'
 import { afterAll, describe, expect, it } from 'vitest'
+import { TREATMENT_VALUES as SERVER_TREATMENT_VALUES } from '../../../src/domain/treatments.ts'
 import { csvLayout, csvRow, ndjsonRow } from '../../../src/job-files/job-rows.ts'
 import { outputFormatOf, outputHeader, outputLine, resultsAt } from '../src/scoring/output.ts'
 import { duration, progressLine } from '../src/scoring/progress.ts'
@@ -16,6 +17,7 @@ import {
   NDJSON_COLUMNS,
   readColumns,
   readRows,
+  TREATMENT_VALUES,
   uploadText,
 } from '../src/scoring/rows.ts'
 import { inputIdentity, loadState, type ScoreState, saveState } from '../src/scoring/state.ts'
@@ -31,18 +33,44 @@ async function rowsOf(name: string, text: string, format: 'csv' | 'ndjson', clim
   return { file, rows, count: await countRows(file, format) }
 }
 
-/** What the server's upload check makes of a row: failed with a code, or to be scored with this body. */
-const serverView = (row: { c: unknown[]; q?: { climate?: unknown }; e?: { code: string } }) => ({
+/** The server's request names its treatments in the domain's names; the API's, as the client sends them. */
+const API_TREATMENT_NAMES: Record<string, string> = {
+  vegetationControl: 'vegetation_control',
+  animalProtection: 'animal_protection',
+  stockType: 'stock_type',
+  shade: 'shade',
+}
+
+/**
+ * The one message the scorer words otherwise: the server's id rule is a union, and a value neither
+ * side takes gets zod's own "Invalid input" there.
+ */
+const REWORDED: Record<string, string> = { 'id Invalid input': 'id must be a whole number or a string' }
+
+/** What the server's upload check makes of a row: failed with a code and message, or to be scored with this body. */
+const serverView = (row: {
+  c: unknown[]
+  q?: { climate?: unknown; treatments?: object | null }
+  e?: { code: string; message: string }
+}) => ({
   cells: row.c,
   error: row.e?.code ?? null,
+  message: row.e ? (REWORDED[row.e.message] ?? row.e.message) : null,
   scored: Boolean(row.q),
   climate: row.q?.climate ?? null,
+  treatments: row.q?.treatments
+    ? Object.fromEntries(
+        Object.entries(row.q.treatments).map(([name, value]) => [API_TREATMENT_NAMES[name] ?? name, value]),
+      )
+    : null,
 })
 const clientView = (row: InputRow) => ({
   cells: row.cells,
   error: row.error?.code ?? null,
+  message: row.error?.message ?? null,
   scored: Boolean(row.request),
   climate: row.request?.climate ?? null,
+  treatments: row.request?.treatments ?? null,
 })
 
 /** The server's reading of a CSV text, row by row. */
@@ -231,6 +259,172 @@ describe("the scorer's row checks are the jobs API's", () => {
       'invalid_request',
       'invalid_request',
     ])
+  })
+})
+
+describe('treatments: read, checked and sent as the jobs API does', () => {
+  it('the scorer’s lists of values are the server’s', () => {
+    expect(TREATMENT_VALUES).toEqual(SERVER_TREATMENT_VALUES)
+  })
+
+  it('CSV treatment columns: trimmed, an empty cell names none, a bad value fails the row; every column echoed', async () => {
+    const text = [
+      'id,latitude,longitude,species_code,planting_method,Vegetation_Control,animal_protection,STOCK_TYPE,shade,note',
+      'all,44.6,-123.6,PSME,manual,site_prep_release_2yr,mesh_tubes,container,shade_cards,x',
+      'veg,44.6,-123.6,PSME,manual, release_1yr ,,,,',
+      'tubes,44.6,-123.6,PSME,manual,,mesh_tubes,,,',
+      'stock,44.6,-123.6,PSME,manual,,,bareroot,,',
+      'shade,44.6,-123.6,PSME,manual,,,,shade_cards,',
+      'none,44.6,-123.6,PSME,manual,none,none,bareroot,none,',
+      'empty,44.6,-123.6,PSME,manual,,,,,',
+      'blank,44.6,-123.6,PSME,manual,"  ",, , ,',
+      'drone,44.6,-123.6,PSME,drone_seeded,site_prep,mesh_tubes,,,',
+      'bad-veg,44.6,-123.6,PSME,manual,herbicide,,,,',
+      'bad-tubes,44.6,-123.6,PSME,manual,,fence,,,',
+      'bad-stock,44.6,-123.6,PSME,manual,,,plug,,',
+      'bad-shade,44.6,-123.6,PSME,manual,,,,Shade_Cards,',
+      'two-bad,44.6,-123.6,PSME,manual,,fence,plug,,',
+      'bad-latitude,north,-123.6,PSME,manual,nope,,,,',
+      'short,44.6,-123.6,PSME,manual,site_prep',
+    ].join('\r\n')
+    const { rows } = await rowsOf('treatments.csv', text, 'csv')
+    const server = serverCsv(text)
+    expect(rows.map(clientView)).toEqual(server)
+    expect(rows.map((row) => row.cells)).toEqual(
+      parse(text, { relax_column_count: true }).slice(1) as string[][],
+    )
+    expect(server.map((row) => row.treatments ?? row.message)).toEqual([
+      {
+        vegetation_control: 'site_prep_release_2yr',
+        animal_protection: 'mesh_tubes',
+        stock_type: 'container',
+        shade: 'shade_cards',
+      },
+      { vegetation_control: 'release_1yr' },
+      { animal_protection: 'mesh_tubes' },
+      { stock_type: 'bareroot' },
+      { shade: 'shade_cards' },
+      { vegetation_control: 'none', animal_protection: 'none', stock_type: 'bareroot', shade: 'none' },
+      null,
+      null,
+      // Whether a treatment applies to drone seeding is the server's question, when the row is scored.
+      { vegetation_control: 'site_prep', animal_protection: 'mesh_tubes' },
+      'vegetation_control must be one of none, site_prep, release_1yr, release_2yr, site_prep_release_1yr, site_prep_release_2yr',
+      'animal_protection must be one of none, mesh_tubes',
+      'stock_type must be one of bareroot, container',
+      'shade must be one of none, shade_cards',
+      'animal_protection must be one of none, mesh_tubes',
+      'latitude must be a number',
+      'the row has 6 cells; the header has 10',
+    ])
+    // A row naming none sends the body it sent before treatments: no `treatments` key at all.
+    expect(rows[6]?.request).toEqual({
+      latitude: 44.6,
+      longitude: -123.6,
+      species_code: 'PSME',
+      planting_method: 'manual',
+    })
+    expect(rows[0]?.request?.treatments).toEqual({
+      vegetation_control: 'site_prep_release_2yr',
+      animal_protection: 'mesh_tubes',
+      stock_type: 'container',
+      shade: 'shade_cards',
+    })
+  })
+
+  it('NDJSON treatments: flat fields or a `treatments` object (not both), null as absent; not echoed', async () => {
+    const body = {
+      id: 'p',
+      latitude: 44.6,
+      longitude: -123.6,
+      species_code: 'PSME',
+      planting_method: 'manual',
+    }
+    const lines = [
+      { ...body, vegetation_control: 'site_prep' },
+      { ...body, animal_protection: 'mesh_tubes' },
+      { ...body, stock_type: 'container' },
+      { ...body, shade: 'shade_cards' },
+      {
+        ...body,
+        vegetation_control: 'release_2yr',
+        animal_protection: 'none',
+        stock_type: 'bareroot',
+        shade: 'none',
+      },
+      { ...body, treatments: { vegetation_control: 'site_prep_release_1yr', shade: 'shade_cards' } },
+      { ...body, treatments: { animal_protection: 'mesh_tubes', stock_type: null } },
+      { ...body, treatments: {} },
+      { ...body, treatments: null },
+      { ...body, vegetation_control: null, animal_protection: null, stock_type: null, shade: null },
+      { ...body, vegetation_control: null, treatments: { stock_type: 'container' } },
+      { ...body, vegetation_control: 'none', treatments: null },
+      { ...body, planting_method: 'drone_seeded', animal_protection: 'mesh_tubes' },
+      { ...body, vegetation_control: 'herbicide' },
+      { ...body, vegetation_control: '' },
+      { ...body, animal_protection: 7 },
+      { ...body, stock_type: 'Container' },
+      { ...body, shade: ['shade_cards'] },
+      { ...body, treatments: { shade: 'dark' } },
+      { ...body, treatments: { vegetation_control: 'site_prep', fertiliser: 'yes' } },
+      { ...body, treatments: { fertiliser: 'yes', stock_type: 'plug' } },
+      { ...body, treatments: 'mesh_tubes' },
+      { ...body, treatments: ['mesh_tubes'] },
+      { ...body, vegetation_control: 'site_prep', treatments: { shade: 'shade_cards' } },
+      { ...body, shade: 'none', treatments: {} },
+      { ...body, shade: 'bad', treatments: { stock_type: 'container' } },
+      { ...body, colour: 'red', vegetation_control: 'bad' },
+      { ...body, colour: 'red', vegetation_control: 'site_prep', treatments: { shade: 'none' } },
+      { ...body, period: '2041-2070', climate: {}, shade: 'none', treatments: {} },
+      {
+        ...body,
+        period: '2041-2070',
+        scenario: 'ssp245',
+        treatments: { vegetation_control: 'release_1yr' },
+      },
+    ].map((line) => JSON.stringify(line))
+    const { rows } = await rowsOf('treatments.ndjson', `${lines.join('\n')}\n`, 'ndjson')
+    const server = serverNdjson(lines.join('\n'))
+    expect(rows.map(clientView)).toEqual(server)
+    // Treatments are not among an NDJSON input's echoed columns, on either side.
+    expect(new Set(rows.map((row) => row.cells.length))).toEqual(new Set([NDJSON_COLUMNS.length]))
+    expect(server.map((row) => row.treatments ?? row.message)).toEqual([
+      { vegetation_control: 'site_prep' },
+      { animal_protection: 'mesh_tubes' },
+      { stock_type: 'container' },
+      { shade: 'shade_cards' },
+      { vegetation_control: 'release_2yr', animal_protection: 'none', stock_type: 'bareroot', shade: 'none' },
+      { vegetation_control: 'site_prep_release_1yr', shade: 'shade_cards' },
+      { animal_protection: 'mesh_tubes' },
+      null,
+      null,
+      null,
+      { stock_type: 'container' },
+      { vegetation_control: 'none' },
+      { animal_protection: 'mesh_tubes' },
+      'vegetation_control must be one of none, site_prep, release_1yr, release_2yr, site_prep_release_1yr, site_prep_release_2yr',
+      'vegetation_control must be one of none, site_prep, release_1yr, release_2yr, site_prep_release_1yr, site_prep_release_2yr',
+      'animal_protection must be one of none, mesh_tubes',
+      'stock_type must be one of bareroot, container',
+      'shade must be one of none, shade_cards',
+      'treatments.shade must be one of none, shade_cards',
+      'treatments.fertiliser is not a recognized field',
+      'treatments.stock_type must be one of bareroot, container',
+      'treatments must be an object {vegetation_control, animal_protection, stock_type, shade}',
+      'treatments must be an object {vegetation_control, animal_protection, stock_type, shade}',
+      'treatments cannot be given with vegetation_control, animal_protection, stock_type or shade',
+      'treatments cannot be given with vegetation_control, animal_protection, stock_type or shade',
+      'shade must be one of none, shade_cards',
+      'vegetation_control must be one of none, site_prep, release_1yr, release_2yr, site_prep_release_1yr, site_prep_release_2yr',
+      'colour is not a recognized field',
+      'climate cannot be given with period or scenario',
+      { vegetation_control: 'release_1yr' },
+    ])
+    expect(server.filter((row) => row.error !== null).every((row) => row.error === 'invalid_request')).toBe(
+      true,
+    )
+    // Untreated lines (none named, an empty object, nulls) send the body as before: no `treatments`.
+    for (const index of [7, 8, 9]) expect(rows[index]?.request).not.toHaveProperty('treatments')
   })
 })
 

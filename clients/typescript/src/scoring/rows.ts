@@ -1,11 +1,15 @@
 /**
  * The scorer's input: a CSV (header with latitude, longitude, species_code, planting_method; optional
- * horizons `1|3|5`, id, period and scenario; other columns echoed) or NDJSON (one predict body per
- * line, optional id, the climate as `period`/`scenario` or `climate`), read as a stream, row by row.
+ * horizons `1|3|5`, id, period, scenario and the treatments vegetation_control, animal_protection,
+ * stock_type, shade; other columns echoed) or NDJSON (one predict body per line, optional id, the
+ * climate as `period`/`scenario` or `climate`, the treatments as those four fields or `treatments`),
+ * read as a stream, row by row.
  * A GeoJSON FeatureCollection (`.geojson`) is not read here: it goes up to a job as it is.
  * Each row is checked by the rules the jobs API applies to an upload row, so a row that breaks one
  * fails alone with `invalid_request` (or `invalid_json`) exactly as it would in a job; species,
- * method and climate are judged by the server.
+ * method, climate and whether a treatment applies to the method (`invalid_treatment`) are judged by
+ * the server. A row's treatments go in its request as `treatments`, only those it names (a row naming
+ * none sends none, its request as before treatments).
  *
  * `--period`/`--scenario` (`ClimateDefaults`) give a climate to the rows that name none: the rows are
  * read as if the file had it (a CSV without the columns gains them at the end of its header), so the
@@ -34,7 +38,28 @@ export const NDJSON_COLUMNS = [
   'horizons',
   ...CLIMATE_COLUMNS,
 ]
-const NDJSON_FIELDS = new Set([...NDJSON_COLUMNS, 'climate'])
+/**
+ * The establishment treatments a row may name (CSV columns, NDJSON fields or a `treatments` object),
+ * each with the values it takes: the server's lists (src/domain/treatments.ts; a test keeps them equal).
+ */
+export const TREATMENT_VALUES = {
+  vegetation_control: [
+    'none',
+    'site_prep',
+    'release_1yr',
+    'release_2yr',
+    'site_prep_release_1yr',
+    'site_prep_release_2yr',
+  ],
+  animal_protection: ['none', 'mesh_tubes'],
+  stock_type: ['bareroot', 'container'],
+  shade: ['none', 'shade_cards'],
+} as const
+type TreatmentName = keyof typeof TREATMENT_VALUES
+/** The four treatments by their API names (CSV columns, NDJSON fields, keys of `treatments`). */
+export const TREATMENT_COLUMNS = Object.keys(TREATMENT_VALUES) as TreatmentName[]
+type Treatments = NonNullable<PredictRequest['treatments']>
+const NDJSON_FIELDS = new Set<string>([...NDJSON_COLUMNS, 'climate', ...TREATMENT_COLUMNS, 'treatments'])
 const MAX_ID_LENGTH = 200
 const MAX_CODE_LENGTH = 100
 const MAX_CLIMATE_LENGTH = 40
@@ -218,7 +243,7 @@ function layoutOf(header: readonly string[], climate?: ClimateDefaults): Layout 
   const missing = REQUIRED_COLUMNS.filter((name) => at[name] === undefined)
   if (missing.length > 0) {
     throw new InputError(
-      `the header lacks ${missing.join(', ')} (it needs ${REQUIRED_COLUMNS.join(', ')}; horizons, id, period and scenario are optional)`,
+      `the header lacks ${missing.join(', ')} (it needs ${REQUIRED_COLUMNS.join(', ')}; horizons, id, period, scenario, ${TREATMENT_COLUMNS.join(', ')} are optional)`,
     )
   }
   const columns = header.map((name) => name.trim())
@@ -285,7 +310,7 @@ function csvRow(layout: Layout, row: number, cells: string[]): InputRow {
   const id = cell('id')?.trim()
   const period = cell('period')?.trim()
   const scenario = cell('scenario')?.trim()
-  return checked(row, cells, {
+  const input: Record<string, unknown> = {
     latitude: numberCell(cell('latitude')),
     longitude: numberCell(cell('longitude')),
     species_code: cell('species_code')?.trim() ?? '',
@@ -294,7 +319,13 @@ function csvRow(layout: Layout, row: number, cells: string[]): InputRow {
     ...(id ? { id } : {}),
     ...(period ? { period } : {}),
     ...(scenario ? { scenario } : {}),
-  })
+  }
+  // A treatment cell trimmed; empty (or no such column) names none.
+  for (const name of TREATMENT_COLUMNS) {
+    const value = cell(name)?.trim()
+    if (value) input[name] = value
+  }
+  return checked(row, cells, input)
 }
 
 function ndjsonRow(row: number, line: string): InputRow {
@@ -337,7 +368,30 @@ function checked(row: number, cells: unknown[], input: Record<string, unknown>):
   const scenario = (nested.scenario ?? input.scenario ?? null) as string | null
   // Whether it names a known future is the server's question (invalid_climate).
   if (period !== null || scenario !== null) request.climate = { period, scenario }
+  // Whether they apply to the planting method is the server's question (invalid_treatment).
+  const treatments = treatmentsOf(input)
+  if (treatments) request.treatments = treatments
   return { row, cells, request }
+}
+
+/**
+ * A checked row's treatments: its `treatments` object, else its flat fields, the ones named (not null);
+ * undefined when it names none, so an untreated row's request is as it was before treatments.
+ */
+function treatmentsOf(input: Record<string, unknown>): Treatments | undefined {
+  const fields = isObject(input.treatments) ? input.treatments : input
+  const named: Record<string, unknown> = {}
+  for (const name of TREATMENT_COLUMNS) if (fields[name] != null) named[name] = fields[name]
+  return Object.keys(named).length > 0 ? (named as Treatments) : undefined
+}
+
+/** A treatment value's problem, if it has one (absent and null are fine). */
+function treatmentFieldProblem(field: string, name: TreatmentName, value: unknown): string | null {
+  if (value === undefined || value === null) return null
+  const values: readonly string[] = TREATMENT_VALUES[name]
+  return typeof value === 'string' && values.includes(value)
+    ? null
+    : `${field} must be one of ${values.join(', ')}`
 }
 
 /** A climate identifier's problem, if it has one (absent and null are fine). */
@@ -348,9 +402,11 @@ function climateFieldProblem(name: string, value: unknown): string | null {
   return null
 }
 
+/**
+ * The first problem in the order the server's schema reports them: the fields in turn (the climate's,
+ * then the treatments'), then a field it does not know, then the climate or the treatments given both ways.
+ */
 function firstProblem(input: Record<string, unknown>): string | null {
-  const unknown = Object.keys(input).find((key) => !NDJSON_FIELDS.has(key))
-  if (unknown !== undefined) return `${unknown} is not a recognized field`
   const { id, latitude, longitude, species_code, planting_method, horizons } = input
   if (id !== undefined) {
     if (typeof id === 'string') {
@@ -385,22 +441,48 @@ function firstProblem(input: Record<string, unknown>): string | null {
     if (!horizons.every((value) => value === 1 || value === 3 || value === 5))
       return 'horizons may only contain 1, 3 and 5'
   }
-  return climateProblem(input)
+  const fields = climateProblem(input) ?? treatmentsProblem(input)
+  if (fields) return fields
+  const unknown = Object.keys(input).find((key) => !NDJSON_FIELDS.has(key))
+  if (unknown !== undefined) return `${unknown} is not a recognized field`
+  const { period, scenario, climate, treatments } = input
+  if (climate != null && (period != null || scenario != null))
+    return 'climate cannot be given with period or scenario'
+  if (treatments != null && TREATMENT_COLUMNS.some((name) => input[name] != null))
+    return 'treatments cannot be given with vegetation_control, animal_protection, stock_type or shade'
+  return null
 }
 
+/** The climate fields' problem, if any: `period`, `scenario`, then the `climate` object. */
 function climateProblem(input: Record<string, unknown>): string | null {
   const { period, scenario, climate } = input
   const flat = climateFieldProblem('period', period) ?? climateFieldProblem('scenario', scenario)
   if (flat) return flat
   if (climate === undefined || climate === null) return null
   if (!isObject(climate)) return 'climate must be an object {period, scenario}'
-  const other = Object.keys(climate).find((key) => key !== 'period' && key !== 'scenario')
-  if (other !== undefined) return `climate.${other} is not a recognized field`
   const nested =
     climateFieldProblem('climate.period', climate.period) ??
     climateFieldProblem('climate.scenario', climate.scenario)
   if (nested) return nested
-  if ((period !== undefined && period !== null) || (scenario !== undefined && scenario !== null))
-    return 'climate cannot be given with period or scenario'
+  const other = Object.keys(climate).find((key) => key !== 'period' && key !== 'scenario')
+  if (other !== undefined) return `climate.${other} is not a recognized field`
+  return null
+}
+
+/** The treatment fields' problem, if any: the four flat fields, then the `treatments` object. */
+function treatmentsProblem(input: Record<string, unknown>): string | null {
+  for (const name of TREATMENT_COLUMNS) {
+    const problem = treatmentFieldProblem(name, name, input[name])
+    if (problem) return problem
+  }
+  const { treatments } = input
+  if (treatments === undefined || treatments === null) return null
+  if (!isObject(treatments)) return `treatments must be an object {${TREATMENT_COLUMNS.join(', ')}}`
+  for (const name of TREATMENT_COLUMNS) {
+    const problem = treatmentFieldProblem(`treatments.${name}`, name, treatments[name])
+    if (problem) return problem
+  }
+  const other = Object.keys(treatments).find((key) => !(TREATMENT_COLUMNS as string[]).includes(key))
+  if (other !== undefined) return `treatments.${other} is not a recognized field`
   return null
 }
