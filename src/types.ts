@@ -247,6 +247,18 @@ export interface SurvivalModel extends ModelInfo {
     horizons?: readonly Horizon[],
     treatments?: readonly TreatmentEffect[],
   ): HorizonPrediction[]
+  /**
+   * A calibrated version's treatment effects its surveys informed, by `treatment=value`: the share,
+   * SD and central interval it applies in place of the reference's. Absent where none were informed.
+   */
+  readonly treatmentShares?: ReadonlyMap<string, InformedShare>
+}
+
+/** A treatment effect's share as a calibration's surveys informed it (its posterior). */
+export interface InformedShare {
+  reduction: number
+  reductionSd: number
+  reductionRange: readonly [low: number, high: number]
 }
 
 export const TIER_NAMES = ['spore', 'mycel', 'hypha'] as const

@@ -12,6 +12,7 @@ import {
 } from '../types.ts'
 import { apiError } from './errors.ts'
 import { findSpecies, SPECIES } from './species.ts'
+import { TREATMENTS, type Treatments } from './treatments.ts'
 
 export interface PlantingMethodInfo {
   id: PlantingMethod
@@ -88,6 +89,11 @@ export class Catalogue {
 
   modelFactors(): readonly FactorDescription[] {
     return this.survivalModel.factors
+  }
+
+  /** The establishment treatments: their values, and every effect with its figure and sources. */
+  treatments(): Treatments {
+    return TREATMENTS
   }
 }
 

@@ -35,7 +35,7 @@ import type {
 import { assertInCoverage, matchedSite } from './site-matching.ts'
 import { SPECIES } from './species.ts'
 import { rankSpecies } from './species-ranking.ts'
-import { type AppliedTreatments, TREATMENTS } from './treatments.ts'
+import { type AppliedTreatments, asAppliedBy, TREATMENTS } from './treatments.ts'
 
 /** Requested horizons, de-duplicated and ascending; absent or null means all three. */
 function requestedHorizons(horizons: readonly Horizon[] | null | undefined): readonly Horizon[] {
@@ -124,7 +124,12 @@ export class PredictionService {
     return {
       ...(projection ? { climate: projection } : {}),
       ...(manualTreatments && droneTreatments
-        ? { treatments: { manual: manualTreatments, droneSeeded: droneTreatments } }
+        ? {
+            treatments: {
+              manual: asAppliedBy(model, manualTreatments),
+              droneSeeded: asAppliedBy(model, droneTreatments),
+            },
+          }
         : {}),
       site,
       species,
@@ -157,7 +162,7 @@ export class PredictionService {
     const { attributes, projection } = underClimate(site, climate)
     return {
       ...(projection ? { climate: projection } : {}),
-      ...(treatments ? { treatments } : {}),
+      ...(treatments ? { treatments: asAppliedBy(model, treatments) } : {}),
       site,
       plantingMethod,
       horizonYears: request.horizon,
@@ -342,7 +347,7 @@ export class PredictionService {
       plantingMethod,
       predictions: model.predict(attributes, species, plantingMethod, horizons, treatments.modelEffects),
       ...(projection ? { climate: projection } : {}),
-      treatments,
+      treatments: asAppliedBy(model, treatments),
       model: modelInfo(model),
       madeWith: model,
       generatedAt,

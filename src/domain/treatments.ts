@@ -5,7 +5,7 @@ import { FACTOR_KEYS } from '../model/artifact.ts'
 import { projectFile } from '../project-files.ts'
 import { logit } from '../stats/logistic.ts'
 import { normalQuantile } from '../stats/normal.ts'
-import type { PlantingMethod, TreatmentEffect } from '../types.ts'
+import type { InformedShare, PlantingMethod, SurvivalModel, TreatmentEffect } from '../types.ts'
 import { apiError, invalidField } from './errors.ts'
 
 /*
@@ -80,9 +80,34 @@ export interface AppliedEffect {
   reduction: number
   reductionRange: readonly [number, number]
   reductionSd: number
+  /**
+   * Where the share comes from: the reference's figure, or the posterior of the model version's
+   * calibration where its surveys informed the effect (`reduction`, its range and SD are then those).
+   */
+  shareFrom: 'reference' | 'calibration'
   /** The status of the effect for this planting method (drone seeding: an assumption). */
   status: EvidenceStatus
   /** The reference entries it rests on, and their sources. */
+  basis: readonly string[]
+  sources: readonly TreatmentSource[]
+  note: string
+}
+
+/** One effect of data/treatments.json as `GET /v1/treatments` lists it: what it is, rests on and cites. */
+export interface TreatmentCatalogueEffect {
+  id: string
+  treatment: TreatmentName
+  values: readonly string[]
+  factors: readonly string[]
+  figure: AppliedEffect['figure'] & { horizonYears: number }
+  oddsRatio: number
+  oddsRatioRange: readonly [number, number]
+  reduction: number
+  reductionRange: readonly [number, number]
+  reductionSd: number
+  /** For hand planting; drone seeding's is `droneSeeding.status` where it applies. */
+  status: EvidenceStatus
+  droneSeeding: { applies: true; status: EvidenceStatus; note: string } | { applies: false; reason: string }
   basis: readonly string[]
   sources: readonly TreatmentSource[]
   note: string
@@ -169,12 +194,15 @@ export class Treatments {
   readonly dataVersion: string
   /** Each effect by its id: its share r and SD (the prior a calibration starts from), and what it names. */
   readonly byEffect = new Map<string, EffectReference>()
+  /** Every effect with its figure, statuses, sources and note, in the file's order. */
+  readonly catalogue: readonly TreatmentCatalogueEffect[]
   private readonly byValue = new Map<string, PreparedEffect>()
   private readonly resolved = new Map<string, AppliedTreatments | null>()
 
   constructor(file: TreatmentsFile, fileText: string) {
     this.dataVersion = `treatments-${createHash('sha256').update(fileText).digest('hex').slice(0, 12)}`
     const entries = new Map(file.entries.map((entry) => [entry.id, entry]))
+    const catalogue: TreatmentCatalogueEffect[] = []
     const z95 = normalQuantile((1 + file.conversion.range_level) / 2)
     const logOddsRatio = (kind: EffectSpec['figure']['kind'], value: number) =>
       kind === 'odds_ratio'
@@ -212,6 +240,7 @@ export class Treatments {
           reduction,
           reductionRange: Object.freeze([low, high] as const),
           reductionSd,
+          shareFrom: 'reference' as const,
           status:
             method === 'drone_seeded' && spec.drone_seeding.applies ? spec.drone_seeding.status : spec.status,
           basis: Object.freeze([...spec.basis]),
@@ -221,6 +250,30 @@ export class Treatments {
               ? `${spec.note} Drone seeding: ${spec.drone_seeding.note}`
               : spec.note,
         })
+      const { note: _manualNote, ...manual } = described(spec.values[0] as string, 'manual')
+      catalogue.push(
+        Object.freeze({
+          id: spec.id,
+          treatment: spec.treatment,
+          values: Object.freeze([...spec.values]),
+          factors: manual.factors,
+          figure: Object.freeze({ ...manual.figure, horizonYears: spec.figure.horizon_years }),
+          oddsRatio: manual.oddsRatio,
+          oddsRatioRange: manual.oddsRatioRange,
+          reduction,
+          reductionRange: manual.reductionRange,
+          reductionSd,
+          status: spec.status,
+          droneSeeding: Object.freeze(
+            spec.drone_seeding.applies
+              ? { applies: true as const, status: spec.drone_seeding.status, note: spec.drone_seeding.note }
+              : { applies: false as const, reason: spec.drone_seeding.reason },
+          ),
+          basis: manual.basis,
+          sources,
+          note: spec.note,
+        }),
+      )
       this.byEffect.set(
         spec.id,
         Object.freeze({
@@ -260,6 +313,7 @@ export class Treatments {
           throw new Error(`treatments.json: ${name}=${valueName} has no effect`)
       }
     }
+    this.catalogue = Object.freeze(catalogue)
   }
 
   static load(): Treatments {
@@ -345,6 +399,56 @@ function uniqueSources(lists: readonly (readonly z.infer<typeof source>[])[]): r
     }
   }
   return Object.freeze([...seen.values()])
+}
+
+/** Per version's informed shares, per applied treatments: the description that version answers with. */
+const describedByShares = new WeakMap<
+  ReadonlyMap<string, InformedShare>,
+  WeakMap<AppliedTreatments, AppliedTreatments>
+>()
+
+/**
+ * The treatments as `model` applies them: where its calibration's surveys informed an effect, that
+ * effect is described with the share, range and SD the version applies (`shareFrom: 'calibration'`);
+ * otherwise, and for a version without informed effects, as resolved. One frozen answer per pair.
+ */
+export function asAppliedBy(
+  model: Pick<SurvivalModel, 'treatmentShares'>,
+  applied: AppliedTreatments,
+): AppliedTreatments
+export function asAppliedBy(
+  model: Pick<SurvivalModel, 'treatmentShares'>,
+  applied: AppliedTreatments | null,
+): AppliedTreatments | null
+export function asAppliedBy(
+  model: Pick<SurvivalModel, 'treatmentShares'>,
+  applied: AppliedTreatments | null,
+): AppliedTreatments | null {
+  const shares = model.treatmentShares
+  if (!applied || !shares || shares.size === 0) return applied
+  let byApplied = describedByShares.get(shares)
+  if (!byApplied) {
+    byApplied = new WeakMap()
+    describedByShares.set(shares, byApplied)
+  }
+  let described = byApplied.get(applied)
+  if (!described) {
+    const effects = applied.effects.map((effect) => {
+      const share = shares.get(`${effect.treatment}=${effect.value}`)
+      return share
+        ? Object.freeze({
+            ...effect,
+            reduction: share.reduction,
+            reductionRange: Object.freeze([share.reductionRange[0], share.reductionRange[1]] as const),
+            reductionSd: share.reductionSd,
+            shareFrom: 'calibration' as const,
+          })
+        : effect
+    })
+    described = Object.freeze({ ...applied, effects: Object.freeze(effects) })
+    byApplied.set(applied, described)
+  }
+  return described
 }
 
 /** The treatments of data/treatments.json, read once. */

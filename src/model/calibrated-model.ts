@@ -5,6 +5,7 @@ import type {
   Horizon,
   HorizonPrediction,
   HorizonTreatment,
+  InformedShare,
   PlantingMethod,
   SiteAttributes,
   Species,
@@ -39,7 +40,7 @@ export interface CalibrationParameters {
    * Treatment effects the surveys informed, by `treatment=value`: the share and SD the version applies
    * in place of the reference's. Effects not named keep what the request's treatments give.
    */
-  treatmentShares?: ReadonlyMap<string, { reduction: number; reductionSd: number }>
+  treatmentShares?: ReadonlyMap<string, InformedShare>
 }
 
 interface PreparedGroup {
@@ -126,7 +127,9 @@ export function calibratedModel(parent: SurvivalModel, parameters: CalibrationPa
       own = Object.freeze(
         treatments.map((effect) => {
           const share = shares.get(`${effect.treatment}=${effect.value}`)
-          return share ? Object.freeze({ ...effect, ...share }) : effect
+          return share
+            ? Object.freeze({ ...effect, reduction: share.reduction, reductionSd: share.reductionSd })
+            : effect
         }),
       )
       replaced.set(treatments, own)
@@ -164,5 +167,6 @@ export function calibratedModel(parent: SurvivalModel, parameters: CalibrationPa
     factors: parent.factors,
     uncertainty: Object.freeze({ ...parameters.uncertainty }),
     predict,
+    ...(shares && shares.size > 0 ? { treatmentShares: shares } : {}),
   }
 }

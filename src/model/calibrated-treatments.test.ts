@@ -34,7 +34,10 @@ describe('a calibrated version’s treatment shares', () => {
     uncertainty: terms,
     groups,
     treatmentShares: new Map([
-      [`${effect.treatment}=${effect.value}`, { reduction: 0.9, reductionSd: 0.01 }],
+      [
+        `${effect.treatment}=${effect.value}`,
+        { reduction: 0.9, reductionSd: 0.01, reductionRange: [0.88, 0.92] },
+      ],
     ]),
   })
   // A site where the effect's factor weighs: the treatment gains something there.

@@ -13,6 +13,7 @@ import {
   type TreatmentEffect,
 } from '../types.ts'
 import { calibratedModel } from './calibrated-model.ts'
+import { byMagnitudeThenKey } from './horizon-result.ts'
 import { loadSurvivalModel } from './loader.ts'
 
 const model = loadSurvivalModel(SPECIES)
@@ -86,6 +87,29 @@ describe('treatments in the model', () => {
         },
       ),
       { numRuns: 1500 },
+    )
+  })
+
+  it('rank the factors as a full sort would, and build the top ones alone to the same answer', () => {
+    fc.assert(
+      fc.property(
+        siteArbitrary,
+        speciesArbitrary,
+        methodArbitrary,
+        requestArbitrary,
+        fc.integer({ min: 0, max: 12 }),
+        (site, species, method, request, count) => {
+          const effects = effectsOf(request, method)
+          const [lazy, whole] = [0, 1].map(() => model.predict(site, species, method, HORIZONS, effects))
+          for (const [i, h] of (whole as HorizonPrediction[]).entries()) {
+            expect(h.contributions).toEqual([...h.contributions].sort(byMagnitudeThenKey))
+            expect((lazy as HorizonPrediction[])[i]?.topContributions(count)).toEqual(
+              h.contributions.slice(0, count),
+            )
+          }
+        },
+      ),
+      { numRuns: 500 },
     )
   })
 

@@ -8,7 +8,6 @@ import type {
   TreatmentEffect,
   UncertaintyTerms,
 } from '../types.ts'
-import { byMagnitudeThenKey } from './horizon-result.ts'
 
 /*
  * Establishment treatments in the model (docs/model-card.md → treatments). A treatment removes a share
@@ -102,24 +101,67 @@ export interface TreatedInputs {
   uncertainty: UncertaintyTerms
 }
 
-/** One horizon of a treated prediction: its contributions are worked out whole, ranked once. */
+/**
+ * One horizon of a treated prediction. Its contributions are kept as numbers and built when first
+ * read, and `topContributions(n)` builds only the first n: most answers show three factors of eleven.
+ */
 class TreatedHorizon implements HorizonPrediction {
   readonly survivalProbability: number
+  #contributions: FactorContribution[] | undefined
 
   constructor(
     readonly horizonYears: Horizon,
     readonly baselineLogOdds: number,
     readonly logOdds: number,
-    readonly contributions: FactorContribution[],
+    private readonly factors: readonly FactorLabel[],
+    /** Per factor, in model order: the contribution with the treatments, and without (NaN: untouched). */
+    private readonly values: Float64Array,
+    private readonly untreated: Float64Array,
     readonly uncertainty: UncertaintyTerms,
     readonly treatment: HorizonTreatment,
   ) {
     this.survivalProbability = sigmoid(logOdds)
   }
 
-  topContributions(count: number): FactorContribution[] {
-    return this.contributions.slice(0, Math.max(0, count))
+  get contributions(): FactorContribution[] {
+    this.#contributions ??= this.topContributions(this.factors.length)
+    return this.#contributions
   }
+
+  topContributions(count: number): FactorContribution[] {
+    if (this.#contributions) return this.#contributions.slice(0, Math.max(0, count))
+    const order = rankedIndices(this.values, this.factors)
+    const list = new Array<FactorContribution>(Math.min(Math.max(0, count), order.length))
+    for (let r = 0; r < list.length; r++) {
+      const i = order[r] as number
+      const untreated = this.untreated[i] as number
+      list[r] = contributionOf(
+        this.factors[i] as FactorLabel,
+        this.values[i] as number,
+        Number.isNaN(untreated) ? undefined : untreated,
+      )
+    }
+    return list
+  }
+}
+
+/** Factor indices by |value| descending, ties by key: the order byMagnitudeThenKey gives (insertion sort). */
+function rankedIndices(values: Float64Array, factors: readonly FactorLabel[]): Int32Array {
+  const order = new Int32Array(values.length)
+  for (let i = 0; i < values.length; i++) {
+    const magnitude = Math.abs(values[i] as number)
+    const key = (factors[i] as FactorLabel).key
+    let at = i
+    while (at > 0) {
+      const before = order[at - 1] as number
+      const other = Math.abs(values[before] as number)
+      if (other > magnitude || (other === magnitude && (factors[before] as FactorLabel).key < key)) break
+      order[at] = before
+      at--
+    }
+    order[at] = i
+  }
+  return order
 }
 
 function contributionOf(label: FactorLabel, raw: number, untreated?: number): FactorContribution {
@@ -148,7 +190,8 @@ export function treatedPredictions(
   return horizons.map((h) => {
     const { intercept, scale, baselineLogOdds, manualScale } = inputs.horizon(h)
     const untreatedLogOdds = intercept + scale * penaltyTotal
-    const contributions = new Array<FactorContribution>(n)
+    const values = new Float64Array(n)
+    const untreatedValues = new Float64Array(n).fill(Number.NaN)
     const treated: TreatedFactor[] = []
     // ∂gain/∂r_k, for the SD of the gain.
     const slopes = new Float64Array(compiled.effects.length)
@@ -159,7 +202,7 @@ export function treatedPredictions(
       const untreated = scale * (penalty - (referencePenalties[i] as number))
       const acting = compiled.actingOn[i] as readonly number[]
       if (acting.length === 0) {
-        contributions[i] = contributionOf(factors[i] as FactorLabel, untreated)
+        values[i] = untreated
         continue
       }
       // Penalties as magnitudes on the logit scale at this horizon: the method's and hand planting's.
@@ -176,13 +219,15 @@ export function treatedPredictions(
         }
       }
       gainTotal += gain
-      const contribution = contributionOf(factors[i] as FactorLabel, untreated + gain, untreated)
-      contributions[i] = contribution
+      const treatedValue = untreated + gain
+      values[i] = treatedValue
+      untreatedValues[i] = untreated
+      const label = factors[i] as FactorLabel
       treated.push({
-        key: contribution.key,
-        factor: contribution.factor,
-        contribution: contribution.contribution,
-        untreatedContribution: contribution.untreatedContribution as number,
+        key: label.key,
+        factor: label.name,
+        contribution: treatedValue === 0 ? 0 : treatedValue,
+        untreatedContribution: untreated === 0 ? 0 : untreated,
         treatments: compiled.names[i] as readonly string[],
       })
     }
@@ -194,14 +239,22 @@ export function treatedPredictions(
     const base = inputs.uncertainty
     const uncertainty: UncertaintyTerms =
       effectSd === 0 ? base : { ...base, plantingYearSd: Math.hypot(base.plantingYearSd, effectSd) }
-    contributions.sort(byMagnitudeThenKey)
-    return new TreatedHorizon(h, baselineLogOdds, untreatedLogOdds + gainTotal, contributions, uncertainty, {
-      untreatedLogOdds,
-      untreatedSurvivalProbability: sigmoid(untreatedLogOdds),
-      effectSd,
-      untreatedUncertainty: base,
-      factors: treated,
-      effectSlopes: Array.from(slopes),
-    })
+    return new TreatedHorizon(
+      h,
+      baselineLogOdds,
+      untreatedLogOdds + gainTotal,
+      factors,
+      values,
+      untreatedValues,
+      uncertainty,
+      {
+        untreatedLogOdds,
+        untreatedSurvivalProbability: sigmoid(untreatedLogOdds),
+        effectSd,
+        untreatedUncertainty: base,
+        factors: treated,
+        effectSlopes: Array.from(slopes),
+      },
+    )
   })
 }

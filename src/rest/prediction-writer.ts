@@ -4,7 +4,7 @@ import type { BatchItemResult, Prediction } from '../domain/prediction-types.ts'
 import { type EncodedJson, encodedText, JsonEncoder } from '../http-body/json.ts'
 import type { CalibrationShift, FactorContribution, HorizonPrediction, ModelInfo, Species } from '../types.ts'
 import { calibrationJson, climateProjectionJson, RISK_FACTORS_SHOWN } from './responses.ts'
-import { predictionTreatmentsText } from './treatments-json.ts'
+import { pushTreatmentNumbers, writeTreatments } from './treatments-writer.ts'
 
 /*
  * The /v1 prediction answer written straight to UTF-8 bytes, byte for byte what
@@ -180,6 +180,7 @@ function writePrediction(out: JsonEncoder, p: Prediction, inBatch: boolean): voi
       projected.growingSeasonFrostDays,
       projected.thermalElevationM,
     )
+  if (p.treatments) pushTreatmentNumbers(pending, p.predictions)
   out.useNumbers(printPending())
   out.writeBytes(inBatch ? ITEM_ANSWER_OPENING : ANSWER_OPENING)
   out.writeNumber()
@@ -217,7 +218,7 @@ function writePrediction(out: JsonEncoder, p: Prediction, inBatch: boolean): voi
   }
   if (p.treatments) {
     if (!p.climate && !shift) out.writeBytes(PREDICTIONS_END)
-    out.write(`,"treatments":${predictionTreatmentsText(p.treatments, p.predictions)}`)
+    writeTreatments(out, p.treatments, p.predictions)
   }
   out.writeBytes(ending(p, !p.climate && !shift && !p.treatments, inBatch))
 }

@@ -40,6 +40,7 @@ import {
 import { keyed, type RestResponse, type Route } from './route.ts'
 import { SURVEY_ROUTES } from './survey-routes.ts'
 import { SURVEY_UPLOAD_ROUTES } from './survey-upload-routes.ts'
+import { treatmentCatalogueJson } from './treatments-json.ts'
 
 const ok = (body: unknown, dataVersion?: string | null): RestResponse => ({
   status: 200,
@@ -169,6 +170,14 @@ export const ROUTES: readonly Route[] = [
     authenticated: true,
     async handle(_req, _url, deps) {
       return ok({ methods: deps.catalogue.plantingMethods().map(methodJson) })
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/treatments',
+    authenticated: true,
+    async handle(_req, _url, deps) {
+      return ok(treatmentCatalogueJson(deps.catalogue.treatments()))
     },
   },
   {

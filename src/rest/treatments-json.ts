@@ -1,16 +1,26 @@
-import type { AppliedEffect, AppliedTreatments } from '../domain/treatments.ts'
+import {
+  type AppliedEffect,
+  type AppliedTreatments,
+  TREATMENT_NAMES,
+  TREATMENT_VALUES,
+  type TreatmentCatalogueEffect,
+  type Treatments,
+} from '../domain/treatments.ts'
 import type { HorizonPrediction } from '../types.ts'
 
 /*
  * The `treatments` block of /v1 answers (docs/treatments.md; schema/openapi.yaml AppliedTreatments):
- * the values asked for, each effect with its figure, status and sources, and, for a prediction, what
- * the treatments changed at each horizon: the treated factors' contributions beside the untreated ones.
+ * the values asked for, each effect with its figure, status and the reference entries it rests on, and,
+ * for a prediction, what the treatments changed at each horizon: the treated factors' contributions
+ * beside the untreated ones. The entries' sources are listed once, by `GET /v1/treatments`, rather
+ * than in every answer (they would make a treated answer ten times an untreated one).
  */
 
 function effectJson(e: AppliedEffect) {
   return {
     treatment: e.treatment,
     value: e.value,
+    effect_id: e.effectId,
     factors: e.factors,
     figure: { kind: e.figure.kind, value: e.figure.value, range: e.figure.range },
     odds_ratio: e.oddsRatio,
@@ -18,9 +28,9 @@ function effectJson(e: AppliedEffect) {
     reduction: e.reduction,
     reduction_range: e.reductionRange,
     reduction_sd: e.reductionSd,
+    share_from: e.shareFrom,
     status: e.status,
     basis: e.basis,
-    sources: e.sources,
     note: e.note,
   }
 }
@@ -60,17 +70,32 @@ export function predictionTreatmentsJson(t: AppliedTreatments, horizons: readonl
   return { ...appliedTreatmentsJson(t), horizons: horizons.map(horizonTreatmentJson) }
 }
 
-const appliedTexts = new WeakMap<AppliedTreatments, string>()
-
-/** `predictionTreatmentsJson` as JSON text (the fixed part written once per combination and method). */
-export function predictionTreatmentsText(
-  t: AppliedTreatments,
-  horizons: readonly HorizonPrediction[],
-): string {
-  let applied = appliedTexts.get(t)
-  if (applied === undefined) {
-    applied = JSON.stringify(appliedTreatmentsJson(t)).slice(0, -1)
-    appliedTexts.set(t, applied)
+function catalogueEffectJson(e: TreatmentCatalogueEffect) {
+  const { kind, value, range, horizonYears } = e.figure
+  return {
+    id: e.id,
+    treatment: e.treatment,
+    values: e.values,
+    factors: e.factors,
+    figure: { kind, value, range, horizon_years: horizonYears },
+    odds_ratio: e.oddsRatio,
+    odds_ratio_range: e.oddsRatioRange,
+    reduction: e.reduction,
+    reduction_range: e.reductionRange,
+    reduction_sd: e.reductionSd,
+    status: e.status,
+    drone_seeding: e.droneSeeding,
+    basis: e.basis,
+    sources: e.sources,
+    note: e.note,
   }
-  return `${applied},"horizons":${JSON.stringify(horizons.map(horizonTreatmentJson))}}`
+}
+
+/** `GET /v1/treatments`: each treatment with its values, and every effect with what it rests on. */
+export function treatmentCatalogueJson(t: Treatments) {
+  return {
+    data_version: t.dataVersion,
+    treatments: TREATMENT_NAMES.map((name) => ({ name, values: TREATMENT_VALUES[name] })),
+    effects: t.catalogue.map(catalogueEffectJson),
+  }
 }

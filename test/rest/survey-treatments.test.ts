@@ -174,6 +174,27 @@ describe('survey plots with treatments', () => {
       ((effect?.posterior.mean as number) - (effect?.prior.mean as number)) / (effect?.prior.sd as number),
       12,
     )
+    // A prediction under the version describes the effect as the version applies it: the posterior.
+    const site = { ...FOREST_POINTS.coastRange, species_code: 'PSME', planting_method: 'manual' }
+    const predicted = (model_version?: string) =>
+      rest(server.url, 'POST', '/v1/predict', {
+        key: owner.key,
+        json: { ...site, treatments: RELEASE, ...(model_version ? { model_version } : {}) },
+      })
+    const pinned = await predicted(version)
+    const base = await predicted()
+    expect(pinned.status, pinned.text).toBe(200)
+    const [informed] = pinned.body.treatments.effects as Record<string, unknown>[]
+    expect(informed).toMatchObject({
+      share_from: 'calibration',
+      reduction: effect?.posterior.mean,
+      reduction_sd: effect?.posterior.sd,
+      reduction_range: effect?.posterior.interval,
+    })
+    const [reference] = base.body.treatments.effects as Record<string, unknown>[]
+    expect(reference).toMatchObject({ share_from: 'reference', reduction: effect?.prior.mean })
+    // The reference's figure is the same in both: only the share the model applies moved.
+    expect(informed?.figure).toEqual(reference?.figure)
     // The report reads treated and untreated plots of one species × method as one group, under either version.
     for (const query of ['', `?model_version=${encodeURIComponent(version)}`]) {
       const report = await rest(server.url, 'GET', `/v1/surveys/report${query}`, { key: owner.key })

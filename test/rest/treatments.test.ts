@@ -3,7 +3,7 @@ import type { TestDatabase } from '../support/database.ts'
 import { startSeededServer, stopSeededServer } from '../support/seeded-server.ts'
 import type { TestServer } from '../support/server.ts'
 import { compareBody, FOREST_POINTS, predictBody } from '../support/sites.ts'
-import { expectError, expectInvalidRequest, post, type RestResult } from './client.ts'
+import { expectError, expectInvalidRequest, get, post, type RestResult } from './client.ts'
 
 let db: TestDatabase
 let server: TestServer
@@ -24,6 +24,39 @@ function timeless(body: Record<string, unknown>) {
   return rest
 }
 
+describe('GET /v1/treatments', () => {
+  it('lists each treatment with its values and every effect with its figure, statuses and sources', async () => {
+    const result = await get(server.url, '/v1/treatments', key)
+    expect(result.status, result.text).toBe(200)
+    expect(result.body.treatments.map((t: { name: string }) => t.name)).toEqual([
+      'vegetation_control',
+      'animal_protection',
+      'stock_type',
+      'shade',
+    ])
+    const byId = new Map(result.body.effects.map((e: { id: string }) => [e.id, e]))
+    expect(byId.size).toBe(result.body.effects.length)
+    // Every value but none has exactly one effect.
+    for (const { name, values } of result.body.treatments as { name: string; values: string[] }[]) {
+      for (const value of values.filter((v) => v !== 'none')) {
+        const covering = result.body.effects.filter(
+          (e: { treatment: string; values: string[] }) => e.treatment === name && e.values.includes(value),
+        )
+        expect(covering, `${name}=${value}`).toHaveLength(1)
+      }
+    }
+    const tubes = result.body.effects.find((e: { values: string[] }) => e.values.includes('mesh_tubes'))
+    expect(tubes.drone_seeding).toEqual({ applies: false, reason: expect.any(String) })
+    const veg = result.body.effects.find((e: { values: string[] }) => e.values.includes('release_2yr'))
+    expect(veg.drone_seeding).toMatchObject({ applies: true, status: 'assumption' })
+    expect(veg.figure).toMatchObject({ kind: 'odds_ratio', value: 2, horizon_years: 5 })
+  })
+
+  it('needs a key', async () => {
+    expectError(await get(server.url, '/v1/treatments'), 401, 'invalid_api_key')
+  })
+})
+
 describe('POST /v1/predict with treatments', () => {
   it('answers the treated prediction with the treatments block (every response checked against the OpenAPI document)', async () => {
     const plain = await call('/v1/predict', predictBody())
@@ -43,7 +76,17 @@ describe('POST /v1/predict with treatments', () => {
       ['stock_type', 'synthesis'],
       ['shade', 'synthesis'],
     ])
-    expect(t.effects[0].sources.length).toBeGreaterThan(0)
+    // Each effect names its id and basis; the sources are listed once, by GET /v1/treatments.
+    expect(t.effects[0]).not.toHaveProperty('sources')
+    const catalogue = await get(server.url, '/v1/treatments', key)
+    expect(catalogue.status, catalogue.text).toBe(200)
+    expect(catalogue.body.data_version).toBe(t.data_version)
+    for (const effect of t.effects) {
+      const listed = catalogue.body.effects.find((e: { id: string }) => e.id === effect.effect_id)
+      expect(listed.values).toContain(effect.value)
+      expect(listed.basis).toEqual(effect.basis)
+      expect(listed.sources.length).toBeGreaterThan(0)
+    }
     treated.body.predictions.forEach((h: { survival_probability: number }, i: number) => {
       const before = plain.body.predictions[i].survival_probability
       expect(h.survival_probability).toBeGreaterThanOrEqual(before)

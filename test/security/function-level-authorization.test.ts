@@ -57,6 +57,7 @@ const SERVED = [
   'GET /v1/surveys/report',
   'GET /v1/surveys/uploads/{upload_id}',
   'GET /v1/surveys/{plot_id}',
+  'GET /v1/treatments',
   'GET /v1/usage',
   'POST /keys',
   'POST /v1/jobs',

@@ -426,6 +426,13 @@ class Client:
         """``GET /v1/methods``: the planting methods."""
         return ApiObject(*self._call("GET", "/v1/methods"))
 
+    def treatments(self) -> ApiObject:
+        """``GET /v1/treatments``: the treatments' values, and each effect with its figure, statuses and sources.
+
+        Answers made with treatments name each effect by ``effect_id``; its sources are listed here.
+        """
+        return ApiObject(*self._call("GET", "/v1/treatments"))
+
     def climate(self) -> ApiObject:
         """``GET /v1/climate``: the periods, scenarios and climate deltas a prediction may use."""
         return ApiObject(*self._call("GET", "/v1/climate"))

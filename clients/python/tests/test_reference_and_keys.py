@@ -38,11 +38,15 @@ def test_species_with_filters(client, httpserver):
 def test_methods_climate_and_health(client, httpserver):
     httpserver.expect_request("/v1/methods").respond_with_json({"methods": [{"id": "manual", "name": "Hand planting"}]})
     httpserver.expect_request("/v1/climate").respond_with_json({"baseline_period": "1991_2020", "periods": []})
+    httpserver.expect_request("/v1/treatments").respond_with_json(
+        {"data_version": "treatments-0123456789ab", "treatments": [], "effects": [{"id": "tubes", "sources": []}]}
+    )
     httpserver.expect_request("/v1/health").respond_with_json({"status": "healthy", "database": "connected"})
     httpserver.expect_request("/v1/health/live").respond_with_json({"status": "alive"})
 
     assert client.methods().methods[0].id == "manual"
     assert client.climate().baseline_period == "1991_2020"
+    assert client.treatments().effects[0].id == "tubes"
     assert client.health().status == "healthy"
     assert "X-API-Key" not in last_request(httpserver).headers  # health needs no key
     assert client.live().status == "alive"

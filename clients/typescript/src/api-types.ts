@@ -62,6 +62,8 @@ export type BatchResponse = Schemas['BatchResponse']
 export type SpeciesQuery = NonNullable<paths['/v1/species']['get']['parameters']['query']>
 export type SpeciesListResponse = Schemas['SpeciesListResponse']
 export type MethodListResponse = Schemas['MethodListResponse']
+/** `GET /v1/treatments`: the treatments' values, and each effect with what it rests on and cites. */
+export type TreatmentCatalogue = Schemas['TreatmentCatalogue']
 export type CoverageResponse = Schemas['CoverageResponse']
 export type HealthResponse = Schemas['HealthResponse']
 export type UsageResponse = Schemas['UsageResponse']

@@ -392,6 +392,9 @@ export function createSurvivalClient(options: SurvivalClientOptions) {
 
     methods: (options?: CallOptions) => body(() => api.GET('/v1/methods', init(options)), options),
 
+    /** The treatments a request may name, and every effect with its figure, statuses and sources. */
+    treatments: (options?: CallOptions) => body(() => api.GET('/v1/treatments', init(options)), options),
+
     coverage: (options?: CallOptions) => body(() => api.GET('/v1/coverage', init(options)), options),
 
     health: (options?: CallOptions) => body(() => api.GET('/v1/health', init(options)), options),

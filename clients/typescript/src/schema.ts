@@ -918,6 +918,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/treatments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The establishment treatments and what each rests on
+         * @description The four treatments a request may name with their values, and every effect: the reference's
+         *     figure, the share of its factors' penalty it removes, its status for hand planting and drone
+         *     seeding, the reference entries it rests on with their sources, and a note. Answers made with
+         *     treatments name each effect by `effect_id` and carry the same `data_version`. Query
+         *     parameters are ignored. See docs/treatments.md.
+         */
+        get: operations["listTreatments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/climate": {
         parameters: {
             query?: never;
@@ -1758,6 +1782,8 @@ export interface components {
             /** @enum {string} */
             treatment: "vegetation_control" | "animal_protection" | "stock_type" | "shade";
             value: string;
+            /** @description The effect's id; `GET /v1/treatments` lists it with the sources of its basis. */
+            effect_id: string;
             /** @description Keys of the model factors it acts on. */
             factors: string[];
             /** @description The reference's figure for 5-year survival of hand planting, with its range. */
@@ -1776,23 +1802,83 @@ export interface components {
             /** @description SD of the share (the range read as its central 90 %); it widens the intervals. */
             reduction_sd: number;
             /**
+             * @description Where the share comes from: `reference` (the figure above), or `calibration`: the answering
+             *     version's surveys informed it, and `reduction`, `reduction_range` (its posterior interval) and
+             *     `reduction_sd` are the posterior the version applies.
+             * @enum {string}
+             */
+            share_from: "reference" | "calibration";
+            /**
              * @description The effect's status for the answer's planting method (drone seeding's are assumptions).
              * @enum {string}
              */
             status: "published" | "synthesis" | "assumption";
-            /** @description The reference entries it rests on. */
+            /** @description The reference entries it rests on (their sources in `GET /v1/treatments`). */
             basis: string[];
-            sources: {
-                title: string;
-                publisher: string | null;
-                year: number | null;
-                url: string | null;
+            note: string;
+        };
+        TreatmentSource: {
+            title: string;
+            publisher: string | null;
+            year: number | null;
+            url: string | null;
+        };
+        /** @description The treatments a request may name, and every effect with its figure, statuses and sources. */
+        TreatmentCatalogue: {
+            /** @description The treatments data's version, as answers with treatments name it. */
+            data_version: string;
+            treatments: {
+                /** @enum {string} */
+                name: "vegetation_control" | "animal_protection" | "stock_type" | "shade";
+                values: string[];
             }[];
+            effects: components["schemas"]["TreatmentCatalogueEffect"][];
+        };
+        /** @description One effect of the treatments data, for the values it covers. */
+        TreatmentCatalogueEffect: {
+            id: string;
+            /** @enum {string} */
+            treatment: "vegetation_control" | "animal_protection" | "stock_type" | "shade";
+            values: string[];
+            factors: string[];
+            figure: {
+                /** @enum {string} */
+                kind: "odds_ratio" | "percentage_points";
+                value: number;
+                range: number[];
+                horizon_years: number;
+            };
+            odds_ratio: number;
+            odds_ratio_range: number[];
+            reduction: number;
+            reduction_range: number[];
+            reduction_sd: number;
+            /**
+             * @description The status for hand planting.
+             * @enum {string}
+             */
+            status: "published" | "synthesis" | "assumption";
+            /** @description Whether drone seeding takes it, with its status and note there, or why not. */
+            drone_seeding: {
+                /** @constant */
+                applies: true;
+                /** @enum {string} */
+                status: "published" | "synthesis" | "assumption";
+                note: string;
+            } | {
+                /** @constant */
+                applies: false;
+                reason: string;
+            };
+            basis: string[];
+            /** @description The sources of the entries in `basis`, each once. */
+            sources: components["schemas"]["TreatmentSource"][];
             note: string;
         };
         /**
          * @description The treatments an answer was made with: each as asked for (null where not named), the data's
-         *     version and each effect with its status and sources. Absent when untreated.
+         *     version and each effect with its status and the reference entries it rests on (their sources:
+         *     `GET /v1/treatments`). Absent when untreated.
          */
         AppliedTreatments: {
             vegetation_control: string | null;
@@ -6655,6 +6741,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MethodListResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTreatments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The treatments and their effects. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Used": components["headers"]["X-RateLimit-Used"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "API-Key-Expires": components["headers"]["API-Key-Expires"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TreatmentCatalogue"];
                 };
             };
             401: components["responses"]["Unauthorized"];

@@ -71,7 +71,7 @@ describe('typed client against a live server', () => {
     await expect(api.model('9.9')).rejects.toMatchObject({ status: 422, code: 'invalid_model_version' })
   })
 
-  it('compare, rank, species, methods, usage: typed bodies', async () => {
+  it('compare, rank, species, methods, treatments, usage: typed bodies', async () => {
     const api = client()
     const comparison = await api.compare({ ...FOREST_POINTS.coastRange, species_code: 'PSME' })
     expect(comparison.method_differential).toHaveLength(3)
@@ -79,6 +79,9 @@ describe('typed client against a live server', () => {
     expect(ranking.ranking).toHaveLength(20)
     expect((await api.species({ group: 'hardwood' })).count).toBe(4)
     expect((await api.methods()).methods.map((m) => m.id)).toEqual(['manual', 'drone_seeded'])
+    const treatments = await api.treatments()
+    expect(treatments.treatments.map((t) => t.name)).toContain('animal_protection')
+    expect(treatments.effects.every((e) => e.sources.length > 0)).toBe(true)
     const usage = await api.usage()
     expect(usage.key.tier).toBe('mycel')
     expect(usage.limits.batch_size).toBe(100)

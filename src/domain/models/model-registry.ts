@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto'
 import { LruCache } from '../../lru-cache.ts'
 import { type CalibratedGroup, calibratedModel } from '../../model/calibrated-model.ts'
-import type { ModelInfo, SurvivalModel, UncertaintyTerms } from '../../types.ts'
+import type { InformedShare, ModelInfo, SurvivalModel, UncertaintyTerms } from '../../types.ts'
 import { CALIBRATED_VERSION, type CalibrationFit } from '../calibration/calibration-fit.ts'
 import { apiError } from '../errors.ts'
 import type { ModelVersionStore, StoredModelVersion } from '../ports.ts'
@@ -219,13 +219,14 @@ function calibrationParameters(version: string, fit: CalibrationFit) {
     plots: group.plots,
     trees: group.trees,
   }))
-  const treatmentShares = new Map<string, { reduction: number; reductionSd: number }>()
+  const treatmentShares = new Map<string, InformedShare>()
   for (const effect of fit.treatmentEffects ?? [])
     if (effect.status === 'estimated')
       for (const value of effect.values)
         treatmentShares.set(`${effect.treatment}=${value}`, {
           reduction: effect.posterior.mean,
           reductionSd: effect.posterior.sd,
+          reductionRange: effect.posterior.interval,
         })
   return {
     version,

@@ -13,7 +13,7 @@ import { TREES_PER_HECTARE_PER_ACRE } from '../input-rules.ts'
 import type { NearestSiteLookup, SitesInArea } from '../ports.ts'
 import { SITE_CLASSES, type SiteClass, siteClassOf } from '../site-class.ts'
 import { assertInCoverage, matchedSite } from '../site-matching.ts'
-import { TREATMENTS } from '../treatments.ts'
+import { asAppliedBy, TREATMENTS } from '../treatments.ts'
 import { COSTS } from './costs.ts'
 import { type HorizonDistribution, mixDistributions, predictionsAt } from './mix-survival.ts'
 import { checkedOptionsRequest, type PlantingOptionsRequest } from './options-request.ts'
@@ -126,7 +126,7 @@ export class StockingPlanService {
       dataVersion,
       plantingMethod,
       climate: climate ? { ...climate, dataVersion: CLIMATE_FUTURES.dataVersion } : null,
-      ...(treatments ? { treatments } : {}),
+      ...(treatments ? { treatments: asAppliedBy(model, treatments) } : {}),
       cost: planCost(
         { mix, method: plantingMethod, treatments: treatments?.values ?? null, planted },
         asked.costs,

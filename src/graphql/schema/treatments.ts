@@ -130,6 +130,10 @@ const TreatmentEffectRef = builder.objectRef<AppliedEffect>('TreatmentEffect').i
     reductionSd: t.exposeFloat('reductionSd', {
       description: 'SD of the share: the range read as its central 90 %; it widens the intervals',
     }),
+    shareFrom: t.exposeString('shareFrom', {
+      description:
+        'reference (the figure), or calibration: the answering version’s surveys informed the share, and reduction, its range and SD are that posterior',
+    }),
     status: t.field({
       type: EvidenceStatusEnum,
       description: 'Its status for this planting method',
