@@ -335,16 +335,17 @@ export class Treatments {
     comparing = false,
   ): AppliedTreatments | null {
     if (!request) return null
-    const values = {} as Record<TreatmentName, string | null>
-    let key = method
     for (const name of TREATMENT_NAMES) {
       const value = request[REQUEST_FIELD[name]] ?? null
       if (value !== null && !(TREATMENT_VALUES[name] as readonly string[]).includes(value))
         throw invalidField(`treatments.${name}`, `must be one of ${TREATMENT_VALUES[name].join(', ')}`)
-      values[name] = value
-      key += `|${value ?? ''}`
     }
-    if (this.resolved.has(key)) return this.resolved.get(key) as AppliedTreatments | null
+    // Every value is a known one by now (none holds '|'), so the key names one combination.
+    const key = `${method}|${request.vegetationControl ?? ''}|${request.animalProtection ?? ''}|${request.stockType ?? ''}|${request.shade ?? ''}`
+    const known = this.resolved.get(key)
+    if (known !== undefined) return known
+    const values = {} as Record<TreatmentName, string | null>
+    for (const name of TREATMENT_NAMES) values[name] = request[REQUEST_FIELD[name]] ?? null
     const effects: AppliedEffect[] = []
     const modelEffects: TreatmentEffect[] = []
     for (const name of TREATMENT_NAMES) {

@@ -158,8 +158,11 @@ export function createSurvivalModel(
     const plan = lookupPlan(species, method)
     const manual = method === 'manual' ? plan : lookupPlan(species, 'manual')
     const requested = distinctAscending(horizons)
-    const clamped = clampSiteInto(site, artifact.inputRanges, new ModelSite())
-    const severities = Float64Array.from(factors, (factor) => factor.severity(clamped, species))
+    // Synchronous to the end, as predict is: the scratch site serves.
+    const clamped = clampSiteInto(site, artifact.inputRanges, scratch.site)
+    const severities = new Array<number>(factors.length)
+    for (let i = 0; i < factors.length; i++)
+      severities[i] = (factors[i] as CompiledFactor).severity(clamped, species)
     return treatedPredictions(
       {
         factors,
@@ -167,7 +170,10 @@ export function createSurvivalModel(
         weights: plan.weights,
         manualWeights: manual.weights,
         referencePenalties: plan.referencePenalties,
-        horizon: (h) => ({ ...plan.horizons[h], manualScale: manual.horizons[h].scale }),
+        horizon: (h) => {
+          const { intercept, scale, baselineLogOdds } = plan.horizons[h]
+          return { intercept, scale, baselineLogOdds, manualScale: manual.horizons[h].scale }
+        },
         uncertainty,
       },
       compileTreatments(treatments, factors),

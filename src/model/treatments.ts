@@ -90,7 +90,7 @@ export function compileTreatments(
 export interface TreatedInputs {
   factors: readonly FactorLabel[]
   /** Each factor's severity at the (clamped) site for the species. */
-  severities: Float64Array
+  severities: ArrayLike<number>
   /** The method's weights, and hand planting's (the same array when the method is hand planting). */
   weights: Float64Array
   manualWeights: Float64Array
@@ -115,8 +115,8 @@ class TreatedHorizon implements HorizonPrediction {
     readonly logOdds: number,
     private readonly factors: readonly FactorLabel[],
     /** Per factor, in model order: the contribution with the treatments, and without (NaN: untouched). */
-    private readonly values: Float64Array,
-    private readonly untreated: Float64Array,
+    private readonly values: readonly number[],
+    private readonly untreated: readonly number[],
     readonly uncertainty: UncertaintyTerms,
     readonly treatment: HorizonTreatment,
   ) {
@@ -145,9 +145,12 @@ class TreatedHorizon implements HorizonPrediction {
   }
 }
 
-/** Factor indices by |value| descending, ties by key: the order byMagnitudeThenKey gives (insertion sort). */
-function rankedIndices(values: Float64Array, factors: readonly FactorLabel[]): Int32Array {
-  const order = new Int32Array(values.length)
+/**
+ * Factor indices by |value| descending, ties by key: the order byMagnitudeThenKey gives (insertion
+ * sort). Plain arrays here and below: a few short typed arrays per request cost more to make than they save.
+ */
+function rankedIndices(values: readonly number[], factors: readonly FactorLabel[]): number[] {
+  const order = new Array<number>(values.length)
   for (let i = 0; i < values.length; i++) {
     const magnitude = Math.abs(values[i] as number)
     const key = (factors[i] as FactorLabel).key
@@ -190,11 +193,11 @@ export function treatedPredictions(
   return horizons.map((h) => {
     const { intercept, scale, baselineLogOdds, manualScale } = inputs.horizon(h)
     const untreatedLogOdds = intercept + scale * penaltyTotal
-    const values = new Float64Array(n)
-    const untreatedValues = new Float64Array(n).fill(Number.NaN)
+    const values = new Array<number>(n)
+    const untreatedValues = new Array<number>(n).fill(Number.NaN)
     const treated: TreatedFactor[] = []
     // ∂gain/∂r_k, for the SD of the gain.
-    const slopes = new Float64Array(compiled.effects.length)
+    const slopes = new Array<number>(compiled.effects.length).fill(0)
     let gainTotal = 0
     for (let i = 0; i < n; i++) {
       const severity = severities[i] as number
@@ -253,7 +256,7 @@ export function treatedPredictions(
         effectSd,
         untreatedUncertainty: base,
         factors: treated,
-        effectSlopes: Array.from(slopes),
+        effectSlopes: slopes,
       },
     )
   })
