@@ -85,6 +85,7 @@ describe('the explorer Plan tab: treatments, costs and options (offline)', () =>
     await page.getByLabel('API key', { exact: true }).fill(apiKey)
     await page.getByRole('button', { name: 'Use key' }).click()
     await coverage
+    // The Options view's Weigh boxes name the same treatments: these are the plan form's.
     for (const name of [
       'Vegetation control',
       'Stock type',
@@ -95,7 +96,9 @@ describe('the explorer Plan tab: treatments, costs and options (offline)', () =>
       'Tube, installed ($/tree)',
       'Drone flight ($/acre)',
     ])
-      await expect(page.getByLabel(name, { exact: true }).count(), name).resolves.toBe(1)
+      await expect(page.locator('#plan-form').getByLabel(name, { exact: true }).count(), name).resolves.toBe(
+        1,
+      )
     // Each default is shown with its status and year.
     expect(await page.locator('#plan-cost-planting-default').textContent()).toMatch(
       /^Default: 0\.46 \(synthesis, (undated|\d{4})\)$/,
@@ -122,8 +125,8 @@ describe('the explorer Plan tab: treatments, costs and options (offline)', () =>
 
   it('sends the treatments toggled with the plan, and the plan changes', async () => {
     await page.getByLabel('Vegetation control', { exact: true }).selectOption('RELEASE_2YR')
-    await page.getByLabel('Mesh tubes', { exact: true }).check()
-    await page.getByLabel('Shade cards', { exact: true }).check()
+    await page.locator('#plan-treatments').getByLabel('Mesh tubes', { exact: true }).check()
+    await page.locator('#plan-treatments').getByLabel('Shade cards', { exact: true }).check()
     const next = page.waitForResponse(isPlan)
     await page.getByRole('button', { name: 'Plan', exact: true }).click()
     const response = await next
@@ -150,7 +153,9 @@ describe('the explorer Plan tab: treatments, costs and options (offline)', () =>
     // Drone seeding takes only vegetation control: the others are disabled and not sent.
     await page.locator('#method').selectOption('drone_seeded')
     const drone = await page.waitForResponse(isPlan)
-    expect(await page.getByLabel('Mesh tubes', { exact: true }).isDisabled()).toBe(true)
+    expect(
+      await page.locator('#plan-treatments').getByLabel('Mesh tubes', { exact: true }).isDisabled(),
+    ).toBe(true)
     expect(inputOf(drone).treatments).toEqual({ vegetationControl: 'RELEASE_2YR' })
     expect(drone.status()).toBe(200)
     await page.locator('#method').selectOption('manual')
@@ -262,6 +267,52 @@ describe('the explorer Plan tab: treatments, costs and options (offline)', () =>
     await shoot('options-5-high-confidence')
   })
 
+  it('weighs only the methods and treatment values ticked, and asks for one of each', async () => {
+    await page.getByLabel('Confidence (%)', { exact: true }).fill('90')
+    const weigh = page.locator('#options-weigh')
+    await weigh.getByLabel('Drone seeding').uncheck()
+    for (const value of ['None', 'Site preparation', 'One release', 'Site prep + one release'])
+      await page.locator('#options-weigh-vegetationControl').getByLabel(value, { exact: true }).uncheck()
+    await page.locator('#options-weigh-stockType').getByLabel('Container').check()
+    expect(await page.locator('#plan-options-status').textContent()).toContain('Inputs changed')
+    const found = page.waitForResponse(isOptions)
+    await page.getByRole('button', { name: 'Find options' }).click()
+    const response = await found
+    expect(inputOf(response)).toMatchObject({
+      methods: ['MANUAL'],
+      treatments: { vegetationControl: ['RELEASE_2YR', 'SITE_PREP_RELEASE_2YR'], stockType: ['CONTAINER'] },
+    })
+    const answer = await dataOf<OptionsAnswer>(response, 'plantingOptions')
+    // Two vegetation values × tubes or not × shade or not, container stock, hand planting only.
+    expect(answer.candidates).toBe(8)
+    expect(answer.options.every((o) => o.plantingMethod === 'MANUAL')).toBe(true)
+    await page.locator('#options-weigh').evaluate((node) => node.scrollIntoView({ block: 'start' }))
+    await shoot('options-6-weigh')
+
+    // Nothing ticked under a method: no request, and the view says why.
+    await weigh.getByLabel('Hand planting').uncheck()
+    const before = asked.length
+    await page.getByRole('button', { name: 'Find options' }).click()
+    await expect.poll(() => page.locator('#options-weigh-error').isVisible()).toBe(true)
+    expect(await page.locator('#options-weigh-error').textContent()).toContain(
+      'Tick at least one under “Methods”',
+    )
+    expect(asked.length).toBe(before)
+
+    // Back to the defaults: nothing is sent, so the server weighs everything.
+    await weigh.getByLabel('Hand planting').check()
+    await weigh.getByLabel('Drone seeding').check()
+    for (const value of ['None', 'Site preparation', 'One release', 'Site prep + one release'])
+      await page.locator('#options-weigh-vegetationControl').getByLabel(value, { exact: true }).check()
+    await page.locator('#options-weigh-stockType').getByLabel('Container').uncheck()
+    const again = page.waitForResponse(isOptions)
+    await page.getByRole('button', { name: 'Find options' }).click()
+    const input = inputOf(await again)
+    expect(input.methods).toBeUndefined()
+    expect(input.treatments).toBeUndefined()
+    expect(await page.locator('#options-weigh-error').isVisible()).toBe(false)
+  })
+
   it('fits a phone’s screen', async () => {
     await page.setViewportSize({ width: 390, height: 844 })
     await page.getByLabel('Confidence (%)', { exact: true }).fill('90')
@@ -270,9 +321,9 @@ describe('the explorer Plan tab: treatments, costs and options (offline)', () =>
     await found
     await expect.poll(() => page.locator('#plan-options-body tr').count()).toBeGreaterThan(0)
     await page.locator('#plan-options-chart').evaluate((node) => node.scrollIntoView({ block: 'start' }))
-    await shoot('options-6-phone')
+    await shoot('options-7-phone')
     await page.locator('#plan-options-table').evaluate((node) => node.scrollIntoView({ block: 'start' }))
-    await shoot('options-6-phone-table')
+    await shoot('options-7-phone-table')
     expect(await elementsWiderThan(page, 390)).toEqual([])
     expect(session.consoleErrors).toEqual([])
     expect(session.blocked).toEqual([])

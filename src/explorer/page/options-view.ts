@@ -2,6 +2,7 @@ import { elementIn, placeholder, stacked } from './dom.ts'
 import { METHOD_LABELS, percent, trees, years } from './format.ts'
 import type { ExplorerPlantingOptionsQuery } from './generated/operations.ts'
 import { type OptionPoint, optionsChart } from './options-chart.ts'
+import { OPTIONS_CHOICES_HTML } from './options-choices.ts'
 import { perTreeText, statusWord, usd } from './plan-cost-view.ts'
 import { treatmentsText } from './plan-treatments.ts'
 
@@ -79,7 +80,7 @@ export class OptionsView {
       delete summary.dataset.meets
       chart.replaceChildren(
         placeholder(
-          'Press “Find options” for the cheapest ways to meet the standard here: both methods, every treatment, each at the smallest density that meets it.',
+          'Press “Find options” for the cheapest ways to meet the standard here: the methods and treatments ticked above, each at the smallest density that meets it.',
         ),
       )
       this.renderRows()
@@ -162,7 +163,8 @@ export class OptionsView {
 
 export const PLAN_OPTIONS_HTML = `
 <div id="plan-options" class="plan-options" role="tabpanel" aria-labelledby="plan-view-options" hidden>
-  <p class="plan-uses">The cheapest ways to meet the standard here: both methods and every combination of treatments, each at its smallest density meeting the standard at the confidence. The point or stand, the species mix, the confidence, the climate and your costs come from the form; the standard is the location’s.</p>
+  <p class="plan-uses">The cheapest ways to meet the standard here: the methods and every combination of the treatment values ticked below, each at its smallest density meeting the standard at the confidence. The point or stand, the species mix, the confidence, the climate and your costs come from the form; the standard is the location’s.</p>
+  ${OPTIONS_CHOICES_HTML}
   <div class="plan-actions">
     <button type="button" id="plan-options-find">Find options</button>
     <p id="plan-options-status" class="plan-status" role="status" aria-live="polite"></p>

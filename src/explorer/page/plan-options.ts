@@ -6,26 +6,32 @@ import {
   type StockingPlanInput,
 } from './generated/operations.ts'
 import { API_UNREACHABLE, type PanelHost } from './host.ts'
+import { OptionsChoices } from './options-choices.ts'
 import { type OptionsAnswer, OptionsView } from './options-view.ts'
 
 /**
  * The Plan tab's two views, the plan and its Options (`plantingOptions`): the cheapest ways to meet the
- * standard for the form's point or stand, mix, confidence, climate and costs. The options weigh every
- * method and treatment themselves, so the method, density, treatments and standard of the form are
- * not sent.
+ * standard for the form's point or stand, mix, confidence, climate and costs. The options weigh the
+ * methods and treatment values ticked in their own view (options-choices.ts), so the method, density,
+ * treatments and standard of the form are not sent.
  */
 
 export type PlanView = 'plan' | 'options'
 
 const STALE = 'Inputs changed: press Find options to update them.'
 
-/** The options input of a plan's input (pinned to the same model version). */
-export function optionsInput(plan: StockingPlanInput): PlantingOptionsInput {
+/** The options input of a plan's input (pinned to the same model version) and what is weighed. */
+export function optionsInput(
+  plan: StockingPlanInput,
+  weigh: Pick<PlantingOptionsInput, 'methods' | 'treatments'> = {},
+): PlantingOptionsInput {
   const { latitude, longitude, stand, speciesMix, confidence, costs, climate, modelVersion } = plan
   return {
     ...(stand ? { stand } : { latitude, longitude }),
     speciesMix,
     confidence,
+    ...(weigh.methods ? { methods: weigh.methods } : {}),
+    ...(weigh.treatments ? { treatments: weigh.treatments } : {}),
     ...(costs ? { costs } : {}),
     ...(climate ? { climate } : {}),
     ...(modelVersion ? { modelVersion } : {}),
@@ -34,6 +40,7 @@ export function optionsInput(plan: StockingPlanInput): PlantingOptionsInput {
 
 export class PlanOptions {
   private readonly view: OptionsView
+  private readonly choices: OptionsChoices
   private answer: OptionsAnswer | null = null
   private asked = 0
   /** The input the options shown answer. */
@@ -51,6 +58,8 @@ export class PlanOptions {
     private readonly redraw: () => void,
   ) {
     this.view = new OptionsView(panel)
+    this.choices = new OptionsChoices(panel)
+    this.choices.onChange(() => this.stale())
     this.el('plan-options-find').addEventListener('click', () => void this.request(true))
     for (const view of ['plan', 'options'] as const) {
       const tab = this.el(`plan-view-${view}`)
@@ -121,7 +130,12 @@ export class PlanOptions {
       status.textContent = this.answer ? STALE : ''
       return
     }
-    const input = optionsInput(plan)
+    const weigh = this.choices.read()
+    if (weigh.problem !== undefined) {
+      status.textContent = this.answer ? STALE : ''
+      return
+    }
+    const input = optionsInput(plan, weigh)
     // Asked again by a change the options do not depend on (the method): the answer shown stands.
     const key = JSON.stringify(input)
     if (!focus && this.answer && key === this.answeredKey) return
