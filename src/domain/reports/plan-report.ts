@@ -17,6 +17,7 @@ import {
   notesSection,
   reportFrame,
   yearsText,
+  zoneName,
 } from './report-parts.ts'
 import type { ReportRequest } from './report-request.ts'
 import { treatmentsSection } from './treatment-parts.ts'
@@ -123,7 +124,7 @@ function summaryFacts(plan: StockingPlan, place: string, text: Messages, numbers
           [text('fact.matched'), pair(text, numbers, location.matchedLatitude, location.matchedLongitude)],
           [text('fact.siteId'), numbers.id(location.siteId)],
           [text('fact.distance'), text('value.km', { value: numbers.km(location.matchDistanceKm) })],
-          [text('fact.zone'), location.zone],
+          [text('fact.zone'), zoneName(text, location.zone)],
         ]
       : [
           [text('fact.standArea'), text('value.hectares', { value: numbers.hectares(location.areaHa) })],
@@ -334,7 +335,7 @@ function sitesSection(plan: StockingPlan, text: Messages, numbers: ReportNumbers
           numbers.id(site.siteId),
           numbers.coordinate(site.latitude),
           numbers.coordinate(site.longitude),
-          site.zone,
+          zoneName(text, site.zone),
           site.siteClass,
         ]),
         sideBySide: 2,

@@ -28,3 +28,8 @@ export function messagesFor(language: ReportLanguage): Messages {
       return String(value)
     })
 }
+
+/** The text of `key` where the catalogues have it (they have the same keys), else `fallback` as it is. */
+export function textOr(text: Messages, key: string, fallback: string): string {
+  return key in EN ? text(key as MessageKey) : fallback
+}

@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { projectFile } from '../../project-files.ts'
+import { FOREST_ZONES } from '../../types.ts'
 import { CLIMATE_DATA_NOTE } from '../climate.ts'
 import { planNotes } from '../stocking/plan-notes.ts'
 import { RULE_SET_IDS, STOCKING_STANDARDS } from '../stocking/standards.ts'
 import { fitCalibrationSlope } from '../surveys/calibration-slope.ts'
+import { TREATMENT_VALUES } from '../treatments.ts'
 import { EN } from './messages/en.ts'
-import { messagesFor } from './report-messages.ts'
+import { type Messages, messagesFor, textOr } from './report-messages.ts'
 import { commonName, noteText, ruleStatusText } from './report-notes.ts'
 import { ReportNumbers } from './report-numbers.ts'
+import { zoneName } from './report-parts.ts'
 
 /**
  * The English texts an answer carries, printed in the report's language: every note the service
@@ -96,5 +99,25 @@ describe('rule statuses and common names', () => {
       expect(commonName(es.text, { code, commonName: name }), code).not.toBe(name)
     }
     expect(commonName(es.text, { code: 'XXXX', commonName: 'unknown tree' })).toBe('unknown tree')
+  })
+
+  it('every forest zone and treatment value has a name in each language, not the code', () => {
+    const codes = [
+      ...FOREST_ZONES.map((zone) => [zoneName, zone] as const),
+      ...Object.values(TREATMENT_VALUES)
+        .flat()
+        .map(
+          (value) => [(text: Messages, v: string) => textOr(text, `treatmentValue.${v}`, v), value] as const,
+        ),
+    ]
+    // Proper names read the same in both languages.
+    const sameInBoth = new Set(['klamath', 'okanogan_selkirk'])
+    for (const [name, code] of codes) {
+      expect(name(en.text, code), code).not.toMatch(/_/)
+      expect(name(es.text, code), code).not.toMatch(/_/)
+      if (!sameInBoth.has(code)) expect(name(es.text, code), code).not.toBe(name(en.text, code))
+    }
+    expect(zoneName(es.text, 'westside_cascades')).toBe('Cascadas occidentales')
+    expect(zoneName(es.text, 'no_such_zone')).toBe('no_such_zone')
   })
 })

@@ -3,7 +3,7 @@ import type { ClimateProjection } from '../climate.ts'
 import type { MatchedSite } from '../prediction-types.ts'
 import { locatorMap } from './locator-map.ts'
 import type { ReportAttachment, ReportBlock, ReportDocument, ReportLanguage } from './report-document.ts'
-import { CATALOGUES, type MessageKey, type Messages } from './report-messages.ts'
+import { CATALOGUES, type Messages, textOr } from './report-messages.ts'
 import { commonName, noteText } from './report-notes.ts'
 import type { ReportNumbers } from './report-numbers.ts'
 import type { ReportRequest } from './report-request.ts'
@@ -20,16 +20,18 @@ export const PLACE_NAME_MAX = 80
 export const REQUEST_CHARACTERS_MAX = 1200
 export const REQUEST_FILE = 'request.json'
 
-const has = (language: ReportLanguage, key: string): key is MessageKey => key in CATALOGUES[language]
-
 export function methodName(text: Messages, method: string): string {
   return method === 'manual' || method === 'drone_seeded' ? text(`method.${method}`) : method
 }
 
+/** A forest zone in the report's language (its code where the catalogue lacks it). */
+export function zoneName(text: Messages, zone: string): string {
+  return textOr(text, `zone.${zone}`, zone)
+}
+
 /** The factor in the report's language when the catalogue knows it, else as the model names it. */
-export function factorName(text: Messages, language: ReportLanguage, factor: FactorContribution): string {
-  const key = `factor.${factor.key}`
-  return has(language, key) ? text(key) : factor.factor
+export function factorName(text: Messages, _language: ReportLanguage, factor: FactorContribution): string {
+  return textOr(text, `factor.${factor.key}`, factor.factor)
 }
 
 export function speciesName(text: Messages, species: Species): string {
@@ -42,8 +44,7 @@ export function modelName(model: ModelInfo): string {
 }
 
 export function scenarioName(text: Messages, scenario: string): string {
-  const key = `scenario.${scenario}`
-  return key in CATALOGUES.en ? text(key as MessageKey) : scenario
+  return textOr(text, `scenario.${scenario}`, scenario)
 }
 
 export function climateName(
@@ -254,7 +255,7 @@ export function matchedSiteFacts(
     [text('fact.matched'), pair(site.matchedLatitude, site.matchedLongitude)],
     [text('fact.distance'), text('value.km', { value: numbers.km(site.matchDistanceKm) })],
     [text('fact.region'), site.region],
-    [text('fact.zone'), site.attributes.zone],
+    [text('fact.zone'), zoneName(text, site.attributes.zone)],
   ]
 }
 

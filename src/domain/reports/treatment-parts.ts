@@ -6,7 +6,7 @@ import {
   type TreatmentSource,
 } from '../treatments.ts'
 import type { DataTable, ReportBlock, ReportLanguage } from './report-document.ts'
-import { CATALOGUES, type MessageKey, type Messages } from './report-messages.ts'
+import { type Messages, textOr } from './report-messages.ts'
 import type { ReportNumbers } from './report-numbers.ts'
 
 /*
@@ -15,11 +15,9 @@ import type { ReportNumbers } from './report-numbers.ts'
  * on, and for a prediction the survival with and without them at each horizon.
  */
 
-const has = (language: ReportLanguage, key: string): key is MessageKey => key in CATALOGUES[language]
-
 /** A treatment's or a value's name in the report's language when the catalogue knows it, else as sent. */
-function named(text: Messages, language: ReportLanguage, key: string, fallback: string): string {
-  return has(language, key) ? text(key) : fallback
+function named(text: Messages, _language: ReportLanguage, key: string, fallback: string): string {
+  return textOr(text, key, fallback)
 }
 
 function factorLabel(text: Messages, language: ReportLanguage, key: string): string {
@@ -36,9 +34,12 @@ function effectFigure(text: Messages, numbers: ReportNumbers, effect: AppliedEff
   return figure.kind === 'odds_ratio' ? text('value.figureOdds', values) : text('value.figurePoints', values)
 }
 
+/** A treatment's value in the report's language (as sent where the catalogue lacks it). */
+const valueName = (text: Messages, value: string) => textOr(text, `treatmentValue.${value}`, value)
+
 /** A treatment and its value, as a table's first cell. */
 function effectName(text: Messages, language: ReportLanguage, effect: AppliedEffect): string {
-  return `${named(text, language, `treatment.${effect.treatment}`, effect.treatment)}: ${effect.value}`
+  return `${named(text, language, `treatment.${effect.treatment}`, effect.treatment)}: ${valueName(text, effect.value)}`
 }
 
 /** What each effect rests on: the factors, the status of its figure, and the figure. */
@@ -149,7 +150,7 @@ export function treatmentsSection(
             const value = applied.values[name]
             return [
               named(text, language, `treatment.${name}`, name),
-              value === null ? text('value.notAsked') : value,
+              value === null ? text('value.notAsked') : valueName(text, value),
             ]
           }),
           [text('fact.treatmentData'), applied.dataVersion],
