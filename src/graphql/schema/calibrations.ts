@@ -13,7 +13,8 @@ import { CalibratedTreatmentEffectRef } from './calibration-treatments.ts'
 import type { GraphQLContext } from './context.ts'
 import { ModelRef, modelVersionRule } from './models.ts'
 import { HorizonPredictionRef } from './prediction.ts'
-import { callerOf, type FilterArg, filterOf, SurveyFilterInput, SurveyFilterRef } from './surveys.ts'
+import { callerOf } from './survey-callers.ts'
+import { type FilterArg, filterOf, SurveyFilterInput, SurveyFilterRef } from './survey-filter.ts'
 
 /*
  * Calibrated versions in GraphQL: a version's fit (Model.fit), a prediction's shift

@@ -10,7 +10,7 @@ import {
   type SurveyUploadTicket,
 } from '../../domain/surveys/survey-upload-tickets.ts'
 import { builder } from './builder.ts'
-import { callerOf, writerOf } from './surveys.ts'
+import { callerOf, writerOf } from './survey-callers.ts'
 
 /*
  * Bulk survey uploads: a ticket to stream the file (it cannot travel inside a JSON request), and what an

@@ -1,254 +1,26 @@
-import { type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql'
 import { z } from 'zod'
-import type { Caller } from '../../access/caller.ts'
-import { apiError, invalidField } from '../../domain/errors.ts'
-import { catalogueCode } from '../../domain/input-rules.ts'
-import type { SurveyFilter } from '../../domain/ports.ts'
-import { bbox, surveyCursorText, surveyDateBound } from '../../domain/surveys/survey-input-rules.ts'
+import { invalidField } from '../../domain/errors.ts'
+import { surveyCursorText } from '../../domain/surveys/survey-input-rules.ts'
 import {
   SURVEY_PLOTS_PER_CALL,
   type SurveyPlot,
   type SurveyPlotInput,
 } from '../../domain/surveys/survey-plot.ts'
-import { readSurveyPlot } from '../../domain/surveys/survey-plot-reader.ts'
-import {
-  SURVEY_PAGE_DEFAULT,
-  SURVEY_PAGE_MAX,
-  type SurveyWriter,
-} from '../../domain/surveys/survey-service.ts'
+import { SURVEY_PAGE_DEFAULT, SURVEY_PAGE_MAX } from '../../domain/surveys/survey-service.ts'
 import { builder } from './builder.ts'
 import { PlantingMethodEnum } from './catalogue.ts'
-import type { GraphQLContext } from './context.ts'
 import { modelVersionRule } from './models.ts'
 import { linkable } from './report-links.ts'
+import { callerOf, writerOf } from './survey-callers.ts'
+import { type FilterArg, filterOf, SurveyFilterInput } from './survey-filter.ts'
+import { checkedPlot, SurveyPlotInputRef } from './survey-plot-input.ts'
 import { SurveyReportRef } from './survey-report-types.ts'
-import { PlotTreatmentsRef, plotTreatmentsFields } from './survey-treatments.ts'
-import { TreatmentsInput } from './treatments.ts'
+import { PlotTreatmentsRef } from './survey-treatments.ts'
 
 /*
  * Field surveys: the GraphQL face of /v1/surveys (docs/surveys.md), over the same SurveyService. Every
  * field acts on the calling key's account only, and each operation counts one request.
  */
-
-/** The API contract's (snake_case) name of each plot field: a plot is read, and its errors named, as REST's. */
-const CONTRACT_NAME: Readonly<Record<keyof SurveyPlotInput, string>> = {
-  plotId: 'plot_id',
-  latitude: 'latitude',
-  longitude: 'longitude',
-  speciesCode: 'species_code',
-  plantingMethod: 'planting_method',
-  plantedOn: 'planted_on',
-  surveyedOn: 'surveyed_on',
-  planted: 'planted',
-  alive: 'alive',
-  plotAreaM2: 'plot_area_m2',
-  protocol: 'protocol',
-  treatments: 'treatments',
-}
-
-/** A plot under the contract's names, read by the one rule both adapters use (readSurveyPlot). */
-function checkedPlot(plot: SurveyPlotInput, index: number): SurveyPlotInput {
-  const named = Object.fromEntries(
-    Object.entries(plot).map(([name, value]) => [
-      CONTRACT_NAME[name as keyof SurveyPlotInput] ?? name,
-      name === 'treatments' ? plotTreatmentsFields(plot.treatments) : value,
-    ]),
-  )
-  return readSurveyPlot(named, index)
-}
-
-/** Root fields whose work grows with what they ask for: once each per operation, so aliases cannot multiply it. */
-const ONCE_PER_OPERATION = [
-  'storeSurveys',
-  'surveys',
-  'surveyReport',
-  'surveyUploadTicket',
-  'calibrateModel',
-] as const
-
-function countRootFields(
-  selectionSet: SelectionSetNode,
-  info: GraphQLResolveInfo,
-  counts: Map<string, number>,
-  seen: Set<string>,
-): void {
-  for (const selection of selectionSet.selections) {
-    if (selection.kind === Kind.FIELD)
-      counts.set(selection.name.value, (counts.get(selection.name.value) ?? 0) + 1)
-    else if (selection.kind === Kind.INLINE_FRAGMENT)
-      countRootFields(selection.selectionSet, info, counts, seen)
-    else if (!seen.has(selection.name.value)) {
-      seen.add(selection.name.value)
-      const fragment = info.fragments[selection.name.value]
-      if (fragment) countRootFields(fragment.selectionSet, info, counts, seen)
-    }
-  }
-}
-
-/**
- * Every survey field checks the whole operation before doing anything: a mutation's fields run one
- * after another, so a refusal found only at the second storeSurveys would come after the first had stored.
- */
-function assertOncePerOperation(info: GraphQLResolveInfo): void {
-  const counts = new Map<string, number>()
-  countRootFields(info.operation.selectionSet, info, counts, new Set())
-  for (const name of ONCE_PER_OPERATION)
-    if ((counts.get(name) ?? 0) > 1)
-      throw invalidField(name, 'may appear once in an operation; send another request for more', 'operation')
-}
-
-/** The admitted caller: access control admits every operation that asks for a survey field. */
-export function callerOf(ctx: GraphQLContext, info: GraphQLResolveInfo): Caller {
-  if (!ctx.caller) throw apiError('invalid_api_key')
-  assertOncePerOperation(info)
-  return ctx.caller
-}
-
-/** Who writes: the admitted key's account and tier, the key, and the client address the front door found. */
-export function writerOf(ctx: GraphQLContext, info: GraphQLResolveInfo): SurveyWriter {
-  const caller = callerOf(ctx, info)
-  return {
-    accountId: caller.accountId,
-    tierName: caller.tier.name,
-    keyId: caller.keyId,
-    clientAddress: ctx.request.clientAddress,
-  }
-}
-
-export interface FilterArg {
-  speciesCode?: string | null
-  plantingMethod?: 'manual' | 'drone_seeded' | null
-  /** Four numbers once the zod plugin has checked them (bboxList). */
-  bbox?: readonly number[] | null
-  surveyedFrom?: string | null
-  surveyedTo?: string | null
-}
-
-export function filterOf(filter: FilterArg | null | undefined): SurveyFilter {
-  return {
-    speciesCode: filter?.speciesCode ?? undefined,
-    plantingMethod: filter?.plantingMethod ?? undefined,
-    bbox: (filter?.bbox ?? undefined) as SurveyFilter['bbox'],
-    surveyedFrom: filter?.surveyedFrom ?? undefined,
-    surveyedTo: filter?.surveyedTo ?? undefined,
-  }
-}
-
-/** [west, south, east, north] as four numbers, under the rule of REST's `bbox=w,s,e,n`. */
-const bboxList = z
-  .array(z.number({ error: 'must be a number' }), { error: 'must be [west, south, east, north]' })
-  .length(4, 'must be [west, south, east, north] in degrees')
-  .transform((corners) => corners.join(','))
-  .pipe(bbox)
-  .transform((corners) => [...corners])
-
-export const SurveyFilterInput = builder.inputType('SurveyFilterInput', {
-  description: 'Which of the account’s plots a list or report covers; every field given narrows it',
-  fields: (t) => ({
-    speciesCode: t.string({
-      required: false,
-      description: 'Only this species, e.g. PSME',
-      validate: { schema: catalogueCode },
-    }),
-    plantingMethod: t.field({
-      type: PlantingMethodEnum,
-      required: false,
-      description: 'Only this planting method',
-    }),
-    bbox: t.floatList({
-      required: false,
-      description:
-        'Only plots inside [west, south, east, north], degrees (west ≤ east, south ≤ north), as REST’s bbox',
-      validate: { schema: bboxList },
-    }),
-    surveyedFrom: t.string({
-      required: false,
-      description: 'Only surveys on or after this date, YYYY-MM-DD',
-      validate: { schema: surveyDateBound },
-    }),
-    surveyedTo: t.string({
-      required: false,
-      description: 'Only surveys on or before this date, YYYY-MM-DD',
-      validate: { schema: surveyDateBound },
-    }),
-  }),
-})
-
-/** A filter as a calibration kept it: the fields given, null for those not. */
-export const SurveyFilterRef = builder.objectRef<SurveyFilter>('SurveyFilter').implement({
-  description: 'Which of the account’s plots something covers; a null field did not narrow it',
-  fields: (t) => ({
-    speciesCode: t.string({
-      nullable: true,
-      description: 'Only this species',
-      resolve: (f) => f.speciesCode ?? null,
-    }),
-    plantingMethod: t.string({
-      nullable: true,
-      description: 'Only this planting method',
-      resolve: (f) => f.plantingMethod ?? null,
-    }),
-    bbox: t.floatList({
-      nullable: true,
-      description: 'Only plots inside [west, south, east, north]',
-      resolve: (f) => (f.bbox ? [...f.bbox] : null),
-    }),
-    surveyedFrom: t.string({
-      nullable: true,
-      description: 'Only surveys on or after this date',
-      resolve: (f) => f.surveyedFrom ?? null,
-    }),
-    surveyedTo: t.string({
-      nullable: true,
-      description: 'Only surveys on or before this date',
-      resolve: (f) => f.surveyedTo ?? null,
-    }),
-  }),
-})
-
-const SurveyPlotInputRef = builder.inputType('SurveyPlotInput', {
-  description:
-    'One plot on one survey date, as POST /v1/surveys takes it. A plot is (account, plotId, surveyedOn): sending it again replaces it',
-  fields: (t) => ({
-    plotId: t.string({
-      required: true,
-      description:
-        'Your id of the plot, 1–64 characters, no control characters; "report", "uploads", "." and ".." are refused',
-    }),
-    latitude: t.float({ required: true, description: 'Latitude of the plot, decimal degrees (WGS84)' }),
-    longitude: t.float({ required: true, description: 'Longitude of the plot, decimal degrees (WGS84)' }),
-    speciesCode: t.string({ required: true, description: 'Four-letter species code, e.g. PSME' }),
-    plantingMethod: t.string({
-      required: true,
-      description:
-        'manual or drone_seeded (a string, so that an unknown method is invalid_method naming its plot)',
-    }),
-    plantedOn: t.string({
-      required: true,
-      description: 'When it was planted: YYYY-MM-DD, or a bare year YYYY (taken as 1 March)',
-    }),
-    surveyedOn: t.string({
-      required: true,
-      description: 'When it was surveyed: YYYY-MM-DD, not in the future, 0.25 to 10 years after plantedOn',
-    }),
-    planted: t.int({
-      required: true,
-      description: 'Trees planted (for drone_seeded, seed pods dropped), 1 to 10,000',
-    }),
-    alive: t.int({ required: true, description: 'Trees (or pods with a live tree) alive, 0 to planted' }),
-    plotAreaM2: t.float({ required: false, description: 'The plot’s area, m², above 0' }),
-    protocol: t.string({
-      required: false,
-      description: 'The survey protocol, 1–64 characters, e.g. or_fpa_stocking or vm0047',
-    }),
-    treatments: t.field({
-      type: TreatmentsInput,
-      required: false,
-      description:
-        'The establishment treatments the plot had, as a prediction takes them; its prediction is then the treated one, and a calibration can learn the effects from such plots (docs/treatments.md)',
-    }),
-  }),
-})
 
 const SurveySiteRef = builder.objectRef<SurveyPlot>('SurveySite').implement({
   description: 'The data site a plot was matched to when it was stored, as a prediction matches one',
