@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { messagesFor, textOr } from '../../src/domain/reports/report-messages.ts'
 import type { TestDatabase } from '../support/database.ts'
 import { issueKey } from '../support/fixtures.ts'
 import { pdfInfo, pdfPages, pdfText } from '../support/pdf-tools.ts'
@@ -232,7 +233,7 @@ describe('a PDF report holds the JSON answer', () => {
         const { generated_at: _at, ...answer } = json.body
         expect(missingNumbers(answer, answerText(text, language), language)).toEqual([])
         if (json.body.treatments) {
-          // Each effect's treatment, value and status, in the report's words.
+          // Each effect's treatment, value and status, in the report's words (a value by its name).
           const blocks =
             'manual' in json.body.treatments ? Object.values(json.body.treatments) : [json.body.treatments]
           const status: Record<string, string> =
@@ -242,7 +243,9 @@ describe('a PDF report holds the JSON answer', () => {
           const flat = text.replace(/\s+/g, ' ')
           for (const block of blocks as Json[])
             for (const effect of block.effects) {
-              expect(flat).toContain(`: ${effect.value}`)
+              expect(flat).toContain(
+                `: ${textOr(messagesFor(language), `treatmentValue.${effect.value}`, effect.value)}`,
+              )
               expect(flat).toContain(status[effect.status])
             }
           // The untreated survival beside the treated, where the answer carries it (not a plan's).
