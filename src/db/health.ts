@@ -1,4 +1,4 @@
-import type { SiteDataHealth } from '../domain/ports.ts'
+import type { SiteDataHealth } from '../domain/ports/site-data.ts'
 import type { Sql } from './connect.ts'
 
 /**

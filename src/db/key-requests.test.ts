@@ -3,7 +3,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createTestDatabase, type TestDatabase } from '../../test/support/database.ts'
 import { hashApiKey, isWellFormedApiKey } from '../access/api-key.ts'
 import { ROLL_LINK_TOKEN } from '../domain/key-mail/spore-key-requests.ts'
-import type { IssuanceLimits, KeyMail } from '../domain/ports.ts'
+import type { IssuanceLimits } from '../domain/ports/issuance.ts'
+import type { KeyMail } from '../domain/ports/key-mailbox.ts'
 import { auditEvents } from './audit.ts'
 import {
   confirmKeyRoll,

@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { generateApiKey, generateKeyId } from '../access/api-key.ts'
+import type { IssuanceLimits } from '../domain/ports/issuance.ts'
 import type {
-  IssuanceLimits,
   KeyMail,
   KeyRequestRecording,
   NewKeyRequest,
   RollLinkState,
-} from '../domain/ports.ts'
+} from '../domain/ports/key-mailbox.ts'
 import { appendAuditEvent } from './audit.ts'
 import type { Sql } from './connect.ts'
 import { ISSUANCE_LOCK_ID, insertKey, KeyStoreError, rotateWithin } from './keys.ts'

@@ -1,9 +1,6 @@
-import type {
-  CalibrationRun,
-  CalibrationRunOutcome,
-  StoredModelVersion,
-  SurveyFilter,
-} from '../domain/ports.ts'
+import type { CalibrationRun, CalibrationRunOutcome } from '../domain/ports/calibration-runs.ts'
+import type { StoredModelVersion } from '../domain/ports/model-versions.ts'
+import type { SurveyFilter } from '../domain/ports/surveys.ts'
 import type { NewAuditEvent } from '../types.ts'
 import { appendAuditEvent } from './audit.ts'
 import type { Sql } from './connect.ts'

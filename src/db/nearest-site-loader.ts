@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader'
-import type { NearestSiteLookup } from '../domain/ports.ts'
+import type { NearestSiteLookup } from '../domain/ports/sites.ts'
 import type { Coordinates, NearestSite } from '../types.ts'
 
 export type FindNearestSites = (points: readonly Coordinates[]) => Promise<(NearestSite | null)[]>

@@ -1,4 +1,4 @@
-import type { SitePage, SitePageStart } from '../domain/ports.ts'
+import type { SitePage, SitePageStart } from '../domain/ports/sites.ts'
 import { LruCache } from '../lru-cache.ts'
 import type { Site, SiteBox } from '../types.ts'
 import type { Sql } from './connect.ts'

@@ -1,22 +1,16 @@
 import { type Config, DEFAULT_SITE_CACHE_SITES } from '../config/config.ts'
 import { StoreUnavailableError } from '../domain/errors.ts'
-import type {
-  AuditLog,
-  JobStore,
-  KeyAccounts,
-  KeyDirectory,
-  KeyMailbox,
-  ModelVersionStore,
-  NearestSiteLookup,
-  SiteDataHealth,
-  SitePages,
-  SitesInArea,
-  SiteTable,
-  SurveyStore,
-  SurveyUploadStore,
-  SurveyUploadTicketStore,
-  UsageLedger,
-} from '../domain/ports.ts'
+import type { AuditLog } from '../domain/ports/audit.ts'
+import type { JobStore } from '../domain/ports/jobs.ts'
+import type { KeyMailbox } from '../domain/ports/key-mailbox.ts'
+import type { KeyAccounts, KeyDirectory } from '../domain/ports/keys.ts'
+import type { ModelVersionStore } from '../domain/ports/model-versions.ts'
+import type { SiteDataHealth } from '../domain/ports/site-data.ts'
+import type { NearestSiteLookup, SitePages, SitesInArea, SiteTable } from '../domain/ports/sites.ts'
+import type { SurveyUploadTicketStore } from '../domain/ports/survey-upload-tickets.ts'
+import type { SurveyUploadStore } from '../domain/ports/survey-uploads.ts'
+import type { SurveyStore } from '../domain/ports/surveys.ts'
+import type { UsageLedger } from '../domain/ports/usage.ts'
 import { chordDistanceKm } from '../geo/nearest-site-index.ts'
 import { LruCache } from '../lru-cache.ts'
 import type { Metrics } from '../observability/metrics.ts'

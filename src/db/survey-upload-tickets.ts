@@ -1,4 +1,4 @@
-import type { SurveyUploadTicketStore } from '../domain/ports.ts'
+import type { SurveyUploadTicketStore } from '../domain/ports/survey-upload-tickets.ts'
 import type { Sql } from './connect.ts'
 
 /* Survey upload tickets (sql/015_survey_upload_tickets.sql), kept by the hash of their token. */

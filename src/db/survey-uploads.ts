@@ -1,4 +1,5 @@
-import type { SurveyPlot, SurveyRefusal, SurveyUploadRecord, SurveyUploadStore } from '../domain/ports.ts'
+import type { SurveyRefusal, SurveyUploadRecord, SurveyUploadStore } from '../domain/ports/survey-uploads.ts'
+import type { SurveyPlot } from '../domain/ports/surveys.ts'
 import type { NewAuditEvent } from '../types.ts'
 import { appendAuditEvent } from './audit.ts'
 import type { Sql } from './connect.ts'

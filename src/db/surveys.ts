@@ -3,7 +3,7 @@ import type {
   SurveyFilter,
   SurveyPlot,
   SurveyReportColumns,
-} from '../domain/ports.ts'
+} from '../domain/ports/surveys.ts'
 import type { NewAuditEvent } from '../types.ts'
 import { appendAuditEvent } from './audit.ts'
 import type { Sql } from './connect.ts'

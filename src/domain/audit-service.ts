@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto'
 import type { AuditDetails, AuditEvent, AuditEventKind, NewAuditEvent } from '../types.ts'
 import { invalidField } from './errors.ts'
-import type { AuditLog } from './ports.ts'
+import type { AuditLog } from './ports/audit.ts'
 
 /** Events on a page when the caller names no `limit`; at most AUDIT_PAGE_MAX (src/domain/input-rules.ts). */
 export const AUDIT_PAGE_DEFAULT = 50

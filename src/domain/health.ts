@@ -1,6 +1,6 @@
 import type { ModelInfo } from '../types.ts'
 import { API_VERSION, COVERAGE_REGIONS } from '../version.ts'
-import type { SiteDataHealth } from './ports.ts'
+import type { SiteDataHealth } from './ports/site-data.ts'
 
 export type { SiteDataHealth }
 

@@ -2,7 +2,7 @@ import { createHash, createHmac } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import type { ApiKeyRecord, AuditActor, DailyUsage } from '../types.ts'
 import { dailySeries, hashClientAddress, KeyService, type UsageSource } from './key-service.ts'
-import type { KeyAccounts } from './ports.ts'
+import type { KeyAccounts } from './ports/keys.ts'
 
 // Self-service spore keys by email are ./key-mail (spore-key-requests.test.ts, key-mailer.test.ts).
 

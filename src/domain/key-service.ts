@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto'
 import type { ApiKeyRecord, DailyUsage, IssuedKey, KeyStatus, Tier } from '../types.ts'
 import { apiError } from './errors.ts'
-import type { KeyAccounts } from './ports.ts'
+import type { KeyAccounts } from './ports/keys.ts'
 
 /** Days of history `usage` reports, today included. */
 export const USAGE_HISTORY_DAYS = 30

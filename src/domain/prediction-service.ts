@@ -20,7 +20,7 @@ import {
 } from './climate.ts'
 import { ApiError, invalidField } from './errors.ts'
 import { CONFIDENCE_MAX, CONFIDENCE_MIN } from './input-rules.ts'
-import type { NearestSiteLookup } from './ports.ts'
+import type { NearestSiteLookup } from './ports/sites.ts'
 import type {
   BatchItemResult,
   Comparison,

@@ -11,7 +11,7 @@ import type {
 } from '../types.ts'
 import { modelInfo, resolvePlantingMethod, resolveSpecies } from './catalogue.ts'
 import { CLIMATE_FUTURES, type ClimateFuture, ProjectedSite } from './climate.ts'
-import type { SiteTable } from './ports.ts'
+import type { SiteTable } from './ports/sites.ts'
 import type { SurvivalCell, SurvivalMap, SurvivalMapRequest } from './prediction-types.ts'
 import { treatmentsKey } from './treatment-fields.ts'
 import { type AppliedTreatments, TREATMENTS } from './treatments.ts'

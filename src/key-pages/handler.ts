@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { apiError, toApiError } from '../domain/errors.ts'
 import type { SporeKeyRequests } from '../domain/key-mail/spore-key-requests.ts'
-import type { RollLinkState } from '../domain/ports.ts'
+import type { RollLinkState } from '../domain/ports/key-mailbox.ts'
 import { readBodyBytes } from '../http-body/body.ts'
 import { sendError } from '../http-body/json.ts'
 import type { Logger } from '../logging/logger.ts'

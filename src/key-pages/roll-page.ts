@@ -1,4 +1,4 @@
-import type { RollLinkState } from '../domain/ports.ts'
+import type { RollLinkState } from '../domain/ports/key-mailbox.ts'
 
 /** The page's own style only: no script, no other source, no framing, forms posted back here alone. */
 export const ROLL_PAGE_CSP =

@@ -1,4 +1,4 @@
-import type { MailMessage, MailSender } from '../domain/ports.ts'
+import type { MailMessage, MailSender } from '../domain/ports/mail.ts'
 import type { Logger } from '../logging/logger.ts'
 
 /**

@@ -1,5 +1,5 @@
 import type { Transporter } from 'nodemailer'
-import type { MailMessage, MailSender } from '../domain/ports.ts'
+import type { MailMessage, MailSender } from '../domain/ports/mail.ts'
 
 /**
  * Mail through an SMTP server (SMTP_URL: smtp:// or smtps://, with credentials in the URL), from MAIL_FROM.

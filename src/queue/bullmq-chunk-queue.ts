@@ -1,5 +1,5 @@
 import { type ConnectionOptions, Queue, Worker } from 'bullmq'
-import type { ChunkQueue } from '../domain/ports.ts'
+import type { ChunkQueue } from '../domain/ports/chunk-queue.ts'
 import { openRedis, queuePrefix, type RedisTarget } from '../redis/connection.ts'
 import type { ChunkTask } from '../types.ts'
 import { type ChunkHandlers, retryDelayMs, taskKey, type WorkerSettings } from './chunk-worker.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { ChunkQueue } from '../domain/ports.ts'
+import type { ChunkQueue } from '../domain/ports/chunk-queue.ts'
 import type { ChunkTask } from '../types.ts'
 import { DeferredChunkQueue } from './deferred-chunk-queue.ts'
 

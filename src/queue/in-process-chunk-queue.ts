@@ -1,4 +1,4 @@
-import type { ChunkQueue } from '../domain/ports.ts'
+import type { ChunkQueue } from '../domain/ports/chunk-queue.ts'
 import type { ChunkTask } from '../types.ts'
 import { type ChunkHandlers, retryDelayMs, taskKey, type WorkerSettings } from './chunk-worker.ts'
 

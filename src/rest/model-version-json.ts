@@ -2,7 +2,8 @@ import type { AgreementScores, CalibrationFit, TermFit } from '../domain/calibra
 import type { Scores } from '../domain/calibration/cross-validation.ts'
 import type { TreatmentEffectFit } from '../domain/calibration/treatment-effects-fit.ts'
 import type { ModelVersionView } from '../domain/models/model-registry.ts'
-import type { CalibrationRun, SurveyFilter } from '../domain/ports.ts'
+import type { CalibrationRun } from '../domain/ports/calibration-runs.ts'
+import type { SurveyFilter } from '../domain/ports/surveys.ts'
 
 /* Model versions and calibrations under the API contract's names (docs/api.md). */
 

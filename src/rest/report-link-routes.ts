@@ -1,7 +1,7 @@
 import { type Admission, keyExpiryHeaders } from '../access/auth/access-control.ts'
 import { rateLimitHeaders } from '../access/quota/quota-guard.ts'
 import { invalidField } from '../domain/errors.ts'
-import type { SurveyFilter } from '../domain/ports.ts'
+import type { SurveyFilter } from '../domain/ports/surveys.ts'
 import type { ComparisonRequest, RankingRequest } from '../domain/prediction-types.ts'
 import { REPORT_LINK_PATH, type RedeemedLink } from '../domain/reports/report-links.ts'
 import type { ReportFile } from '../domain/reports/report-service.ts'

@@ -23,12 +23,10 @@ import { StoreUnavailableError } from '../domain/errors.ts'
 import { HealthMonitor } from '../domain/health.ts'
 import { DefaultVersions } from '../domain/models/default-version.ts'
 import { ModelRegistry } from '../domain/models/model-registry.ts'
-import type {
-  NearestSiteLookup,
-  SurveyStore,
-  SurveyUploadStore,
-  SurveyUploadTicketStore,
-} from '../domain/ports.ts'
+import type { NearestSiteLookup } from '../domain/ports/sites.ts'
+import type { SurveyUploadTicketStore } from '../domain/ports/survey-upload-tickets.ts'
+import type { SurveyUploadStore } from '../domain/ports/survey-uploads.ts'
+import type { SurveyStore } from '../domain/ports/surveys.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
 import { ReportLinks, reportLinkSecret } from '../domain/reports/report-links.ts'
 import { ReportService } from '../domain/reports/report-service.ts'

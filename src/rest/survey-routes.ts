@@ -1,7 +1,7 @@
 import type { Admission } from '../access/auth/access-control.ts'
 import { invalidField } from '../domain/errors.ts'
 import { parseInput } from '../domain/input-rules.ts'
-import type { SurveyFilter } from '../domain/ports.ts'
+import type { SurveyFilter } from '../domain/ports/surveys.ts'
 import type { SurveyPlot } from '../domain/surveys/survey-plot.ts'
 import { readSurveyPlot } from '../domain/surveys/survey-plot-reader.ts'
 import { SURVEY_PAGE_DEFAULT, type SurveyWriter } from '../domain/surveys/survey-service.ts'

@@ -1,5 +1,5 @@
 import { ApiError } from '../domain/errors.ts'
-import type { SurveyRefusal } from '../domain/ports.ts'
+import type { SurveyRefusal } from '../domain/ports/survey-uploads.ts'
 import type { StreamedUpload } from '../domain/streamed-upload.ts'
 import { readSurveyPlot } from '../domain/surveys/survey-plot-reader.ts'
 import type { SurveyFileFormats, SurveyUploadItem } from '../domain/surveys/survey-upload-service.ts'

@@ -1,5 +1,5 @@
 import { ModelRegistry } from '../domain/models/model-registry.ts'
-import type { ModelVersionStore } from '../domain/ports.ts'
+import type { ModelVersionStore } from '../domain/ports/model-versions.ts'
 import { SPECIES } from '../domain/species.ts'
 import { loadBaseVersions } from '../model/base-versions.ts'
 import type { SurvivalModel } from '../types.ts'

@@ -1,6 +1,6 @@
 /** Calibration plots as the survey store hands them over (CalibrationPlotColumns), for the unit tests. */
 import type { CalibrationPlot } from '../../src/domain/calibration/offset-fit.ts'
-import type { CalibrationPlotColumns, SurveyStore } from '../../src/domain/ports.ts'
+import type { CalibrationPlotColumns, SurveyStore } from '../../src/domain/ports/surveys.ts'
 
 /** One group per species × method, in the order the plots first name them. */
 export function calibrationColumns(

@@ -1,6 +1,7 @@
 import { JobService } from '../../src/domain/jobs/job-service.ts'
 import { DEFAULT_JOB_SETTINGS, type JobSettings } from '../../src/domain/jobs/job-settings.ts'
-import type { ChunkQueue, JobStore } from '../../src/domain/ports.ts'
+import type { ChunkQueue } from '../../src/domain/ports/chunk-queue.ts'
+import type { JobStore } from '../../src/domain/ports/jobs.ts'
 import type { PredictionService } from '../../src/domain/prediction-service.ts'
 import { JOB_FILE_FORMATS } from '../../src/job-files/file-formats.ts'
 import type { ChunkTask, JobFormat, JobRecord, JobResultChunk, NewJob } from '../../src/types.ts'

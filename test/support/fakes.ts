@@ -10,13 +10,9 @@ import { Authenticator } from '../../src/access/auth/authenticator.ts'
 import { MemoryQuotaStore } from '../../src/access/quota/memory-quota-store.ts'
 import { QuotaGuard } from '../../src/access/quota/quota-guard.ts'
 import { KeyService, type UsageSource } from '../../src/domain/key-service.ts'
-import type {
-  AuditLog,
-  KeyAccounts,
-  KeyDirectory,
-  NearestSiteLookup,
-  SiteTable,
-} from '../../src/domain/ports.ts'
+import type { AuditLog } from '../../src/domain/ports/audit.ts'
+import type { KeyAccounts, KeyDirectory } from '../../src/domain/ports/keys.ts'
+import type { NearestSiteLookup, SiteTable } from '../../src/domain/ports/sites.ts'
 import type { Logger } from '../../src/logging/logger.ts'
 import { createRequestContext, type RequestContext } from '../../src/observability/request-context.ts'
 import type {

@@ -2,12 +2,8 @@
  * Calibrated versions, calibrations and defaults in memory (the ModelVersionStore port), with the
  * store's rules: a version is kept once and never changes, one calibration runs per account.
  */
-import type {
-  CalibrationRun,
-  CalibrationRunOutcome,
-  ModelVersionStore,
-  StoredModelVersion,
-} from '../../src/domain/ports.ts'
+import type { CalibrationRun, CalibrationRunOutcome } from '../../src/domain/ports/calibration-runs.ts'
+import type { ModelVersionStore, StoredModelVersion } from '../../src/domain/ports/model-versions.ts'
 import type { NewAuditEvent } from '../../src/types.ts'
 
 export class MemoryModelVersionStore implements ModelVersionStore {

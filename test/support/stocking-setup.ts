@@ -1,4 +1,4 @@
-import type { SitesInArea } from '../../src/domain/ports.ts'
+import type { SitesInArea } from '../../src/domain/ports/sites.ts'
 import { StockingPlanService } from '../../src/domain/stocking/stocking-service.ts'
 import type { StockingPlanRequest } from '../../src/domain/stocking/stocking-types.ts'
 import type { Coordinates, Horizon, PlantingMethod, Site, SiteBox } from '../../src/types.ts'

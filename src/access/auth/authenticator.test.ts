@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { TIERS } from '../../../test/support/fakes.ts'
-import type { KeyDirectory } from '../../domain/ports.ts'
+import type { KeyDirectory } from '../../domain/ports/keys.ts'
 import type { ApiKeyRecord, KeyStatus } from '../../types.ts'
 import { generateApiKey, generateKeyId, hashApiKey } from '../api-key.ts'
 import { Authenticator } from './authenticator.ts'

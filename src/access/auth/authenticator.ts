@@ -1,5 +1,5 @@
 import { apiError } from '../../domain/errors.ts'
-import type { KeyDirectory } from '../../domain/ports.ts'
+import type { KeyDirectory } from '../../domain/ports/keys.ts'
 import type { ApiKeyRecord, Tier, TierName } from '../../types.ts'
 import { hashApiKey, isWellFormedApiKey } from '../api-key.ts'
 import type { Caller } from '../caller.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { UsageLedger } from '../../domain/ports.ts'
+import type { UsageLedger } from '../../domain/ports/usage.ts'
 import type { DailyUsage } from '../../types.ts'
 import type { Caller } from '../caller.ts'
 import { UsageRecorder } from './usage-recorder.ts'

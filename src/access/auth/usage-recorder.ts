@@ -1,4 +1,4 @@
-import type { UsageLedger } from '../../domain/ports.ts'
+import type { UsageLedger } from '../../domain/ports/usage.ts'
 import type { DailyUsage } from '../../types.ts'
 import type { Caller } from '../caller.ts'
 import { utcDay } from '../quota/day-window.ts'

@@ -1,4 +1,4 @@
-import type { IssuanceAdmission, IssuanceLimiter, IssuanceLimits } from '../../domain/ports.ts'
+import type { IssuanceAdmission, IssuanceLimiter, IssuanceLimits } from '../../domain/ports/issuance.ts'
 import { type FailoverEvents, RedisFallback } from '../redis-fallback.ts'
 
 /** Issuance counters that can tell whether they are reachable right now (Redis), and be probed. */

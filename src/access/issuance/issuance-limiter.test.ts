@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { afterAll, describe, expect, it } from 'vitest'
-import type { IssuanceLimiter } from '../../domain/ports.ts'
+import type { IssuanceLimiter } from '../../domain/ports/issuance.ts'
 import { MemoryIssuanceLimiter } from './memory-issuance-limiter.ts'
 import { RedisIssuanceLimiter } from './redis-issuance-limiter.ts'
 

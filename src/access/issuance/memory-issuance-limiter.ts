@@ -1,4 +1,4 @@
-import type { IssuanceAdmission, IssuanceLimiter, IssuanceLimits } from '../../domain/ports.ts'
+import type { IssuanceAdmission, IssuanceLimiter, IssuanceLimits } from '../../domain/ports/issuance.ts'
 
 /** How long an issuance window lasts from its first count. */
 export const ISSUANCE_WINDOW_SECONDS = 3600

@@ -1,4 +1,4 @@
-import type { IssuanceAdmission, IssuanceLimiter, IssuanceLimits } from '../../domain/ports.ts'
+import type { IssuanceAdmission, IssuanceLimiter, IssuanceLimits } from '../../domain/ports/issuance.ts'
 import type { RedisConnection } from '../../redis/connection.ts'
 import { ISSUANCE_WINDOW_SECONDS, secondsLeft } from './memory-issuance-limiter.ts'
 

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto'
 import type { PlantingMethod, UncertaintyTerms } from '../../types.ts'
-import type { SurveyFilter } from '../ports.ts'
+import type { SurveyFilter } from '../ports/surveys.ts'
 import { calibrationSlope } from '../surveys/calibration-slope.ts'
 import { INTERVAL_LEVEL } from '../surveys/quasi-binomial.ts'
 import { calibrationInTheLarge } from '../surveys/survey-statistics.ts'

@@ -2,13 +2,9 @@ import { randomUUID } from 'node:crypto'
 import type { PlantingMethod, SurvivalModel } from '../../types.ts'
 import { apiError } from '../errors.ts'
 import { type Holder, holderActor } from '../holder-actor.ts'
-import type {
-  CalibrationPlotColumns,
-  CalibrationRun,
-  ModelVersionStore,
-  SurveyFilter,
-  SurveyStore,
-} from '../ports.ts'
+import type { CalibrationRun } from '../ports/calibration-runs.ts'
+import type { ModelVersionStore } from '../ports/model-versions.ts'
+import type { CalibrationPlotColumns, SurveyFilter, SurveyStore } from '../ports/surveys.ts'
 import { SPECIES } from '../species.ts'
 import { TREATMENTS } from '../treatments.ts'
 import {

@@ -11,7 +11,7 @@ import {
 } from '../../types.ts'
 import { resolvePlantingMethod, resolveSpecies } from '../catalogue.ts'
 import { CLIMATE_FUTURES, type ClimateFuture, type ClimateRequest, ProjectedSite } from '../climate.ts'
-import type { SitePages } from '../ports.ts'
+import type { SitePages } from '../ports/sites.ts'
 import type { SurvivalCell, SurvivalMap, SurvivalMapRequest } from '../prediction-types.ts'
 import { SPECIES } from '../species.ts'
 import type { SurvivalMapService } from '../survival-map.ts'

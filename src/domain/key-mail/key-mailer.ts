@@ -1,5 +1,6 @@
 import type { Logger } from '../../logging/logger.ts'
-import type { KeyMail, KeyMailbox, MailSender } from '../ports.ts'
+import type { KeyMail, KeyMailbox } from '../ports/key-mailbox.ts'
+import type { MailSender } from '../ports/mail.ts'
 import { keyMessage } from './key-messages.ts'
 
 export interface KeyMailerSettings {

@@ -1,4 +1,5 @@
-import type { KeyMail, MailMessage } from '../ports.ts'
+import type { KeyMail } from '../ports/key-mailbox.ts'
+import type { MailMessage } from '../ports/mail.ts'
 
 const SERVICE = 'Survival Prediction API'
 

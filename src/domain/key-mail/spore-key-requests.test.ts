@@ -2,14 +2,8 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../errors.ts'
 import { hashClientAddress } from '../key-service.ts'
-import type {
-  IssuanceAdmission,
-  IssuanceLimiter,
-  KeyMailbox,
-  KeyRequestRecording,
-  NewKeyRequest,
-  RollLinkState,
-} from '../ports.ts'
+import type { IssuanceAdmission, IssuanceLimiter } from '../ports/issuance.ts'
+import type { KeyMailbox, KeyRequestRecording, NewKeyRequest, RollLinkState } from '../ports/key-mailbox.ts'
 import { ROLL_LINK_TOKEN, SporeKeyRequests } from './spore-key-requests.ts'
 
 const ADDRESS_HASH_KEY = 'unit-test-address-hash-key-0123456789abcdef'

@@ -1,6 +1,7 @@
 import { type ApiError, apiError } from '../errors.ts'
 import { hashClientAddress } from '../key-service.ts'
-import type { IssuanceLimiter, IssuanceLimits, KeyMailbox, RollLinkState } from '../ports.ts'
+import type { IssuanceLimiter, IssuanceLimits } from '../ports/issuance.ts'
+import type { KeyMailbox, RollLinkState } from '../ports/key-mailbox.ts'
 
 /** The hourly limits of self-service keys, the counters checked before the database, and the address key. */
 export interface SporeKeyRequestSettings {

@@ -1,5 +1,5 @@
 import { type Holder, holderActor } from '../holder-actor.ts'
-import type { ModelVersionStore } from '../ports.ts'
+import type { ModelVersionStore } from '../ports/model-versions.ts'
 import type { ModelRegistry, ModelVersionView } from './model-registry.ts'
 
 /**

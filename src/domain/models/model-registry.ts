@@ -4,7 +4,7 @@ import { type CalibratedGroup, calibratedModel } from '../../model/calibrated-mo
 import type { InformedShare, ModelInfo, SurvivalModel, UncertaintyTerms } from '../../types.ts'
 import { CALIBRATED_VERSION, type CalibrationFit } from '../calibration/calibration-fit.ts'
 import { apiError } from '../errors.ts'
-import type { ModelVersionStore, StoredModelVersion } from '../ports.ts'
+import type { ModelVersionStore, StoredModelVersion } from '../ports/model-versions.ts'
 
 /*
  * The model versions an answer can be made with, and which one a request gets: the version it names

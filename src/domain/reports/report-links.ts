@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { deflateRawSync, inflateRawSync } from 'node:zlib'
 import { apiError, invalidField } from '../errors.ts'
-import type { SurveyFilter } from '../ports.ts'
+import type { SurveyFilter } from '../ports/surveys.ts'
 import type { ComparisonRequest, RankingRequest } from '../prediction-types.ts'
 import type { StockingPlanRequest } from '../stocking/stocking-types.ts'
 import { PAPER_SIZES, type Paper, REPORT_LANGUAGES, type ReportLanguage } from './report-document.ts'

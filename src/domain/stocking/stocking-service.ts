@@ -10,7 +10,7 @@ import {
 import { modelInfo } from '../catalogue.ts'
 import { CLIMATE_FUTURES } from '../climate.ts'
 import { TREES_PER_HECTARE_PER_ACRE } from '../input-rules.ts'
-import type { NearestSiteLookup, SitesInArea } from '../ports.ts'
+import type { NearestSiteLookup, SitesInArea } from '../ports/sites.ts'
 import { SITE_CLASSES, type SiteClass, siteClassOf } from '../site-class.ts'
 import { assertInCoverage, matchedSite } from '../site-matching.ts'
 import { asAppliedBy } from '../treatment-shares.ts'

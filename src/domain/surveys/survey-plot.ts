@@ -1,5 +1,5 @@
 import { type ApiError, apiError } from '../errors.ts'
-import type { SurveyPlot } from '../ports.ts'
+import type { SurveyPlot } from '../ports/surveys.ts'
 import type { TreatmentsRequest } from '../treatments.ts'
 import { ageInYears } from './survival-at-age.ts'
 

@@ -1,7 +1,7 @@
 import { logit, sigmoid } from '../../stats/logistic.ts'
 import { ApiError, apiError, invalidField } from '../errors.ts'
 import { type Holder, holderActor } from '../holder-actor.ts'
-import type { SurveyFilter, SurveyReportColumns, SurveyStore } from '../ports.ts'
+import type { SurveyFilter, SurveyReportColumns, SurveyStore } from '../ports/surveys.ts'
 import type { PredictionService } from '../prediction-service.ts'
 import { fieldOfRefusal, predictSurveyPlots } from './plot-predictions.ts'
 import {

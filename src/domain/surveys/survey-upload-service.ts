@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { ApiError, apiError, ClientClosedError, invalidField } from '../errors.ts'
 import { holderActor } from '../holder-actor.ts'
-import type { SurveyRefusal, SurveyUploadRecord, SurveyUploadStore } from '../ports.ts'
+import type { SurveyRefusal, SurveyUploadRecord, SurveyUploadStore } from '../ports/survey-uploads.ts'
 import type { PredictionService } from '../prediction-service.ts'
 import type { StreamedUpload } from '../streamed-upload.ts'
 import { fieldOfRefusal, predictSurveyPlots } from './plot-predictions.ts'

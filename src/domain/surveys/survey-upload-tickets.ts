@@ -1,6 +1,6 @@
 import { hash, randomBytes } from 'node:crypto'
 import { apiError } from '../errors.ts'
-import type { SurveyUploadTicketStore } from '../ports.ts'
+import type { SurveyUploadTicketStore } from '../ports/survey-upload-tickets.ts'
 import type { SurveyWriter } from './survey-service.ts'
 
 /*

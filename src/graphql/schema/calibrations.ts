@@ -6,7 +6,7 @@ import type {
 } from '../../domain/calibration/calibration-fit.ts'
 import type { Scores } from '../../domain/calibration/cross-validation.ts'
 import type { ModelVersionView } from '../../domain/models/model-registry.ts'
-import type { CalibrationRun } from '../../domain/ports.ts'
+import type { CalibrationRun } from '../../domain/ports/calibration-runs.ts'
 import type { CalibrationShift } from '../../types.ts'
 import { builder } from './builder.ts'
 import { CalibratedTreatmentEffectRef } from './calibration-treatments.ts'

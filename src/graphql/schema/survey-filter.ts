@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { catalogueCode } from '../../domain/input-rules.ts'
-import type { SurveyFilter } from '../../domain/ports.ts'
+import type { SurveyFilter } from '../../domain/ports/surveys.ts'
 import { bbox, surveyDateBound } from '../../domain/surveys/survey-input-rules.ts'
 import { builder } from './builder.ts'
 import { PlantingMethodEnum } from './catalogue.ts'

@@ -1,4 +1,4 @@
-import type { PlotTreatments } from '../../domain/ports.ts'
+import type { PlotTreatments } from '../../domain/ports/surveys.ts'
 import { fieldsOfTreatments } from '../../domain/treatment-fields.ts'
 import type { TreatmentsRequest } from '../../domain/treatments.ts'
 import { builder } from './builder.ts'

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import type { SurveyRefusal, SurveyUploadRecord } from '../../domain/ports.ts'
+import type { SurveyRefusal, SurveyUploadRecord } from '../../domain/ports/survey-uploads.ts'
 import {
   REFUSALS_PAGE_DEFAULT,
   REFUSALS_PAGE_MAX,
