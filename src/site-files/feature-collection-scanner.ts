@@ -1,3 +1,5 @@
+import { FeatureScanError, shownByte, sizeText } from './feature-scan-error.ts'
+
 /*
  * The features of a GeoJSON FeatureCollection found in its bytes as they stream in, for JSON.parse to
  * read one at a time. The scanner follows the top-level object member by member (checking its
@@ -7,31 +9,6 @@
  * the bytes are scanned as they come and a value is decoded only when it is whole, wherever the chunks
  * split it. Nothing is kept but the value being scanned, and that only up to `maxValueBytes`.
  */
-
-/**
- * What stopped a scan: broken JSON, a document cut short, a feature past the limit, a JSON array at the
- * top, "features" not an array.
- */
-export type FeatureScanErrorKind =
-  | 'syntax'
-  | 'truncated'
-  | 'too_large'
-  | 'not_an_object'
-  | 'features_not_array'
-
-/** Where a scan stopped, and why, in words that name the feature (as `FeatureNamer` does) and the byte. */
-export class FeatureScanError extends Error {
-  override readonly name = 'FeatureScanError'
-
-  constructor(
-    readonly kind: FeatureScanErrorKind,
-    message: string,
-    /** The feature at fault (in it, or just after it), from 1; null when the fault is not near a feature. */
-    readonly feature: number | null,
-  ) {
-    super(message)
-  }
-}
 
 /**
  * A feature as messages name it: its number from 1; for the feature being scanned, as much of its text as
@@ -86,20 +63,6 @@ const endsScalar = (byte: number) =>
   isSpace(byte) || byte === COMMA || byte === CLOSE_BRACE || byte === CLOSE_BRACKET
 const startsScalar = (byte: number) =>
   byte === 0x2d || (byte >= 0x30 && byte <= 0x39) || byte === 0x74 || byte === 0x66 || byte === 0x6e
-
-/** A size for a message: in MiB or KiB when it is a whole number of them. */
-export function sizeText(bytes: number): string {
-  if (bytes >= 2 ** 20 && bytes % 2 ** 20 === 0) return `${bytes / 2 ** 20} MiB`
-  if (bytes >= 2 ** 10 && bytes % 2 ** 10 === 0) return `${bytes / 2 ** 10} KiB`
-  return `${bytes} bytes`
-}
-
-/** A byte for a message: the character when it is printable ASCII. */
-function shown(byte: number): string {
-  return byte > 0x20 && byte < 0x7f
-    ? JSON.stringify(String.fromCharCode(byte))
-    : `byte 0x${byte.toString(16)}`
-}
 
 /**
  * Scans one document, chunk by chunk: `write` each chunk in order, then `end`. The handlers are called as
@@ -216,7 +179,7 @@ export class FeatureCollectionScanner {
     }
     return new FeatureScanError(
       'syntax',
-      `${expected}${where}, found ${shown(byte)} at byte ${this.offset + at}`,
+      `${expected}${where}, found ${shownByte(byte)} at byte ${this.offset + at}`,
       feature,
     )
   }
@@ -248,7 +211,7 @@ export class FeatureCollectionScanner {
           if (byte !== OPEN_BRACKET)
             throw new FeatureScanError(
               'features_not_array',
-              `"features" is not an array, found ${shown(byte)} at byte ${this.offset + at}`,
+              `"features" is not an array, found ${shownByte(byte)} at byte ${this.offset + at}`,
               null,
             )
           this.state = FIRST_FEATURE
@@ -411,46 +374,5 @@ export class FeatureCollectionScanner {
         null,
       )
     }
-  }
-}
-
-const TOKEN = /\s*(?:"((?:[^"\\]|\\.)*)"|([{}[\],:])|([^\s{}[\],:"]+))/y
-
-/**
- * A feature's id for a message, from its JSON text, whole or not (as far as it was read): its properties'
- * `site_id`, else their `id`, else the feature's own `id`; null when none is found.
- */
-export function idInFeatureText(text: string): string | null {
-  // One frame a container: an object's member name (once read), or null in an array.
-  const frames: { object: boolean; key: string | null; name: boolean }[] = []
-  const found: Record<string, string> = {}
-  const path = () => frames.map((frame) => frame.key ?? '').join('.')
-  TOKEN.lastIndex = 0
-  for (let match = TOKEN.exec(text); match; match = TOKEN.exec(text)) {
-    const [, string, punctuation, scalar] = match
-    const frame = frames.at(-1)
-    if (punctuation === '{' || punctuation === '[')
-      frames.push({ object: punctuation === '{', key: null, name: true })
-    else if (punctuation === '}' || punctuation === ']') frames.pop()
-    else if (punctuation === ',' && frame?.object) frame.name = true
-    else if (punctuation === undefined && frame) {
-      if (frame.object && frame.name && string !== undefined) {
-        frame.key = decoded(string)
-        frame.name = false
-      } else {
-        const value = string !== undefined ? decoded(string) : scalar
-        const at = path()
-        if (value !== undefined && value !== '' && scalar !== 'null' && !(at in found)) found[at] = value
-      }
-    }
-  }
-  return found['properties.site_id'] ?? found['properties.id'] ?? found.id ?? null
-}
-
-function decoded(text: string): string {
-  try {
-    return JSON.parse(`"${text}"`) as string
-  } catch {
-    return text
   }
 }

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { idInFeatureText } from './feature-collection-scanner.ts'
+import { idInFeatureText } from './feature-id-text.ts'
 import { featureRecord, MAX_FEATURE_BYTES, readGeoJsonSites } from './geojson-site-reader.ts'
 import { SiteFileError } from './site-file-error.ts'
 import type { OpenedSource } from './site-file-source.ts'

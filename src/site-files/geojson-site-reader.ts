@@ -1,11 +1,8 @@
 import { StringDecoder } from 'node:string_decoder'
 import { type ColumnMap, NO_COLUMN_MAP } from './column-map.ts'
-import {
-  FeatureCollectionScanner,
-  FeatureScanError,
-  idInFeatureText,
-  sizeText,
-} from './feature-collection-scanner.ts'
+import { FeatureCollectionScanner } from './feature-collection-scanner.ts'
+import { idInFeatureText } from './feature-id-text.ts'
+import { FeatureScanError, sizeText } from './feature-scan-error.ts'
 import { SiteFileError, valueText } from './site-file-error.ts'
 import type { OpenedSource } from './site-file-source.ts'
 import {
