@@ -11,13 +11,9 @@ import { PlantingMethodEnum } from './catalogue.ts'
 import { ClimateInput } from './climate.ts'
 import { COSTS_ARG, CostStatusEnum, CostsInput, PlanCostRef } from './costs.ts'
 import { MODEL_VERSION_ARG, ModelRef, modelVersionRule, pinnedModel } from './models.ts'
-import {
-  PlanSiteRef,
-  PlanStandRef,
-  SpeciesShareInput,
-  StockingRuleRef,
-  withGraphQLFieldNames,
-} from './stocking-plan.ts'
+import { withGraphQLFieldNames } from './plan-input-errors.ts'
+import { SpeciesShareInput } from './stocking-plan-input.ts'
+import { PlanSiteRef, PlanStandRef, StockingRuleRef } from './stocking-plan-types.ts'
 import {
   AnimalProtectionEnum,
   EvidenceStatusEnum,
