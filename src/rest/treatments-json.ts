@@ -10,10 +10,10 @@ import type { HorizonPrediction } from '../types.ts'
 
 /*
  * The `treatments` block of /v1 answers (docs/treatments.md; schema/openapi.yaml AppliedTreatments):
- * the values asked for, each effect with its figure, status and the reference entries it rests on, and,
+ * the values asked for, each effect as the model applies it (its odds ratio, share and status), and,
  * for a prediction, what the treatments changed at each horizon: the treated factors' contributions
- * beside the untreated ones. The entries' sources are listed once, by `GET /v1/treatments`, rather
- * than in every answer (they would make a treated answer ten times an untreated one).
+ * beside the untreated ones. What an effect rests on (the reference's figure, basis, sources and note)
+ * is listed once, by `GET /v1/treatments` under the effect's id, rather than in every answer.
  */
 
 function effectJson(e: AppliedEffect) {
@@ -22,7 +22,6 @@ function effectJson(e: AppliedEffect) {
     value: e.value,
     effect_id: e.effectId,
     factors: e.factors,
-    figure: { kind: e.figure.kind, value: e.figure.value, range: e.figure.range },
     odds_ratio: e.oddsRatio,
     odds_ratio_range: e.oddsRatioRange,
     reduction: e.reduction,
@@ -30,8 +29,6 @@ function effectJson(e: AppliedEffect) {
     reduction_sd: e.reductionSd,
     share_from: e.shareFrom,
     status: e.status,
-    basis: e.basis,
-    note: e.note,
   }
 }
 

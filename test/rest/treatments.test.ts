@@ -76,15 +76,16 @@ describe('POST /v1/predict with treatments', () => {
       ['stock_type', 'synthesis'],
       ['shade', 'synthesis'],
     ])
-    // Each effect names its id and basis; the sources are listed once, by GET /v1/treatments.
-    expect(t.effects[0]).not.toHaveProperty('sources')
+    // Each effect names its id; what it rests on is listed once, by GET /v1/treatments.
+    for (const field of ['figure', 'basis', 'sources', 'note']) expect(t.effects[0]).not.toHaveProperty(field)
     const catalogue = await get(server.url, '/v1/treatments', key)
     expect(catalogue.status, catalogue.text).toBe(200)
     expect(catalogue.body.data_version).toBe(t.data_version)
     for (const effect of t.effects) {
       const listed = catalogue.body.effects.find((e: { id: string }) => e.id === effect.effect_id)
       expect(listed.values).toContain(effect.value)
-      expect(listed.basis).toEqual(effect.basis)
+      expect(listed.factors).toEqual(effect.factors)
+      expect(listed.odds_ratio).toBe(effect.odds_ratio)
       expect(listed.sources.length).toBeGreaterThan(0)
     }
     treated.body.predictions.forEach((h: { survival_probability: number }, i: number) => {

@@ -1777,22 +1777,18 @@ export interface components {
             /** @enum {string|null} */
             shade?: "none" | "shade_cards" | null;
         } | null;
-        /** @description One treatment with an effect, the reference figure it rests on and how the model reads it. */
+        /**
+         * @description One treatment with an effect, as the model applies it. What it rests on (the reference's figure, its
+         *     basis, sources and note) is listed once by `GET /v1/treatments`, under `effect_id`.
+         */
         TreatmentEffect: {
             /** @enum {string} */
             treatment: "vegetation_control" | "animal_protection" | "stock_type" | "shade";
             value: string;
-            /** @description The effect's id; `GET /v1/treatments` lists it with the sources of its basis. */
+            /** @description The effect's id; `GET /v1/treatments` lists it with its figure, basis, sources and note. */
             effect_id: string;
             /** @description Keys of the model factors it acts on. */
             factors: string[];
-            /** @description The reference's figure for 5-year survival of hand planting, with its range. */
-            figure: {
-                /** @enum {string} */
-                kind: "odds_ratio" | "percentage_points";
-                value: number;
-                range: number[];
-            };
             /** @description The figure as an odds ratio where its factor weighs its anchor (docs/treatments.md). */
             odds_ratio: number;
             odds_ratio_range: number[];
@@ -1802,7 +1798,7 @@ export interface components {
             /** @description SD of the share (the range read as its central 90 %); it widens the intervals. */
             reduction_sd: number;
             /**
-             * @description Where the share comes from: `reference` (the figure above), or `calibration`: the answering
+             * @description Where the share comes from: `reference` (the reference's figure), or `calibration`: the answering
              *     version's surveys informed it, and `reduction`, `reduction_range` (its posterior interval) and
              *     `reduction_sd` are the posterior the version applies.
              * @enum {string}
@@ -1813,9 +1809,6 @@ export interface components {
              * @enum {string}
              */
             status: "published" | "synthesis" | "assumption";
-            /** @description The reference entries it rests on (their sources in `GET /v1/treatments`). */
-            basis: string[];
-            note: string;
         };
         TreatmentSource: {
             title: string;
