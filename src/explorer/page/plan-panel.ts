@@ -5,13 +5,11 @@ import { busy, elementIn } from './dom.ts'
 import { climateLabel, METHOD_LABELS } from './format.ts'
 import { ExplorerStockingPlanDocument, type StockingPlanInput } from './generated/operations.ts'
 import { API_UNREACHABLE, type PanelHost } from './host.ts'
-import { MIN_STAND_VERTICES } from './map-stand.ts'
 import { PlanForm, type Target } from './plan-form.ts'
 import { PLAN_TAB_HTML, planPanelHtml } from './plan-html.ts'
 import {
   type LoadedStand,
   planFieldOf,
-  polygonOfVertices,
   positionCount,
   STAND_FILE_MAX_BYTES,
   StandFileError,
@@ -19,6 +17,7 @@ import {
 } from './plan-input.ts'
 import { PlanOptions } from './plan-options.ts'
 import { PlanResult, type StockingPlanAnswer } from './plan-result.ts'
+import { StandDrawing } from './plan-stand-drawing.ts'
 import { planReport } from './report-bodies.ts'
 import { ReportDownload } from './report-download.ts'
 import { pinned } from './state.ts'
@@ -48,6 +47,7 @@ export class PlanPanel {
   private readonly form: PlanForm
   private readonly result: PlanResult
   private readonly options: PlanOptions
+  private readonly drawing: StandDrawing
   private target: Target = 'point'
   private stand: LoadedStand | null = null
   private answer: StockingPlanAnswer | null = null
@@ -58,7 +58,6 @@ export class PlanPanel {
   private readonly report: ReportDownload
   private asked = 0
   private shown = false
-  private vertexCount = 0
 
   constructor(
     private readonly host: PlanHost,
@@ -100,6 +99,18 @@ export class PlanPanel {
           : pointFileLabel({ latitude, longitude })
       return { report: planReport(input, this.answer.model.version), label: where }
     })
+    this.drawing = new StandDrawing(this.panel, host.map, {
+      starting: () => {
+        this.form.clear()
+        this.chooseTarget('stand')
+      },
+      changed: () => this.reflect(),
+      drawn: (geometry) => {
+        this.setStand({ geometry, source: 'drawn on the map' }, false)
+        void this.request('auto')
+      },
+      abandoned: () => this.showStandOnMap(false),
+    })
     this.wire()
     this.reflect()
     this.render()
@@ -122,11 +133,6 @@ export class PlanPanel {
       radio.addEventListener('change', () => {
         if (radio.checked) this.chooseTarget(radio.value as Target)
       })
-    this.el('plan-draw').addEventListener('click', () => this.startDrawing())
-    this.el('plan-finish').addEventListener('click', () => this.finishDrawing())
-    this.el('plan-undo').addEventListener('click', () => this.host.map.stand.undoVertex())
-    this.el('plan-add-centre').addEventListener('click', () => this.host.map.stand.addCentreVertex())
-    this.el('plan-cancel').addEventListener('click', () => this.cancelDrawing(true))
     this.el('plan-clear-stand').addEventListener('click', () => {
       this.stand = null
       this.host.map.stand.clear()
@@ -145,23 +151,12 @@ export class PlanPanel {
         const isFileInput = event.target instanceof HTMLInputElement && event.target.type === 'file'
         if (!isFileInput && [...(event.dataTransfer?.types ?? [])].includes('Files')) event.preventDefault()
       })
-    // While drawing: Escape gives up, Enter closes the ring (on the map, which keeps the arrow keys).
-    this.host.map.container.addEventListener('keydown', (event) => {
-      if (!this.host.map.stand.drawing) return
-      if (event.key === 'Escape') {
-        event.preventDefault()
-        this.cancelDrawing(true)
-      } else if (event.key === 'Enter') {
-        event.preventDefault()
-        this.finishDrawing()
-      }
-    })
   }
 
   private chooseTarget(target: Target): void {
     if (target === this.target) return
     this.target = target
-    if (target === 'point') this.cancelDrawing()
+    if (target === 'point') this.drawing.cancel()
     this.el<HTMLInputElement>(`plan-target-${target}`).checked = true
     this.reflect()
     this.showStandOnMap(false)
@@ -178,67 +173,6 @@ export class PlanPanel {
 
   // ----- stands -----
 
-  private startDrawing(): void {
-    this.form.clear()
-    this.chooseTarget('stand')
-    this.host.map.stand.clear()
-    this.host.map.stand.startSketch({
-      onChange: (count) => {
-        this.vertexCount = count
-        this.drawingStatus(count, false)
-      },
-      onClose: (vertices) => {
-        this.drawingShown(false)
-        this.reflect()
-        this.host.map.say(null)
-        this.setStand({ geometry: polygonOfVertices(vertices), source: 'drawn on the map' }, false)
-        void this.request('auto')
-      },
-    })
-    this.drawingShown(true)
-    this.reflect()
-    this.host.map.say(
-      'Drawing a stand: click the map to add its vertices; double-click, or click the first vertex, to close it.',
-    )
-    // On a phone the map is above the panel: brought into view, to be drawn on.
-    const map = this.host.map.container.getBoundingClientRect()
-    if (map.top < 0 || map.bottom > window.innerHeight)
-      this.host.map.container.scrollIntoView({ block: 'start' })
-    this.el('plan-finish').focus({ preventScroll: true })
-  }
-
-  /** Closes the stand drawn, or says it needs more vertices. */
-  private finishDrawing(): void {
-    if (!this.host.map.stand.finishSketch()) this.drawingStatus(this.vertexCount, true)
-  }
-
-  /** Gives up drawing (the stand before comes back); `focus`: the user did, and goes back to Draw. */
-  private cancelDrawing(focus = false): void {
-    if (!this.host.map.stand.drawing) return
-    this.host.map.stand.stopSketch()
-    this.host.map.say(null)
-    this.drawingShown(false)
-    this.reflect()
-    this.showStandOnMap(false)
-    if (focus) this.el('plan-draw').focus({ preventScroll: true })
-  }
-
-  private drawingShown(on: boolean): void {
-    this.el('plan-drawing').hidden = !on
-    this.el<HTMLButtonElement>('plan-draw').disabled = on
-  }
-
-  private drawingStatus(count: number, tooFew: boolean): void {
-    const more = MIN_STAND_VERTICES - count
-    this.el('plan-drawing-status').textContent =
-      `${count} ${count === 1 ? 'vertex' : 'vertices'}. ` +
-      (more > 0
-        ? `${tooFew ? 'A stand needs at least 3: add' : 'Add'} ${more} more, then close the stand.`
-        : 'Double-click the map, click the first vertex, or press “Close stand” (Enter on the map) to close it.')
-    this.el<HTMLButtonElement>('plan-finish').disabled = count < MIN_STAND_VERTICES
-    this.el<HTMLButtonElement>('plan-undo').disabled = count === 0
-  }
-
   /** A stand file dropped on the map (the page sends a job's results to the results layer instead). */
   dropFile(file: File): void {
     this.host.open()
@@ -248,7 +182,7 @@ export class PlanPanel {
   private async loadFile(file: File): Promise<void> {
     this.form.clear()
     this.chooseTarget('stand')
-    this.cancelDrawing()
+    this.drawing.cancel()
     try {
       if (file.size > STAND_FILE_MAX_BYTES)
         throw new StandFileError(
@@ -296,7 +230,7 @@ export class PlanPanel {
   setShown(shown: boolean, plan = true): void {
     const opened = shown && !this.shown
     this.shown = shown
-    if (!shown) this.cancelDrawing()
+    if (!shown) this.drawing.cancel()
     this.host.map.showPointMarks(!(shown && this.target === 'stand'))
     // Drawn while hidden, the chart had no width: drawn again at the panel's.
     if (opened) this.render()
