@@ -172,6 +172,7 @@ function optionJson(option: PlantingOption) {
       treatment: e.treatment,
       value: e.value,
       effect_id: e.effectId,
+      share_from: e.shareFrom,
       status: e.status,
     })),
     least_certain_status: option.leastCertainStatus,

@@ -193,8 +193,30 @@ describe('survey plots with treatments', () => {
     })
     const [reference] = base.body.treatments.effects as Record<string, unknown>[]
     expect(reference).toMatchObject({ share_from: 'reference', reduction: effect?.prior.mean })
-    // The reference's figure is the same in both: only the share the model applies moved.
-    expect(informed?.figure).toEqual(reference?.figure)
+    // The reference's odds ratio is the same in both: only the share the model applies moved.
+    expect(informed?.odds_ratio).toEqual(reference?.odds_ratio)
+    // The cheapest ways to meet the standard say which of their effects the version's surveys informed.
+    const optionsUnder = async (model_version?: string) => {
+      const found = await rest(server.url, 'POST', '/v1/plans/options', {
+        key: owner.key,
+        json: {
+          ...FOREST_POINTS.coastRange,
+          species_mix: [{ species_code: 'PSME', share: 1 }],
+          methods: ['manual'],
+          treatments: { vegetation_control: ['release_2yr'], animal_protection: ['none'], shade: ['none'] },
+          ...(model_version ? { model_version } : {}),
+        },
+      })
+      expect(found.status, found.text).toBe(200)
+      const [option] = [...found.body.options, found.body.cheapest_failing].filter(Boolean)
+      return option.treatment_effects
+    }
+    expect(await optionsUnder(version)).toEqual([
+      expect.objectContaining({ treatment: 'vegetation_control', share_from: 'calibration' }),
+    ])
+    expect(await optionsUnder()).toEqual([
+      expect.objectContaining({ treatment: 'vegetation_control', share_from: 'reference' }),
+    ])
     // The report reads treated and untreated plots of one species × method as one group, under either version.
     for (const query of ['', `?model_version=${encodeURIComponent(version)}`]) {
       const report = await rest(server.url, 'GET', `/v1/surveys/report${query}`, { key: owner.key })

@@ -2296,6 +2296,11 @@ export interface components {
                 treatment: "vegetation_control" | "animal_protection" | "stock_type" | "shade";
                 value: string;
                 effect_id: string;
+                /**
+                 * @description `calibration`: the answering version's surveys informed the share the option used.
+                 * @enum {string}
+                 */
+                share_from: "reference" | "calibration";
                 /** @enum {string} */
                 status: "published" | "synthesis" | "assumption";
             }[];

@@ -2,7 +2,8 @@ import type { HorizonPrediction, ModelInfo, Site, Species, SurvivalModel } from 
 import { modelInfo } from '../catalogue.ts'
 import { CLIMATE_FUTURES, type EmissionScenario, type FuturePeriod } from '../climate.ts'
 import { TREES_PER_HECTARE_PER_ACRE } from '../input-rules.ts'
-import type { EvidenceStatus, TreatmentName } from '../treatments.ts'
+import { asAppliedBy } from '../treatment-shares.ts'
+import type { AppliedEffect, EvidenceStatus, TreatmentName } from '../treatments.ts'
 import { COSTS, type CostStatus, leastCertain, type PlanCost } from './costs.ts'
 import { mixDistributions, type SpeciesPredictions } from './mix-survival.ts'
 import type { Candidate, CheckedOptionsRequest } from './options-request.ts'
@@ -47,7 +48,13 @@ export interface PlantingOption {
   upper: number
   cost: PlanCost
   /** Each treatment with an effect, and the status of that effect for this method. */
-  treatmentEffects: { treatment: TreatmentName; value: string; effectId: string; status: EvidenceStatus }[]
+  treatmentEffects: {
+    treatment: TreatmentName
+    value: string
+    effectId: string
+    shareFrom: AppliedEffect['shareFrom']
+    status: EvidenceStatus
+  }[]
   /** The least certain status behind the option: its costs, its treatments' effects, the rule's figure. */
   leastCertainStatus: CostStatus
 }
@@ -138,6 +145,7 @@ export function plantingOptions(search: OptionsSearch): PlantingOptions {
     const density = required ?? maxTreesPerAcre
     const option = optionAt(
       candidate,
+      asAppliedBy(model, candidate.treatments)?.effects ?? [],
       at.distribution,
       density,
       { rule, target, cap, confidence, ruleStatus },
@@ -175,6 +183,8 @@ const TREATMENT_KEY = (values: Readonly<Record<TreatmentName, string | null>>) =
 
 function optionAt(
   candidate: Candidate,
+  /** The candidate's effects as the model applies them (asAppliedBy). */
+  effects: readonly AppliedEffect[],
   distribution: SurvivalDistribution,
   density: number,
   standard: {
@@ -201,10 +211,11 @@ function optionAt(
     },
     COSTS.dataVersion,
   )
-  const treatmentEffects = (candidate.treatments?.effects ?? []).map((e) => ({
+  const treatmentEffects = effects.map((e) => ({
     treatment: e.treatment,
     value: e.value,
     effectId: e.effectId,
+    shareFrom: e.shareFrom,
     status: e.status,
   }))
   return {

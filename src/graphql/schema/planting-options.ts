@@ -160,6 +160,10 @@ const OptionTreatmentEffectRef = builder
       treatment: t.exposeString('treatment', { description: 'The treatment' }),
       value: t.exposeString('value', { description: 'Its value' }),
       effectId: t.exposeString('effectId', { description: 'The effect’s id in data/treatments.json' }),
+      shareFrom: t.exposeString('shareFrom', {
+        description:
+          'reference, or calibration: the answering version’s surveys informed the share the option used',
+      }),
       status: t.field({ type: EvidenceStatusEnum, description: 'Its status', resolve: (e) => e.status }),
     }),
   })
