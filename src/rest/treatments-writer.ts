@@ -45,18 +45,19 @@ const UNTREATED_CONTRIBUTION = bytesOf(',"untreated_contribution":')
 const BLOCK_END = bytesOf(']}')
 
 /** `{"key":…,"factor":…,"contribution":` per model factor, opening the list or following another. */
-const factorOpenings = new Map<string, [Uint8Array, Uint8Array]>()
+const factorOpenings = new Map<string, { name: string; pair: [Uint8Array, Uint8Array] }>()
 
 function factorOpening(f: TreatedFactor, first: boolean): Uint8Array {
-  const id = `${f.key}\u0000${f.factor}`
-  let pair = factorOpenings.get(id)
-  if (pair === undefined) {
+  // Keyed by the factor's key alone (a key and name joined would make a string a factor); a model
+  // naming the factor differently encodes its own.
+  let entry = factorOpenings.get(f.key)
+  if (entry === undefined || entry.name !== f.factor) {
     const text = `{"key":${JSON.stringify(f.key)},"factor":${JSON.stringify(f.factor)},"contribution":`
-    pair = [bytesOf(`,"factors":[${text}`), bytesOf(`,${text}`)]
-    // Keyed by the models' factor keys and names, a fixed few.
-    factorOpenings.set(id, pair)
+    entry = { name: f.factor, pair: [bytesOf(`,"factors":[${text}`), bytesOf(`,${text}`)] }
+    // Keyed by the models' factor keys, a fixed few.
+    factorOpenings.set(f.key, entry)
   }
-  return pair[first ? 0 : 1]
+  return entry.pair[first ? 0 : 1]
 }
 
 /** `,"treatments":[…]}` per factor's list of treatment names (shared, frozen, per set of effects). */
