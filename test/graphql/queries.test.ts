@@ -467,6 +467,8 @@ describe('reference queries', () => {
         'viewer',
         // Covered by climate.test.ts.
         'climateScenarios',
+        // Covered by treatments.test.ts.
+        'treatmentCatalogue',
         // Covered by stocking-plan.test.ts.
         'stockingPlan',
         // Covered by planting-options.test.ts.

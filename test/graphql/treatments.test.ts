@@ -24,7 +24,7 @@ const PREDICT = `query ($input: PredictionInput!) {
         factors { key contribution untreatedContribution treatments } }
     }
     treatments { vegetationControl animalProtection stockType shade dataVersion
-      effects { treatment value status reduction reductionSd oddsRatio figureKind sources { title year } } }
+      effects { treatment value effectId status reduction reductionSd oddsRatio figureKind sources { title year } } }
   }
 }`
 
@@ -123,5 +123,71 @@ describe('GraphQL treatments', () => {
     expect(data.predictBatch[0].prediction.treatments.shade).toBe('shade_cards')
     expect(data.predictBatch[1].error.code).toBe('invalid_treatment')
     expect(data.stockingPlan.treatments.effects[0].value).toBe('release_2yr')
+  })
+})
+
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are read freely in tests
+type CatalogueBody = { data_version: string; treatments: unknown[]; effects: Record<string, any>[] }
+
+describe('treatmentCatalogue', () => {
+  it('lists what GET /v1/treatments lists, effect by effect', async () => {
+    const result = await graphql(
+      server.url,
+      `{ treatmentCatalogue { dataVersion treatments { name values }
+        effects { id treatment values factors figureKind figureValue figureRange figureHorizonYears
+          oddsRatio oddsRatioRange reduction reductionRange reductionSd status
+          droneSeeding { applies status note reason } basis sources { title publisher year url } note } } }`,
+      { key },
+    )
+    expect(result.body.errors).toBeUndefined()
+    const catalogue = result.body.data.treatmentCatalogue
+    const response = await fetch(`${server.url}/v1/treatments`, { headers: { 'X-API-Key': key } })
+    expect(response.status).toBe(200)
+    const rest = (await response.json()) as CatalogueBody
+    expect(catalogue.dataVersion).toBe(rest.data_version)
+    expect(catalogue.treatments).toEqual(rest.treatments)
+    expect(catalogue.effects).toHaveLength(rest.effects.length)
+    rest.effects.forEach((e, i) => {
+      const { droneSeeding, status, ...shown } = catalogue.effects[i]
+      expect(shown).toEqual({
+        id: e.id,
+        treatment: e.treatment,
+        values: e.values,
+        factors: e.factors,
+        figureKind: e.figure.kind,
+        figureValue: e.figure.value,
+        figureRange: e.figure.range,
+        figureHorizonYears: e.figure.horizon_years,
+        oddsRatio: e.odds_ratio,
+        oddsRatioRange: e.odds_ratio_range,
+        reduction: e.reduction,
+        reductionRange: e.reduction_range,
+        reductionSd: e.reduction_sd,
+        basis: e.basis,
+        sources: e.sources,
+        note: e.note,
+      })
+      expect(status).toBe(e.status.toUpperCase())
+      expect(droneSeeding).toEqual(
+        e.drone_seeding.applies
+          ? {
+              applies: true,
+              status: e.drone_seeding.status.toUpperCase(),
+              note: e.drone_seeding.note,
+              reason: null,
+            }
+          : { applies: false, status: null, note: null, reason: e.drone_seeding.reason },
+      )
+    })
+    // Every effect an answer names is listed.
+    const answered = await predict({
+      ...site,
+      treatments: { vegetationControl: 'RELEASE_2YR', animalProtection: 'MESH_TUBES', shade: 'SHADE_CARDS' },
+    })
+    const ids = new Set(catalogue.effects.map((e: { id: string }) => e.id))
+    expect(answered.body.data.predict.treatments.dataVersion).toBe(catalogue.dataVersion)
+    const named = answered.body.data.predict.treatments.effects.map((e: { effectId: string }) => e.effectId)
+    expect(named).toHaveLength(3)
+    for (const id of named) expect(ids).toContain(id)
   })
 })

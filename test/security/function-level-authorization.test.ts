@@ -174,6 +174,7 @@ describe('API5: what the HTTP server routes', () => {
       'surveyUpload',
       'surveys',
       'survivalMap',
+      'treatmentCatalogue',
       'viewer',
     ])
   })

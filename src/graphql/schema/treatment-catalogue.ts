@@ -1,0 +1,138 @@
+import { TREATMENT_NAMES, TREATMENT_VALUES, type TreatmentCatalogueEffect } from '../../domain/treatments.ts'
+import { builder } from './builder.ts'
+import { EvidenceStatusEnum, TreatmentSourceRef } from './treatments.ts'
+
+/* Every treatment and effect, as GET /v1/treatments lists them (docs/treatments.md#the-catalogue). */
+
+interface TreatmentChoice {
+  name: string
+  values: readonly string[]
+}
+
+const TreatmentChoiceRef = builder.objectRef<TreatmentChoice>('TreatmentChoice').implement({
+  description: 'A treatment a request may name, with its values',
+  fields: (t) => ({
+    name: t.exposeString('name', {
+      description: 'vegetation_control, animal_protection, stock_type or shade',
+    }),
+    values: t.exposeStringList('values', { description: 'Its values, none first where it has one' }),
+  }),
+})
+
+type DroneSeeding = TreatmentCatalogueEffect['droneSeeding']
+
+const DroneSeedingEffectRef = builder.objectRef<DroneSeeding>('DroneSeedingEffect').implement({
+  description: 'Whether an effect applies to drone seeding, with its status there, or why not',
+  fields: (t) => ({
+    applies: t.exposeBoolean('applies', { description: 'Whether a drone-seeding request may name it' }),
+    status: t.field({
+      type: EvidenceStatusEnum,
+      nullable: true,
+      description: 'Its status for drone seeding; null where it does not apply',
+      resolve: (d) => (d.applies ? d.status : null),
+    }),
+    note: t.string({
+      nullable: true,
+      description: 'How it is read for drone seeding; null where it does not apply',
+      resolve: (d) => (d.applies ? d.note : null),
+    }),
+    reason: t.string({
+      nullable: true,
+      description: 'Why it does not apply; null where it does',
+      resolve: (d) => (d.applies ? null : d.reason),
+    }),
+  }),
+})
+
+const CatalogueEffectRef = builder.objectRef<TreatmentCatalogueEffect>('TreatmentCatalogueEffect').implement({
+  description: 'One effect of the treatments data: what it is, how the model reads it, and what it rests on',
+  fields: (t) => ({
+    id: t.exposeString('id', { description: 'Its id, as answers name it (TreatmentEffect.effectId)' }),
+    treatment: t.exposeString('treatment', { description: 'The treatment it belongs to' }),
+    values: t.exposeStringList('values', { description: 'The treatment’s values it covers' }),
+    factors: t.exposeStringList('factors', { description: 'Keys of the model factors it acts on' }),
+    figureKind: t.string({
+      description: 'The reference figure’s kind: odds_ratio or percentage_points (of survival)',
+      resolve: (e) => e.figure.kind,
+    }),
+    figureValue: t.float({ description: 'The reference’s central value', resolve: (e) => e.figure.value }),
+    figureRange: t.floatList({
+      description: 'The reference’s range [low, high]',
+      resolve: (e) => [...e.figure.range],
+    }),
+    figureHorizonYears: t.int({
+      description: 'The survival horizon the figure was measured at',
+      resolve: (e) => e.figure.horizonYears,
+    }),
+    oddsRatio: t.exposeFloat('oddsRatio', {
+      description: 'The figure as an odds ratio where its factor weighs its anchor',
+    }),
+    oddsRatioRange: t.floatList({
+      description: 'The same for the range',
+      resolve: (e) => [...e.oddsRatioRange],
+    }),
+    reduction: t.exposeFloat('reduction', {
+      description: 'Share of its factors’ hand-planting penalty it removes',
+    }),
+    reductionRange: t.floatList({
+      description: 'The share at the range’s ends',
+      resolve: (e) => [...e.reductionRange],
+    }),
+    reductionSd: t.exposeFloat('reductionSd', {
+      description: 'SD of the share (the range as its central 90 %)',
+    }),
+    status: t.field({
+      type: EvidenceStatusEnum,
+      description: 'Its status for hand planting',
+      resolve: (e) => e.status,
+    }),
+    droneSeeding: t.field({
+      type: DroneSeedingEffectRef,
+      description: 'Whether it applies to drone seeding',
+      resolve: (e) => e.droneSeeding,
+    }),
+    basis: t.exposeStringList('basis', { description: 'The reference entries it rests on' }),
+    sources: t.field({
+      type: [TreatmentSourceRef],
+      description: 'Their sources, each once',
+      resolve: (e) => [...e.sources],
+    }),
+    note: t.exposeString('note', { description: 'How the figure was read' }),
+  }),
+})
+
+interface CatalogueView {
+  dataVersion: string
+  effects: readonly TreatmentCatalogueEffect[]
+}
+
+const TreatmentCatalogueRef = builder.objectRef<CatalogueView>('TreatmentCatalogue').implement({
+  description: 'The treatments a request may name and every effect: the same as GET /v1/treatments',
+  fields: (t) => ({
+    dataVersion: t.exposeString('dataVersion', {
+      description: 'Version of data/treatments.json (a hash of the file), as answers carry it',
+    }),
+    treatments: t.field({
+      type: [TreatmentChoiceRef],
+      description: 'The four treatments and their values',
+      resolve: () => TREATMENT_NAMES.map((name) => ({ name, values: TREATMENT_VALUES[name] })),
+    }),
+    effects: t.field({
+      type: [CatalogueEffectRef],
+      description: 'Every effect, in the data’s order',
+      resolve: (c) => [...c.effects],
+    }),
+  }),
+})
+
+builder.queryFields((t) => ({
+  treatmentCatalogue: t.field({
+    type: TreatmentCatalogueRef,
+    description:
+      'The treatments a request may name, and every effect with its figure, share, statuses, basis, sources and note (what TreatmentEffect.effectId names). Counts as one request',
+    resolve: (_root, _args, ctx) => {
+      const treatments = ctx.catalogue.treatments()
+      return { dataVersion: treatments.dataVersion, effects: treatments.catalogue }
+    },
+  }),
+}))
