@@ -662,8 +662,10 @@ class Client:
             format: ``csv``, ``ndjson`` or ``geojson``, when the source does not say.
             model_version: the version every row is scored with.
             compress: gzip rows or a DataFrame on the way (a ``.gz`` file is sent as it is).
-            defaults: GeoJSON jobs only: query defaults for features that lack a property
-                (``species_code``, ``planting_method``, ``horizons``, ``trees_per_acre``...).
+            defaults: query defaults. Any job's treatments for the rows that name none, a row's
+                own value winning (``{"vegetation_control": "release_2yr"}``); a GeoJSON job's also
+                for features that lack a property (``species_code``, ``planting_method``,
+                ``horizons``, ``trees_per_acre``...).
 
         Returns the accepted job (``id``, ``status``, ``rows``); follow it with :meth:`wait_for_job`.
         """

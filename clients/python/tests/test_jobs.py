@@ -76,6 +76,16 @@ def test_submit_rows_as_ndjson_with_model_version(client, httpserver):
     assert lines == [ROWS[0], {**ROWS[1], "climate": {"period": "2041-2070", "scenario": "ssp245"}}]
 
 
+def test_submit_rows_with_treatment_defaults(client, httpserver):
+    httpserver.expect_request("/v1/jobs", method="POST").respond_with_json(ACCEPTED, status=202)
+
+    client.submit_job(ROWS, defaults={"vegetation_control": "release_2yr", "animal_protection": "mesh_tubes"})
+
+    request = last_request(httpserver)
+    assert request.args.to_dict() == {"vegetation_control": "release_2yr", "animal_protection": "mesh_tubes"}
+    assert [json.loads(line)["id"] for line in request.get_data().decode().splitlines()] == ["a", "b"]
+
+
 def test_submit_rows_gzipped_on_the_way(client, httpserver):
     httpserver.expect_request(
         "/v1/jobs", method="POST", headers={"Content-Encoding": "gzip"}

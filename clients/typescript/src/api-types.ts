@@ -91,6 +91,18 @@ export type GeoJsonJobDefaults = Omit<
   'model_version'
 >
 
+/**
+ * The defaults every job takes, whatever its format: each treatment, for the rows that name none (a
+ * row's own value wins, `none` included).
+ */
+export const TREATMENT_JOB_DEFAULTS = [
+  'vegetation_control',
+  'animal_protection',
+  'stock_type',
+  'shade',
+] as const satisfies readonly (keyof GeoJsonJobDefaults)[]
+export type TreatmentJobDefaults = Pick<GeoJsonJobDefaults, (typeof TREATMENT_JOB_DEFAULTS)[number]>
+
 export const JOB_MEDIA_TYPES: Record<JobFormat, string> = {
   csv: 'text/csv',
   ndjson: 'application/x-ndjson',

@@ -66,6 +66,7 @@ import {
   type RankRequest,
   type SpeciesQuery,
   type StockingPlanRequest,
+  type TreatmentJobDefaults,
 } from './api-types.ts'
 
 export * from './api-types.ts'
@@ -88,7 +89,11 @@ export interface SurvivalClientOptions {
 }
 
 export type UploadOptions =
-  | (UploadBase & { format: 'csv' | 'ndjson'; defaults?: never })
+  | (UploadBase & {
+      format: 'csv' | 'ndjson'
+      /** Query parameters: each treatment of the rows that name none (a row's own value wins). */
+      defaults?: TreatmentJobDefaults
+    })
   | (UploadBase & {
       format: 'geojson'
       /** Query parameters: the value of each property a feature lacks (its own value wins). */
@@ -267,7 +272,7 @@ export function createSurvivalClient(options: SurvivalClientOptions) {
   async function uploadJob(input: UploadInput, options: UploadOptions): Promise<JobAccepted> {
     const headers = { ...init(options).headers, 'Content-Type': JOB_MEDIA_TYPES[options.format] }
     const query = {
-      ...(options.format === 'geojson' ? options.defaults : {}),
+      ...options.defaults,
       ...(options.modelVersion ? { model_version: options.modelVersion } : {}),
     }
     const { data } = await upload(input, options, (body) =>

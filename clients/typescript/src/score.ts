@@ -22,7 +22,12 @@
 import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { Command, CommanderError, InvalidArgumentError } from 'commander'
-import { createSurvivalClient, GEOJSON_JOB_DEFAULTS, type GeoJsonJobDefaults } from './client.ts'
+import {
+  createSurvivalClient,
+  GEOJSON_JOB_DEFAULTS,
+  type GeoJsonJobDefaults,
+  TREATMENT_JOB_DEFAULTS,
+} from './client.ts'
 import { SurvivalApiError } from './errors.ts'
 import { scoreByBatches } from './scoring/batch-path.ts'
 import { JobEndedError, scoreByJob } from './scoring/job-path.ts'
@@ -35,6 +40,8 @@ import {
   InputError,
   inputFormatOf,
   readColumns,
+  type TreatmentDefaults,
+  treatmentDefaultsProblem,
 } from './scoring/rows.ts'
 import type { RunContext, RunOutcome } from './scoring/run.ts'
 import { apiFromEnvironment, interruptible, say } from './scoring/session.ts'
@@ -74,26 +81,58 @@ class UsageError extends Error {}
  * a name given twice, an empty value or a density that is not a number is a usage error.
  */
 function geoJsonDefaults(pairs: string[], period?: string, scenario?: string): GeoJsonJobDefaults {
-  const defaults: Record<string, string | number> = {}
   const given = [
-    ...pairs.map((pair) => ({ pair, flag: `--default ${pair}` })),
+    ...flags(pairs),
     ...(period ? [{ pair: `period=${period}`, flag: `--period ${period}` }] : []),
     ...(scenario ? [{ pair: `scenario=${scenario}`, flag: `--scenario ${scenario}` }] : []),
   ]
+  return jobDefaults(given, {
+    names: GEOJSON_JOB_DEFAULTS,
+    takenBy: 'a GeoJSON job takes',
+    example: 'planting_method=manual',
+  }) as GeoJsonJobDefaults
+}
+
+/**
+ * A CSV or NDJSON input's defaults: `--default` names a treatment for the rows that name none (the
+ * climate has its own flags). A value the API would refuse is a usage error, in the API's words.
+ */
+function rowDefaults(pairs: string[]): TreatmentDefaults {
+  const defaults = jobDefaults(flags(pairs), {
+    names: TREATMENT_JOB_DEFAULTS,
+    takenBy: 'CSV and NDJSON rows take',
+    example: 'vegetation_control=release_2yr',
+  })
+  const problem = treatmentDefaultsProblem(defaults)
+  if (problem) throw new UsageError(`--default: ${problem}`)
+  return defaults as TreatmentDefaults
+}
+
+const flags = (pairs: string[]) => pairs.map((pair) => ({ pair, flag: `--default ${pair}` }))
+
+/** `name=value` pairs as defaults: an unknown name, one given twice or an empty value is a usage error. */
+function jobDefaults(
+  given: readonly { pair: string; flag: string }[],
+  rules: { names: readonly string[]; takenBy: string; example: string },
+): Record<string, string | number> {
+  const { names, takenBy, example } = rules
+  const defaults: Record<string, string | number> = {}
   for (const { pair, flag } of given) {
     const at = pair.indexOf('=')
     const name = at === -1 ? pair.trim() : pair.slice(0, at).trim()
     const value = at === -1 ? '' : pair.slice(at + 1).trim()
-    if (!(GEOJSON_JOB_DEFAULTS as readonly string[]).includes(name))
-      throw new UsageError(`${flag}: not a default a GeoJSON job takes (${GEOJSON_JOB_DEFAULTS.join(', ')})`)
-    if (value === '') throw new UsageError(`${flag}: give it as name=value, e.g. planting_method=manual`)
+    if (!names.includes(name)) throw new UsageError(`${flag}: not a default ${takenBy} (${names.join(', ')})`)
+    if (value === '') throw new UsageError(`${flag}: give it as name=value, e.g. ${example}`)
     if (name in defaults) throw new UsageError(`${flag}: ${name} is given twice`)
     if (NUMERIC_DEFAULTS.has(name) && !Number.isFinite(Number(value)))
       throw new UsageError(`${flag}: ${name} must be a number`)
     defaults[name] = NUMERIC_DEFAULTS.has(name) ? Number(value) : value
   }
-  return defaults as GeoJsonJobDefaults
+  return defaults
 }
+
+const nonEmpty = <T extends object>(given: T): T | undefined =>
+  Object.keys(given).length > 0 ? given : undefined
 
 const positive = (value: string) => {
   const number = Number(value)
@@ -146,7 +185,7 @@ function program(): Command {
     )
     .option(
       '--default <name=value>',
-      `GeoJSON input: the value of a property the features lack, sent as a query parameter (repeatable): ${GEOJSON_JOB_DEFAULTS.join(', ')}`,
+      `the value of a field the rows or features lack, their own winning (repeatable). GeoJSON input: ${GEOJSON_JOB_DEFAULTS.join(', ')}; CSV and NDJSON: ${TREATMENT_JOB_DEFAULTS.join(', ')}`,
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
@@ -205,6 +244,7 @@ export async function main(argv: string[]): Promise<number> {
   const outFormat = outputFormatOf(options.out)
   const geojson = inputFormat === 'geojson'
   let defaults: GeoJsonJobDefaults | undefined
+  let treatments: TreatmentDefaults | undefined
   try {
     if (outFormat === 'geojson' && !geojson)
       throw new UsageError(
@@ -214,12 +254,8 @@ export async function main(argv: string[]): Promise<number> {
       throw new UsageError(
         'GeoJSON input goes through a job (its polygons are stocking plans): not --via batch',
       )
-    if (!geojson && options.default.length > 0)
-      throw new UsageError('--default is for GeoJSON input; CSV and NDJSON rows take --period and --scenario')
-    if (geojson) {
-      defaults = geoJsonDefaults(options.default, options.period, options.scenario)
-      if (Object.keys(defaults).length === 0) defaults = undefined
-    }
+    if (geojson) defaults = nonEmpty(geoJsonDefaults(options.default, options.period, options.scenario))
+    else treatments = nonEmpty(rowDefaults(options.default))
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
     say(`score: ${error.message}`)
@@ -241,7 +277,9 @@ export async function main(argv: string[]): Promise<number> {
       ? { period: options.period, scenario: options.scenario }
       : undefined
   const identity = inputIdentity(input)
-  const saved = options.restart ? null : loadState(options.out, identity, outFormat, climate, defaults)
+  const saved = options.restart
+    ? null
+    : loadState(options.out, identity, outFormat, climate, defaults ?? treatments)
   const fresh = (via: ScoreState['via']): ScoreState => ({
     version: 1,
     input: identity,
@@ -249,7 +287,7 @@ export async function main(argv: string[]): Promise<number> {
     base_url: baseUrl,
     via,
     ...(climate ? { climate } : {}),
-    ...(defaults ? { defaults } : {}),
+    ...(defaults || treatments ? { defaults: defaults ?? treatments } : {}),
     bytes_written: 0,
     rows_written: 0,
     errors_by_code: {},
@@ -261,6 +299,7 @@ export async function main(argv: string[]): Promise<number> {
     inputFormat,
     climate,
     defaults,
+    treatments,
     out: options.out,
     outFormat,
     state,
@@ -292,6 +331,12 @@ export async function main(argv: string[]): Promise<number> {
       return finish(outcome, 'feature')
     }
     await readColumns(input, inputFormat) // a header without the required columns is a usage error
+    if (treatments)
+      say(
+        `Rows that name none: ${Object.entries(treatments)
+          .map(([name, value]) => `${name}=${value}`)
+          .join(', ')}`,
+      )
     if (climate)
       say(
         `Rows that name no climate: ${[climate.period && `period ${climate.period}`, climate.scenario && `scenario ${climate.scenario}`].filter(Boolean).join(', ')}`,

@@ -406,7 +406,7 @@ describe('GeoJSON jobs through the typed client and npm run score', () => {
       [[units, '--out', join(dir, 'x.csv'), '--via', 'batch'], 'GeoJSON input goes through a job'],
       [
         [sites, '--out', join(dir, 'x.csv'), '--default', 'planting_method=manual'],
-        '--default is for GeoJSON',
+        'not a default CSV and NDJSON rows take',
       ],
       [[units, '--out', join(dir, 'x.csv'), '--default', 'spacing=3'], 'not a default a GeoJSON job takes'],
       [[units, '--out', join(dir, 'x.csv'), '--default', 'planting_method'], 'give it as name=value'],

@@ -200,6 +200,94 @@ describe('npm run score (batch path) against a live server', () => {
     }
   })
 
+  it('--default treatments: rows naming none take them, a row keeps its own value (none included); batch and job alike', async () => {
+    const { coastRange } = FOREST_POINTS
+    const site = { ...coastRange, species_code: 'PSME' }
+    const defaults = [
+      '--default',
+      'vegetation_control=release_2yr',
+      '--default',
+      'animal_protection=mesh_tubes',
+    ]
+    const csv = [
+      'id,latitude,longitude,species_code,planting_method,vegetation_control,animal_protection',
+      `defaulted,${coastRange.latitude},${coastRange.longitude},PSME,manual,,`,
+      `own,${coastRange.latitude},${coastRange.longitude},PSME,manual,none,`,
+      `drone,${coastRange.latitude},${coastRange.longitude},PSME,drone_seeded,,none`,
+      `drone-tubes,${coastRange.latitude},${coastRange.longitude},PSME,drone_seeded,,`,
+    ].join('\n')
+    const ndjson = [
+      { id: 'defaulted', ...site, planting_method: 'manual', vegetation_control: null },
+      { id: 'own', ...site, planting_method: 'manual', treatments: { vegetation_control: 'none' } },
+      { id: 'drone', ...site, planting_method: 'drone_seeded', animal_protection: 'none' },
+      { id: 'drone-tubes', ...site, planting_method: 'drone_seeded' },
+    ]
+      .map((line) => `${JSON.stringify(line)}\n`)
+      .join('')
+    const api = createSurvivalClient({ baseUrl: running.server.url, apiKey: running.key })
+    const direct = async (
+      planting_method: string,
+      treatments: { vegetation_control?: 'none' | 'release_2yr'; animal_protection?: 'none' | 'mesh_tubes' },
+    ) =>
+      String(
+        (await api.predict({ ...site, planting_method, treatments })).predictions[2]?.survival_probability,
+      )
+    const expected = [
+      await direct('manual', { vegetation_control: 'release_2yr', animal_protection: 'mesh_tubes' }),
+      await direct('manual', { vegetation_control: 'none', animal_protection: 'mesh_tubes' }),
+      await direct('drone_seeded', { vegetation_control: 'release_2yr', animal_protection: 'none' }),
+      '',
+    ]
+    const untreated = String(
+      (await api.predict({ ...site, planting_method: 'manual' })).predictions[2]?.survival_probability,
+    )
+    expect(expected[0]).not.toBe(untreated)
+    for (const [name, text] of [
+      ['defaults.csv', csv],
+      ['defaults.ndjson', ndjson],
+    ] as const) {
+      const input = join(dir, name)
+      writeFileSync(input, text)
+      const viaBatch = join(dir, `${name}.batch.csv`)
+      const viaJob = join(dir, `${name}.job.csv`)
+      const batch = await runScorer([input, '--out', viaBatch, '--via', 'batch', ...defaults], env)
+      const job = await runScorer([input, '--out', viaJob, '--via', 'job', '--poll', '0.1', ...defaults], env)
+      for (const run of [batch, job]) {
+        expect(run.code, run.stderr).toBe(1)
+        expect(run.stderr).toContain(
+          'Rows that name none: vegetation_control=release_2yr, animal_protection=mesh_tubes',
+        )
+        expect(run.stderr).toContain('1 row failed: invalid_treatment 1')
+      }
+      // The output echoes the rows as they are, never the defaults: both paths write the same file.
+      const written = readFileSync(viaBatch, 'utf8')
+      expect(readFileSync(viaJob, 'utf8')).toBe(written)
+      const rows = parse(written, { columns: true }) as Record<string, string>[]
+      expect(rows.map((row) => row.id)).toEqual(['defaulted', 'own', 'drone', 'drone-tubes'])
+      expect(rows.map((row) => row.survival_5y)).toEqual(expected)
+      expect(rows[3]?.error_code).toBe('invalid_treatment')
+      if (name.endsWith('.csv')) expect(rows[0]?.vegetation_control).toBe('')
+    }
+  })
+
+  it('--default with CSV or NDJSON input names treatments only, each with a value the API takes', async () => {
+    const input = join(dir, 'default-usage.csv')
+    writeFileSync(input, MIXED)
+    for (const [flag, message] of [
+      ['shade=umbrella', '--default: shade must be one of none, shade_cards'],
+      [
+        'species_code=PSME',
+        '--default species_code=PSME: not a default CSV and NDJSON rows take (vegetation_control, animal_protection, stock_type, shade)',
+      ],
+      ['stock_type=', '--default stock_type=: give it as name=value, e.g. vegetation_control=release_2yr'],
+    ] as const) {
+      const run = await runScorer([input, '--out', join(dir, 'never.csv'), '--default', flag as string], env)
+      expect(run.code, run.stderr).toBe(2)
+      expect(run.stderr).toContain(`score: ${message}`)
+      expect(existsSync(join(dir, 'never.csv'))).toBe(false)
+    }
+  })
+
   it('exits 0 with a one-line summary when every row scored; NDJSON in and out', async () => {
     const input = join(dir, 'good.ndjson')
     const out = join(dir, 'good-scored.ndjson')

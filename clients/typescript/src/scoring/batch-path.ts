@@ -130,7 +130,10 @@ export async function scoreByBatches(run: RunContext, options: BatchOptions): Pr
     const concurrency = Math.max(1, options.concurrency ?? 4)
     try {
       for await (const group of groups(
-        readRows(run.input, inputFormat, { climate: run.climate }),
+        readRows(run.input, inputFormat, {
+          climate: run.climate,
+          treatments: run.treatments,
+        }),
         state.rows_written,
         options.batchSize,
       )) {

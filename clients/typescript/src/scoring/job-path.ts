@@ -74,6 +74,7 @@ export async function scoreByJob(run: RunContext, options: JobOptions = {}): Pro
             : run.input
           created = await client.uploadJob(body, {
             format,
+            ...(run.treatments ? { defaults: run.treatments } : {}),
             signal,
             onProgress: run.climate ? undefined : (bytes) => progress.update(bytes),
           })

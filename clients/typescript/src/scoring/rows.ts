@@ -70,8 +70,15 @@ export interface ClimateDefaults {
   scenario?: string
 }
 
+/**
+ * The treatments of the rows that name none (`--default vegetation_control=…`), one treatment at a
+ * time: a row's own value wins, `none` included; as a job reads its query parameters.
+ */
+export type TreatmentDefaults = { [N in TreatmentName]?: (typeof TREATMENT_VALUES)[N][number] }
+
 export interface ReadOptions {
   climate?: ClimateDefaults
+  treatments?: TreatmentDefaults
   /** Bytes of the file read so far, after each row (for progress). */
   onBytesRead?: (bytes: number) => void
 }
@@ -148,7 +155,7 @@ async function* sourceRows(
         if (line.trim() === '') continue
         row += 1
         const text = hasDefaults(options.climate) ? ndjsonWithDefaults(line, options.climate) : line
-        yield { row: ndjsonRow(row, text), text: `${text}\n` }
+        yield { row: ndjsonRow(row, text, options.treatments), text: `${text}\n` }
         read()
       }
       return
@@ -163,7 +170,7 @@ async function* sourceRows(
       }
       row += 1
       const cells = hasDefaults(options.climate) ? csvWithDefaults(layout, record, options.climate) : record
-      yield { row: csvRow(layout, row, cells), text: csvLine(cells) }
+      yield { row: csvRow(layout, row, cells, options.treatments), text: csvLine(cells) }
       read()
     }
   } finally {
@@ -297,7 +304,7 @@ function numberCell(cell: string | undefined): number | string | undefined {
   return DECIMAL.test(text) ? Number(text) : text
 }
 
-function csvRow(layout: Layout, row: number, cells: string[]): InputRow {
+function csvRow(layout: Layout, row: number, cells: string[], defaults?: TreatmentDefaults): InputRow {
   if (cells.length !== layout.columns.length) {
     const message = `the row has ${cells.length} cells; the header has ${layout.columns.length}`
     return { row, cells, error: { code: 'invalid_request', message } }
@@ -325,10 +332,10 @@ function csvRow(layout: Layout, row: number, cells: string[]): InputRow {
     const value = cell(name)?.trim()
     if (value) input[name] = value
   }
-  return checked(row, cells, input)
+  return checked(row, cells, input, defaults)
 }
 
-function ndjsonRow(row: number, line: string): InputRow {
+function ndjsonRow(row: number, line: string, defaults?: TreatmentDefaults): InputRow {
   let value: unknown
   try {
     value = JSON.parse(line)
@@ -349,11 +356,17 @@ function ndjsonRow(row: number, line: string): InputRow {
     row,
     NDJSON_COLUMNS.map((name) => echoed[name] ?? null),
     value,
+    defaults,
   )
 }
 
 /** The jobs API's row rules (and /v1/predict's field rules), first broken rule named. */
-function checked(row: number, cells: unknown[], input: Record<string, unknown>): InputRow {
+function checked(
+  row: number,
+  cells: unknown[],
+  input: Record<string, unknown>,
+  defaults?: TreatmentDefaults,
+): InputRow {
   const problem = firstProblem(input)
   if (problem) return { row, cells, error: { code: 'invalid_request', message: problem } }
   const request: PredictRequest = {
@@ -369,20 +382,36 @@ function checked(row: number, cells: unknown[], input: Record<string, unknown>):
   // Whether it names a known future is the server's question (invalid_climate).
   if (period !== null || scenario !== null) request.climate = { period, scenario }
   // Whether they apply to the planting method is the server's question (invalid_treatment).
-  const treatments = treatmentsOf(input)
+  const treatments = treatmentsOf(input, defaults)
   if (treatments) request.treatments = treatments
   return { row, cells, request }
 }
 
 /**
- * A checked row's treatments: its `treatments` object, else its flat fields, the ones named (not null);
- * undefined when it names none, so an untreated row's request is as it was before treatments.
+ * A checked row's treatments: its `treatments` object, else its flat fields, the ones named (not null),
+ * each else its default; undefined when none is named, so an untreated row's request is as it was
+ * before treatments.
  */
-function treatmentsOf(input: Record<string, unknown>): Treatments | undefined {
+function treatmentsOf(
+  input: Record<string, unknown>,
+  defaults: TreatmentDefaults = {},
+): Treatments | undefined {
   const fields = isObject(input.treatments) ? input.treatments : input
   const named: Record<string, unknown> = {}
-  for (const name of TREATMENT_COLUMNS) if (fields[name] != null) named[name] = fields[name]
+  for (const name of TREATMENT_COLUMNS) {
+    const value = fields[name] ?? defaults[name]
+    if (value != null) named[name] = value
+  }
   return Object.keys(named).length > 0 ? (named as Treatments) : undefined
+}
+
+/** The defaults' first problem (`--default name=value`), in the words a row's field would get. */
+export function treatmentDefaultsProblem(defaults: Readonly<Record<string, unknown>>): string | null {
+  for (const name of TREATMENT_COLUMNS) {
+    const problem = treatmentFieldProblem(name, name, defaults[name])
+    if (problem) return problem
+  }
+  return null
 }
 
 /** A treatment value's problem, if it has one (absent and null are fine). */

@@ -2,7 +2,7 @@
 import type { GeoJsonJobDefaults, SurvivalClient } from '../client.ts'
 import type { OutputFormat } from './output.ts'
 import type { Progress } from './progress.ts'
-import type { ClimateDefaults, InputFormat } from './rows.ts'
+import type { ClimateDefaults, InputFormat, TreatmentDefaults } from './rows.ts'
 import type { ScoreState } from './state.ts'
 
 export interface RunContext {
@@ -13,6 +13,11 @@ export interface RunContext {
   climate?: ClimateDefaults
   /** A GeoJSON input's defaults (`--default`, `--period`, `--scenario`), sent as query parameters. */
   defaults?: GeoJsonJobDefaults
+  /**
+   * `--default`s of CSV and NDJSON input: the treatments of the rows that name none. A job takes them
+   * as query parameters; batch calls put them in each row's request.
+   */
+  treatments?: TreatmentDefaults
   out: string
   outFormat: OutputFormat
   /** The state to carry on from (a fresh one when starting); the path updates and saves it. */

@@ -7,7 +7,9 @@ import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:
 import { resolve } from 'node:path'
 import type { GeoJsonJobDefaults } from '../client.ts'
 import type { OutputFormat } from './output.ts'
-import type { ClimateDefaults } from './rows.ts'
+import type { ClimateDefaults, TreatmentDefaults } from './rows.ts'
+
+type RunDefaults = GeoJsonJobDefaults | TreatmentDefaults
 
 export interface InputIdentity {
   path: string
@@ -23,8 +25,8 @@ export interface ScoreState {
   via: 'batch' | 'job'
   /** `--period`/`--scenario` of the run (absent: none); a rerun with others starts over. */
   climate?: ClimateDefaults
-  /** A GeoJSON input's defaults (query parameters) of the run (absent: none); likewise. */
-  defaults?: GeoJsonJobDefaults
+  /** `--default`s of the run (a GeoJSON input's, or CSV and NDJSON rows' treatments; absent: none); likewise. */
+  defaults?: RunDefaults
   /** Output bytes known to be complete rows (the batch path truncates to this on resume). */
   bytes_written: number
   /** Batch path: input rows whose output lines are written. */
@@ -48,8 +50,8 @@ function climateKey(climate: ClimateDefaults | undefined): string {
   return JSON.stringify({ period: climate?.period || null, scenario: climate?.scenario || null })
 }
 
-/** GeoJSON defaults as the state compares them: by name, whatever the order they were given in. */
-function defaultsKey(defaults: GeoJsonJobDefaults | undefined): string {
+/** The `--default`s as the state compares them: by name, whatever the order they were given in. */
+function defaultsKey(defaults: RunDefaults | undefined): string {
   return JSON.stringify(
     Object.entries(defaults ?? {})
       .filter(([, value]) => value !== undefined && value !== null)
@@ -59,15 +61,15 @@ function defaultsKey(defaults: GeoJsonJobDefaults | undefined): string {
 }
 
 /**
- * The saved state for `out` when it belongs to this input, output format, climate and GeoJSON defaults,
- * else null.
+ * The saved state for `out` when it belongs to this input, output format, climate and defaults, else
+ * null.
  */
 export function loadState(
   out: string,
   input: InputIdentity,
   format: OutputFormat,
   climate?: ClimateDefaults,
-  defaults?: GeoJsonJobDefaults,
+  defaults?: RunDefaults,
 ): ScoreState | null {
   let state: ScoreState
   try {
