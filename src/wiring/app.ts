@@ -13,22 +13,11 @@ import type { QuotaStore } from '../access/quota/quota-store.ts'
 import { openCounterConnection, RedisQuotaStore } from '../access/quota/redis-quota-store.ts'
 import { type Config, JOB_DEFAULTS, type ServerConfig } from '../config/config.ts'
 import type { Database } from '../db/connect.ts'
+import { keyAccounts, keyDirectory } from '../db/key-ports.ts'
 import { KEY_CHANGES_CHANNEL } from '../db/keys.ts'
-import {
-  auditLog,
-  databaseProbe,
-  keyAccounts,
-  keyDirectory,
-  modelVersionStore,
-  siteCache,
-  siteDataProbe,
-  siteIndexFollower,
-  siteLookup,
-  sitesInArea,
-  siteTable,
-  surveyStore,
-  usageLedger,
-} from '../db/store-ports.ts'
+import { siteCache, siteIndexFollower, siteLookup, sitesInArea, siteTable } from '../db/site-ports.ts'
+import { auditLog, databaseProbe, modelVersionStore, siteDataProbe, usageLedger } from '../db/store-ports.ts'
+import { surveyStore } from '../db/survey-ports.ts'
 import { AuditService } from '../domain/audit-service.ts'
 import { CalibrationService } from '../domain/calibration/calibration-service.ts'
 import { Catalogue } from '../domain/catalogue.ts'

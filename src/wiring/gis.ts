@@ -1,7 +1,7 @@
 import type { AccessControl } from '../access/auth/access-control.ts'
 import type { Config } from '../config/config.ts'
 import type { Database } from '../db/connect.ts'
-import { sitePages } from '../db/store-ports.ts'
+import { sitePages } from '../db/site-ports.ts'
 import { FeatureCollections } from '../domain/features/feature-collections.ts'
 import type { ModelRegistry } from '../domain/models/model-registry.ts'
 import { RasterReadCounter } from '../domain/rasters/raster-reads.ts'

@@ -1,6 +1,6 @@
 import type { Config } from '../config/config.ts'
 import type { Database } from '../db/connect.ts'
-import { keyMailbox } from '../db/store-ports.ts'
+import { keyMailbox } from '../db/key-ports.ts'
 import { KEY_MAILER_DEFAULTS, KeyMailer, type KeyMailerSettings } from '../domain/key-mail/key-mailer.ts'
 import { SporeKeyRequests } from '../domain/key-mail/spore-key-requests.ts'
 import type { IssuanceLimiter } from '../domain/ports/issuance.ts'

@@ -1,6 +1,6 @@
 import type { Config } from '../config/config.ts'
 import type { Database } from '../db/connect.ts'
-import { siteVersionSources } from '../db/store-ports.ts'
+import { siteVersionSources } from '../db/site-ports.ts'
 import { ReportService } from '../domain/reports/report-service.ts'
 import type { Metrics } from '../observability/metrics.ts'
 import { SYNTHETIC_SOURCE } from '../seed/load.ts'

@@ -1,6 +1,6 @@
 import type { Config } from '../config/config.ts'
 import type { Database } from '../db/connect.ts'
-import { surveyUploadStore, surveyUploadTicketStore } from '../db/store-ports.ts'
+import { surveyUploadStore, surveyUploadTicketStore } from '../db/survey-ports.ts'
 import type { PredictionService } from '../domain/prediction-service.ts'
 import { SurveyUploadService } from '../domain/surveys/survey-upload-service.ts'
 import { SurveyUploadTickets } from '../domain/surveys/survey-upload-tickets.ts'

@@ -1,6 +1,6 @@
 import { request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { surveyUploadStore } from '../../src/db/store-ports.ts'
+import { surveyUploadStore } from '../../src/db/survey-ports.ts'
 import { Metrics } from '../../src/observability/metrics.ts'
 import type { IssuedKey } from '../../src/types.ts'
 import type { TestDatabase } from '../support/database.ts'
