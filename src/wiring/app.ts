@@ -2,26 +2,19 @@ import type { Server } from 'node:http'
 import { AccessControl } from '../access/auth/access-control.ts'
 import { Authenticator } from '../access/auth/authenticator.ts'
 import { UsageRecorder } from '../access/auth/usage-recorder.ts'
-import { FailoverIssuanceLimiter } from '../access/issuance/failover-issuance-limiter.ts'
-import { MemoryIssuanceLimiter } from '../access/issuance/memory-issuance-limiter.ts'
-import { RedisIssuanceLimiter } from '../access/issuance/redis-issuance-limiter.ts'
-import { CoalescingQuotaStore } from '../access/quota/coalescing-quota-store.ts'
-import { FailoverQuotaStore } from '../access/quota/failover-quota-store.ts'
-import { MemoryQuotaStore } from '../access/quota/memory-quota-store.ts'
 import { QuotaGuard } from '../access/quota/quota-guard.ts'
 import type { QuotaStore } from '../access/quota/quota-store.ts'
-import { openCounterConnection, RedisQuotaStore } from '../access/quota/redis-quota-store.ts'
+import { openCounterConnection } from '../access/quota/redis-quota-store.ts'
 import { type Config, JOB_DEFAULTS, type ServerConfig } from '../config/config.ts'
 import type { Database } from '../db/connect.ts'
 import { keyAccounts, keyDirectory } from '../db/key-ports.ts'
-import { KEY_CHANGES_CHANNEL } from '../db/keys.ts'
 import { siteCache, siteIndexFollower, siteLookup, sitesInArea, siteTable } from '../db/site-ports.ts'
 import { auditLog, databaseProbe, modelVersionStore, siteDataProbe, usageLedger } from '../db/store-ports.ts'
 import { surveyStore } from '../db/survey-ports.ts'
 import { AuditService } from '../domain/audit-service.ts'
 import { CalibrationService } from '../domain/calibration/calibration-service.ts'
 import { Catalogue } from '../domain/catalogue.ts'
-import { HealthMonitor, type QuotaStoreState } from '../domain/health.ts'
+import { HealthMonitor } from '../domain/health.ts'
 import type { KeyMailerSettings } from '../domain/key-mail/key-mailer.ts'
 import { KeyService } from '../domain/key-service.ts'
 import { DefaultVersions } from '../domain/models/default-version.ts'
@@ -29,12 +22,9 @@ import type { IssuanceLimiter } from '../domain/ports/issuance.ts'
 import type { MailSender } from '../domain/ports/mail.ts'
 import { PredictionService } from '../domain/prediction-service.ts'
 import { ReportLinks, reportLinkSecret } from '../domain/reports/report-links.ts'
-import { SPECIES } from '../domain/species.ts'
 import { StockingPlanService } from '../domain/stocking/stocking-service.ts'
 import { SurveyService } from '../domain/surveys/survey-service.ts'
 import { SurvivalMapService } from '../domain/survival-map.ts'
-import { explorerAssetSource } from '../explorer/assets.ts'
-import { createExplorerHandler, isExplorerPath } from '../explorer/handler.ts'
 import { createGraphQLHttpHandler } from '../graphql/http-transport.ts'
 import { createGateway, type Gateway } from '../graphql/yoga.ts'
 import { compileProxyTrust } from '../http/client-address.ts'
@@ -42,16 +32,18 @@ import { createHttpServer, createMetricsServer } from '../http/server.ts'
 import { createRollPageHandler, ROLL_PAGE_PATH } from '../key-pages/handler.ts'
 import type { Logger } from '../logging/logger.ts'
 import { Metrics } from '../observability/metrics.ts'
-import { type RedisConnection, redisTarget } from '../redis/connection.ts'
+import { redisTarget } from '../redis/connection.ts'
 import { createRestHandler, streamsBody } from '../rest/router.ts'
 import type { SurvivalModel } from '../types.ts'
 import { fitInThread } from './calibration-thread.ts'
-import { explorerCostDefaults } from './explorer-costs.ts'
+import { explorerRoute } from './explorer-route.ts'
 import { wireGis } from './gis.ts'
 import { createJobRuntime, type JobConfig } from './job-runtime.ts'
+import { followKeyChanges } from './key-changes.ts'
 import { wireKeyMail } from './key-mail.ts'
 import { modelRegistry } from './model-versions.ts'
 import { wireReports } from './reports.ts'
+import { createIssuanceLimiter, createQuotaStore } from './request-counters.ts'
 import { siteIndexLog } from './site-index-log.ts'
 import { wireSurveyUploads } from './survey-uploads.ts'
 
@@ -122,85 +114,6 @@ export interface App {
   gateway: Gateway
   metrics: Metrics
   close(graceMs?: number): Promise<void>
-}
-
-function createQuotaStore(
-  options: AppOptions,
-  metrics: Metrics,
-  counters: RedisConnection | null,
-): { store: QuotaStore; state: () => QuotaStoreState } {
-  if (options.quotaStore) {
-    const store = options.quotaStore
-    return { store, state: () => ('degraded' in store && store.degraded ? 'disconnected' : 'connected') }
-  }
-  const { QUOTA_KEY_PREFIX, REDIS_TIMEOUT_MS } = options.config
-  // A single Redis (REDIS_URL) or a Redis Cluster (REDIS_CLUSTER_NODES, which wins); the same failover
-  // either way: a master failover that leaves a script unanswered for REDIS_TIMEOUT_MS counts in memory.
-  if (!counters) return { store: new MemoryQuotaStore(), state: () => 'not_configured' }
-  const store = new FailoverQuotaStore(
-    new RedisQuotaStore(counters, QUOTA_KEY_PREFIX),
-    new MemoryQuotaStore(),
-    REDIS_TIMEOUT_MS,
-    {
-      onFallback: (error) => {
-        metrics.fallbackEvents.inc({ kind: 'quota_memory' })
-        options.logger.warn(
-          { err: error },
-          'Redis unreachable: enforcing quotas in this process until it returns',
-        )
-      },
-      onRecover: () => options.logger.info('Redis reachable again: quotas shared through Redis'),
-    },
-  )
-  return {
-    store: new CoalescingQuotaStore(store),
-    state: () => (store.degraded ? 'disconnected' : 'connected'),
-  }
-}
-
-/**
- * The self-service issuance counters, under the quota's prefix on the quota's connection: Redis with the
- * same failover to this process's memory, or memory alone without Redis.
- */
-function createIssuanceLimiter(options: AppOptions, counters: RedisConnection | null): IssuanceLimiter {
-  if (options.issuanceLimiter) return options.issuanceLimiter
-  if (!counters) return new MemoryIssuanceLimiter()
-  const { QUOTA_KEY_PREFIX, REDIS_TIMEOUT_MS } = options.config
-  return new FailoverIssuanceLimiter(
-    new RedisIssuanceLimiter(counters, QUOTA_KEY_PREFIX),
-    new MemoryIssuanceLimiter(),
-    REDIS_TIMEOUT_MS,
-    {
-      onFallback: (error) =>
-        options.logger.warn(
-          { err: error },
-          'Redis unreachable: counting key issuance in this process until it returns',
-        ),
-      onRecover: () => options.logger.info('Redis reachable again: key issuance counted through Redis'),
-    },
-  )
-}
-
-/**
- * Key changes made anywhere (other processes, the keys CLI) reach this process's key cache as they are
- * committed; when the channel comes back after a gap, every cached key is read afresh.
- */
-function followKeyChanges(
-  database: Database,
-  authenticator: Authenticator,
-  logger: Logger,
-  metrics: Metrics,
-) {
-  const follower = database.follow?.(KEY_CHANGES_CHANNEL, {
-    notice: (keyId) => authenticator.forget(keyId),
-    listening: () => authenticator.forgetAll(),
-    lost: () =>
-      logger.warn(
-        'key change channel lost: key changes reach this process within the key cache lifetime until it returns',
-      ),
-  })
-  if (follower) metrics.watchKeyChangeChannel(() => follower.listening)
-  return follower
 }
 
 /** Wires the layers together once: stores, services, the two adapters and the HTTP front door. */
@@ -381,22 +294,7 @@ export function createApp(options: AppOptions): App {
           handle: createRollPageHandler(keyMail.requests, logger),
         }
       : undefined,
-    explorer:
-      (config.EXPLORER ?? true)
-        ? {
-            serves: isExplorerPath,
-            handle: createExplorerHandler({
-              assets: explorerAssetSource(),
-              page: {
-                species: SPECIES.map((species) => ({ code: species.code, commonName: species.commonName })),
-                demoKey: options.demoKey ?? null,
-                searchRadiusKm: config.SEARCH_RADIUS_KM,
-                costDefaults: explorerCostDefaults(),
-              },
-              logger,
-            }),
-          }
-        : undefined,
+    explorer: explorerRoute(config, options.demoKey, logger),
   })
   const metricsServer =
     config.METRICS_PORT !== undefined
