@@ -1,17 +1,17 @@
 import type { SpeciesOption } from '../page-data.ts'
 import { elementIn } from './dom.ts'
 import type { StockingPlanInput } from './generated/operations.ts'
-import { CostInputs } from './plan-costs.ts'
 import {
   CONFIDENCE_MAX_PERCENT,
   CONFIDENCE_MIN_PERCENT,
-  type LoadedStand,
-  mixProblem,
-  type PlanField,
   TREES_PER_ACRE_MAX,
   TREES_PER_HECTARE_PER_ACRE,
-} from './plan-input.ts'
+} from './plan-bounds.ts'
+import { CostInputs } from './plan-costs.ts'
+import type { PlanField } from './plan-error-fields.ts'
 import { SpeciesMix } from './plan-mix.ts'
+import { mixProblem } from './plan-mix-checks.ts'
+import type { LoadedStand } from './plan-stand.ts'
 import { TreatmentToggles } from './plan-treatments.ts'
 import { type Climate, GRAPHQL_METHOD, type Method, type Point } from './state.ts'
 

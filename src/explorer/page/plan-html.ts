@@ -1,9 +1,9 @@
 import type { CostDefaultOption } from '../page-data.ts'
 import { GEOJSON_FILE_TYPES } from './dom.ts'
 import { PLAN_OPTIONS_HTML } from './options-view.ts'
+import { CONFIDENCE_MAX_PERCENT, CONFIDENCE_MIN_PERCENT } from './plan-bounds.ts'
 import { PLAN_COST_HTML } from './plan-cost-view.ts'
 import { planCostsHtml } from './plan-costs.ts'
-import { CONFIDENCE_MAX_PERCENT, CONFIDENCE_MIN_PERCENT } from './plan-input.ts'
 import { PLAN_VIEWS_HTML } from './plan-options.ts'
 import { PLAN_TREATMENTS_HTML } from './plan-treatments.ts'
 

@@ -1,6 +1,12 @@
 import type { SpeciesOption } from '../page-data.ts'
 import { elementIn } from './dom.ts'
-import { formatShare, type MixRow, SHARE_SUM_TOLERANCE, SPECIES_MIX_MAX, shareSum } from './plan-input.ts'
+import {
+  formatShare,
+  type MixRow,
+  SHARE_SUM_TOLERANCE,
+  SPECIES_MIX_MAX,
+  shareSum,
+} from './plan-mix-checks.ts'
 
 /** One species of the mix as the form shows it. */
 export interface MixRowElements {

@@ -5,18 +5,18 @@ import { busy, elementIn } from './dom.ts'
 import { climateLabel, METHOD_LABELS } from './format.ts'
 import { ExplorerStockingPlanDocument, type StockingPlanInput } from './generated/operations.ts'
 import { API_UNREACHABLE, type PanelHost } from './host.ts'
+import { planFieldOf } from './plan-error-fields.ts'
 import { PlanForm, type Target } from './plan-form.ts'
 import { PLAN_TAB_HTML, planPanelHtml } from './plan-html.ts'
+import { PlanOptions } from './plan-options.ts'
+import { PlanResult, type StockingPlanAnswer } from './plan-result.ts'
 import {
   type LoadedStand,
-  planFieldOf,
   positionCount,
   STAND_FILE_MAX_BYTES,
   StandFileError,
   standFromText,
-} from './plan-input.ts'
-import { PlanOptions } from './plan-options.ts'
-import { PlanResult, type StockingPlanAnswer } from './plan-result.ts'
+} from './plan-stand.ts'
 import { StandDrawing } from './plan-stand-drawing.ts'
 import { planReport } from './report-bodies.ts'
 import { ReportDownload } from './report-download.ts'

@@ -1,8 +1,9 @@
 import { elementIn, placeholder, tableRow } from './dom.ts'
 import { climateLabel, METHOD_LABELS, modelName, percent, trees, years } from './format.ts'
 import type { ExplorerStockingPlanQuery } from './generated/operations.ts'
+import { TREES_PER_ACRE_MAX } from './plan-bounds.ts'
 import { PlanCostView } from './plan-cost-view.ts'
-import { formatShare, TREES_PER_ACRE_MAX } from './plan-input.ts'
+import { formatShare } from './plan-mix-checks.ts'
 import { climateOf } from './state.ts'
 import { stockingChart } from './stocking-chart.ts'
 

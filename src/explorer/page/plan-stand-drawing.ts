@@ -1,7 +1,7 @@
 import { elementIn } from './dom.ts'
 import type { ExplorerMap } from './map.ts'
 import { MIN_STAND_VERTICES } from './map-stand.ts'
-import { polygonOfVertices } from './plan-input.ts'
+import { polygonOfVertices } from './plan-stand.ts'
 
 /** What drawing a stand does to the rest of the Plan tab. */
 export interface StandDrawingHooks {

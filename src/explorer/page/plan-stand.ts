@@ -1,8 +1,4 @@
-/**
- * The Plan tab's inputs, without the page: a stand read from a GeoJSON file or drawn on the map, the
- * species mix's checks (the API's own rules, so a plan the page sends is not refused for them), and
- * which input an API error's `details.field` is about.
- */
+/** A stand read from a GeoJSON file or drawn on the map, checked as far as the page can before it is sent. */
 
 export type StandGeometry = GeoJSON.Polygon | GeoJSON.MultiPolygon
 
@@ -19,15 +15,6 @@ export class StandFileError extends Error {}
 export const STAND_MAX_POSITIONS = 10_000
 /** A GeoJSON file larger than this is not read (a stand of 10,000 positions is well under 1 MB). */
 export const STAND_FILE_MAX_BYTES = 5_000_000
-
-/** Shares of a mix may miss 1 by this much, as the API allows (0.333 + 0.333 + 0.334 is a mix of thirds). */
-export const SHARE_SUM_TOLERANCE = 0.001
-export const SPECIES_MIX_MAX = 20
-/** The API's bounds: planted density up to 5,000 trees per acre, confidence 0.5–0.99. */
-export const TREES_PER_ACRE_MAX = 5000
-export const TREES_PER_HECTARE_PER_ACRE = 2.471
-export const CONFIDENCE_MIN_PERCENT = 50
-export const CONFIDENCE_MAX_PERCENT = 99
 
 type Polygons = GeoJSON.Position[][][]
 
@@ -110,106 +97,4 @@ function roundDegrees(value: number): number {
 /** The number of positions of a stand (closing positions included), as the API counts them. */
 export function positionCount(geometry: StandGeometry): number {
   return (geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.coordinates).flat(2).length
-}
-
-export interface MixRow {
-  speciesCode: string
-  /** NaN when the share field is empty or not a number. */
-  share: number
-}
-
-/** What is wrong with a mix, and which rows (0-based) it is about. */
-export interface MixProblem {
-  message: string
-  rows: number[]
-  kind: 'share' | 'species' | 'sum'
-}
-
-export function shareSum(rows: readonly MixRow[]): number {
-  return rows.reduce((sum, row) => sum + (Number.isFinite(row.share) ? row.share : 0), 0)
-}
-
-/** Two decimals, or three when two would hide the difference from 1 ("0.999"). */
-export function formatShare(value: number): string {
-  const two = value.toFixed(2)
-  return Math.abs(Number(two) - value) > 1e-9 ? String(Number(value.toFixed(3))) : two
-}
-
-/**
- * The mix's first problem, or null: each share above 0 and at most 1, each species once, and the shares
- * summing to 1 (within the API's tolerance).
- */
-export function mixProblem(
-  rows: readonly MixRow[],
-  speciesName: (code: string) => string,
-): MixProblem | null {
-  if (rows.length === 0) return { message: 'Add at least one species to the mix.', rows: [], kind: 'species' }
-  for (const [i, row] of rows.entries())
-    if (!(Number.isFinite(row.share) && row.share > 0 && row.share <= 1))
-      return {
-        message: `The share of species ${i + 1} (${speciesName(row.speciesCode)}) must be above 0 and at most 1.`,
-        rows: [i],
-        kind: 'share',
-      }
-  for (const [i, row] of rows.entries()) {
-    const first = rows.findIndex((other) => other.speciesCode === row.speciesCode)
-    if (first !== i)
-      return {
-        message: `${speciesName(row.speciesCode)} is in the mix twice (species ${first + 1} and ${i + 1}): list each species once.`,
-        rows: [first, i],
-        kind: 'species',
-      }
-  }
-  const sum = shareSum(rows)
-  if (Math.abs(sum - 1) > SHARE_SUM_TOLERANCE)
-    return {
-      message: `The shares of the species mix sum to ${formatShare(sum)}; they must sum to 1.`,
-      rows: rows.map((_, i) => i),
-      kind: 'sum',
-    }
-  return null
-}
-
-/** The inputs of the Plan tab an API error can be about. */
-export type PlanField =
-  | 'point'
-  | 'stand'
-  | 'mix'
-  | 'density'
-  | 'confidence'
-  | 'ruleSet'
-  | 'siteClass'
-  | 'target'
-  | 'method'
-  | 'climate'
-  | 'treatments'
-  | 'costs'
-
-/** The Plan input an error's `details.field` names ("input.speciesMix", "input.stand.coordinates[0]", …). */
-export function planFieldOf(field: unknown): PlanField | null {
-  if (typeof field !== 'string') return null
-  const name = field.replace(/^input\./, '').split(/[.[]/)[0] ?? ''
-  const fields: Record<string, PlanField> = {
-    latitude: 'point',
-    longitude: 'point',
-    stand: 'stand',
-    speciesMix: 'mix',
-    species_mix: 'mix',
-    treesPerAcre: 'density',
-    trees_per_acre: 'density',
-    treesPerHectare: 'density',
-    trees_per_hectare: 'density',
-    confidence: 'confidence',
-    ruleSet: 'ruleSet',
-    rule_set: 'ruleSet',
-    siteClass: 'siteClass',
-    site_class: 'siteClass',
-    targetTreesPerAcre: 'target',
-    target_trees_per_acre: 'target',
-    plantingMethod: 'method',
-    climate: 'climate',
-    treatments: 'treatments',
-    costs: 'costs',
-  }
-  return fields[name] ?? null
 }
