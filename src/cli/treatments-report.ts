@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander'
 import { SPECIES } from '../domain/species.ts'
-import { TREATMENTS, type TreatmentsRequest } from '../domain/treatments.ts'
+import type { TreatmentsRequest } from '../domain/treatment-values.ts'
+import { TREATMENTS } from '../domain/treatments.ts'
 import { loadSurvivalModel } from '../model/index.ts'
 import { isInNativeRange } from '../model/native-range.ts'
 import { generateSites } from '../seed/generate-sites.ts'

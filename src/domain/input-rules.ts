@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { HORIZONS, type Horizon, SPECIES_GROUPS } from '../types.ts'
 import { invalidField } from './errors.ts'
-import { ANIMAL_PROTECTION, SHADE, STOCK_TYPES, VEGETATION_CONTROL } from './treatments.ts'
+import { ANIMAL_PROTECTION, SHADE, STOCK_TYPES, VEGETATION_CONTROL } from './treatment-values.ts'
 
 /**
  * The rule of every input field, once: REST builds its snake_case bodies from these, GraphQL validates

@@ -36,7 +36,8 @@ import { assertInCoverage, matchedSite } from './site-matching.ts'
 import { SPECIES } from './species.ts'
 import { rankSpecies } from './species-ranking.ts'
 import { asAppliedBy } from './treatment-shares.ts'
-import { type AppliedTreatments, TREATMENTS } from './treatments.ts'
+import type { AppliedTreatments } from './treatment-types.ts'
+import { TREATMENTS } from './treatments.ts'
 
 /** Requested horizons, de-duplicated and ascending; absent or null means all three. */
 function requestedHorizons(horizons: readonly Horizon[] | null | undefined): readonly Horizon[] {

@@ -12,7 +12,8 @@ import type {
 } from '../types.ts'
 import type { ClimateFuture, ClimateProjection, ClimateRequest } from './climate.ts'
 import type { ApiError } from './errors.ts'
-import type { AppliedTreatments, TreatmentsRequest } from './treatments.ts'
+import type { AppliedTreatments } from './treatment-types.ts'
+import type { TreatmentsRequest } from './treatment-values.ts'
 
 /** A prediction asked for, its fields already checked against the input rules (input-rules.ts). */
 export interface PredictionRequest extends Coordinates {

@@ -12,10 +12,10 @@ import {
   ANIMAL_PROTECTION,
   SHADE,
   STOCK_TYPES,
-  TREATMENTS,
   type TreatmentsRequest,
   VEGETATION_CONTROL,
-} from './treatments.ts'
+} from './treatment-values.ts'
+import { TREATMENTS } from './treatments.ts'
 
 beforeAll(loadHexagons)
 

@@ -14,7 +14,8 @@ import { CLIMATE_FUTURES, type ClimateFuture, ProjectedSite } from './climate.ts
 import type { SiteTable } from './ports/sites.ts'
 import type { SurvivalCell, SurvivalMap, SurvivalMapRequest } from './prediction-types.ts'
 import { treatmentsKey } from './treatment-fields.ts'
-import { type AppliedTreatments, TREATMENTS } from './treatments.ts'
+import type { AppliedTreatments } from './treatment-types.ts'
+import { TREATMENTS } from './treatments.ts'
 
 /** One series of per-site survival values: a species, planted one way, at one horizon, in one climate. */
 export interface MapSeries {

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { fieldsOfTreatments, overDefaults, treatmentsOfFields } from './treatment-fields.ts'
-import { TREATMENT_NAMES, TREATMENT_VALUES, type TreatmentsRequest } from './treatments.ts'
+import { TREATMENT_NAMES, TREATMENT_VALUES, type TreatmentsRequest } from './treatment-values.ts'
 
 const DOMAIN: Record<(typeof TREATMENT_NAMES)[number], keyof TreatmentsRequest> = {
   vegetation_control: 'vegetationControl',

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { animalProtection, shade, stockType, vegetationControl } from './input-rules.ts'
-import { type AppliedTreatments, TREATMENT_NAMES, type TreatmentsRequest } from './treatments.ts'
+import type { AppliedTreatments } from './treatment-types.ts'
+import { TREATMENT_NAMES, type TreatmentsRequest } from './treatment-values.ts'
 
 /*
  * Treatments named flat, one field each (docs/treatments.md): a job's CSV columns and GeoJSON

@@ -1,5 +1,5 @@
 import type { InformedShare, SurvivalModel } from '../types.ts'
-import type { AppliedTreatments } from './treatments.ts'
+import type { AppliedTreatments } from './treatment-types.ts'
 
 /*
  * Treatments as a model version applies them: a calibrated version whose surveys informed an effect

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest'
 import { readArtifact } from '../model/artifact.ts'
 import { projectFile } from '../project-files.ts'
 import { ApiError } from './errors.ts'
-import { TREATMENT_NAMES, TREATMENT_VALUES, TREATMENTS, Treatments } from './treatments.ts'
+import { TREATMENT_NAMES, TREATMENT_VALUES } from './treatment-values.ts'
+import { TREATMENTS, Treatments } from './treatments.ts'
 
 const file = JSON.parse(readFileSync(projectFile('data/treatments.json'), 'utf8'))
 const artifact = readArtifact()

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { TREATMENT_NAMES, TREATMENT_VALUES, type TreatmentsRequest } from '../domain/treatments.ts'
+import { TREATMENT_NAMES, TREATMENT_VALUES, type TreatmentsRequest } from '../domain/treatment-values.ts'
 import { csvLayout, csvRow } from './job-rows.ts'
 
 const DOMAIN: Record<(typeof TREATMENT_NAMES)[number], keyof TreatmentsRequest> = {

@@ -2,7 +2,7 @@ import { CLIMATE_PERIODS, EMISSION_SCENARIOS } from '../domain/climate.ts'
 import { COVERAGE_EXTENT, HEXAGON_DEFAULTS } from '../domain/features/feature-collections.ts'
 import { CELL_KM_MAX, CELL_KM_MIN } from '../domain/input-rules.ts'
 import { SPECIES } from '../domain/species.ts'
-import { TREATMENT_VALUES } from '../domain/treatments.ts'
+import { TREATMENT_VALUES } from '../domain/treatment-values.ts'
 import { PLANTING_METHODS, type Site } from '../types.ts'
 import { CRS84, type HEXAGON_PARAMETERS, ITEMS_PARAMETERS, TREATMENT_PARAMETERS } from './ogc-query.ts'
 

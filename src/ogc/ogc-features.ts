@@ -1,7 +1,7 @@
 import { BASELINE_PERIOD } from '../domain/climate.ts'
 import type { FeaturePage, HexagonFeature, SurvivalFeature } from '../domain/features/feature-collections.ts'
 import { survivalFeatureId } from '../domain/features/feature-collections.ts'
-import type { AppliedTreatments } from '../domain/treatments.ts'
+import type { AppliedTreatments } from '../domain/treatment-types.ts'
 import type { Site } from '../types.ts'
 import { SITE_PROPERTIES } from './ogc-collections.ts'
 import { cursorText } from './ogc-query.ts'

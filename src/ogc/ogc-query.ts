@@ -6,7 +6,7 @@ import {
 } from '../domain/features/feature-collections.ts'
 import { MODEL_VERSION_MAX_LENGTH } from '../domain/input-rules.ts'
 import { TREATMENT_FIELDS, treatmentsOfFields } from '../domain/treatment-fields.ts'
-import { TREATMENT_NAMES, type TreatmentsRequest } from '../domain/treatments.ts'
+import { TREATMENT_NAMES, type TreatmentsRequest } from '../domain/treatment-values.ts'
 import type { SiteBox } from '../types.ts'
 import { OgcException } from './ogc-exception.ts'
 

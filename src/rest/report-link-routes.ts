@@ -6,7 +6,7 @@ import type { ComparisonRequest, RankingRequest } from '../domain/prediction-typ
 import { REPORT_LINK_PATH, type RedeemedLink } from '../domain/reports/report-links.ts'
 import type { ReportFile } from '../domain/reports/report-service.ts'
 import type { StockingPlanRequest } from '../domain/stocking/stocking-types.ts'
-import type { TreatmentsRequest } from '../domain/treatments.ts'
+import type { TreatmentsRequest } from '../domain/treatment-values.ts'
 import type { RequestContext } from '../observability/request-context.ts'
 import { reportRequest, reportResponse } from './report-response.ts'
 import type { RestDeps, Route } from './route.ts'

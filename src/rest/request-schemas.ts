@@ -45,7 +45,7 @@ import {
   STOCK_TYPES,
   type TreatmentsRequest,
   VEGETATION_CONTROL,
-} from '../domain/treatments.ts'
+} from '../domain/treatment-values.ts'
 
 /** The /v1 request bodies and query strings: the shared input rules under the API contract's snake_case names. Strict: unknown fields are refused. */
 

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { invalidField } from '../domain/errors.ts'
 import { parseInput } from '../domain/input-rules.ts'
 import { TREATMENT_FIELDS, treatmentsOfFields } from '../domain/treatment-fields.ts'
-import { TREATMENT_NAMES, type TreatmentsRequest } from '../domain/treatments.ts'
+import { TREATMENT_NAMES, type TreatmentsRequest } from '../domain/treatment-values.ts'
 
 const TreatmentsQuery = z.strictObject(TREATMENT_FIELDS)
 

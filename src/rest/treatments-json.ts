@@ -1,11 +1,6 @@
-import {
-  type AppliedEffect,
-  type AppliedTreatments,
-  TREATMENT_NAMES,
-  TREATMENT_VALUES,
-  type TreatmentCatalogueEffect,
-  type Treatments,
-} from '../domain/treatments.ts'
+import type { AppliedEffect, AppliedTreatments, TreatmentCatalogueEffect } from '../domain/treatment-types.ts'
+import { TREATMENT_NAMES, TREATMENT_VALUES } from '../domain/treatment-values.ts'
+import type { Treatments } from '../domain/treatments.ts'
 import type { HorizonPrediction } from '../types.ts'
 
 /*

@@ -1,4 +1,4 @@
-import type { AppliedTreatments } from '../domain/treatments.ts'
+import type { AppliedTreatments } from '../domain/treatment-types.ts'
 import type { JsonEncoder } from '../http-body/json.ts'
 import type { HorizonPrediction, HorizonTreatment, TreatedFactor } from '../types.ts'
 import { appliedTreatmentsJson } from './treatments-json.ts'

@@ -3,7 +3,7 @@ import type { SurveyRefusal } from '../domain/ports/survey-uploads.ts'
 import type { StreamedUpload } from '../domain/streamed-upload.ts'
 import { readSurveyPlot } from '../domain/surveys/survey-plot-reader.ts'
 import type { SurveyFileFormats, SurveyUploadItem } from '../domain/surveys/survey-upload-service.ts'
-import { TREATMENT_NAMES } from '../domain/treatments.ts'
+import { TREATMENT_NAMES } from '../domain/treatment-values.ts'
 import { numberCell, readCsvHeader } from '../job-files/csv-cells.ts'
 import { isObject } from '../job-files/feature-checks.ts'
 

@@ -1,4 +1,4 @@
-import type { EffectReference, EvidenceStatus } from '../treatments.ts'
+import type { EffectReference, EvidenceStatus } from '../treatment-types.ts'
 import { type EffectFit, effectSummary } from './effect-fit.ts'
 
 /*

@@ -15,7 +15,9 @@ import type { SitePages } from '../ports/sites.ts'
 import type { SurvivalCell, SurvivalMap, SurvivalMapRequest } from '../prediction-types.ts'
 import { SPECIES } from '../species.ts'
 import type { SurvivalMapService } from '../survival-map.ts'
-import { type AppliedTreatments, TREATMENTS, type TreatmentsRequest } from '../treatments.ts'
+import type { AppliedTreatments } from '../treatment-types.ts'
+import type { TreatmentsRequest } from '../treatment-values.ts'
+import { TREATMENTS } from '../treatments.ts'
 
 /*
  * The data behind OGC API – Features (src/ogc translates): the active sites, and survival at every

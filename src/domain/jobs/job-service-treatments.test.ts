@@ -4,7 +4,7 @@ import { FOREST_POINTS } from '../../../test/support/fakes.ts'
 import { runAll, setup } from '../../../test/support/job-service-setup.ts'
 import { csvUpload, ndjsonUpload, owner, stream } from '../../../test/support/job-uploads.ts'
 import type { StreamedUpload } from '../streamed-upload.ts'
-import type { TreatmentsRequest } from '../treatments.ts'
+import type { TreatmentsRequest } from '../treatment-values.ts'
 import type { JobService } from './job-service.ts'
 
 const { latitude, longitude } = FOREST_POINTS.coastRange

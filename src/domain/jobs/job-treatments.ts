@@ -1,5 +1,5 @@
 import { overDefaults } from '../treatment-fields.ts'
-import type { TreatmentsRequest } from '../treatments.ts'
+import type { TreatmentsRequest } from '../treatment-values.ts'
 import type { InputRow } from './file-formats.ts'
 
 /**

@@ -1,6 +1,6 @@
 import type { Horizon, ModelInfo, PlantingMethod, Species } from '../../types.ts'
 import { BASELINE_PERIOD, CLIMATE_FUTURES, type ClimateFuture } from '../climate.ts'
-import type { AppliedTreatments } from '../treatments.ts'
+import type { AppliedTreatments } from '../treatment-types.ts'
 
 /** What one survival raster shows: everything but the site table it was drawn from. */
 export interface RasterSubject {

@@ -1,10 +1,6 @@
 import type { HorizonPrediction } from '../../types.ts'
-import {
-  type AppliedEffect,
-  type AppliedTreatments,
-  TREATMENT_NAMES,
-  type TreatmentSource,
-} from '../treatments.ts'
+import type { AppliedEffect, AppliedTreatments, TreatmentSource } from '../treatment-types.ts'
+import { TREATMENT_NAMES } from '../treatment-values.ts'
 import type { DataTable, ReportBlock, ReportLanguage } from './report-document.ts'
 import { type Messages, textOr } from './report-messages.ts'
 import type { ReportNumbers } from './report-numbers.ts'

@@ -6,7 +6,7 @@ import type { PlantingMethod, Species } from '../../types.ts'
 import { resolveSpecies } from '../catalogue.ts'
 import { invalidField } from '../errors.ts'
 import { SPECIES } from '../species.ts'
-import type { EvidenceStatus, TreatmentSource } from '../treatments.ts'
+import type { EvidenceStatus, TreatmentSource } from '../treatment-types.ts'
 
 /*
  * What establishment costs (docs/costs.md): the defaults of data/costs.json (the reference's figures,

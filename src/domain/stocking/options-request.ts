@@ -3,14 +3,14 @@ import { resolvePlantingMethod } from '../catalogue.ts'
 import { CLIMATE_FUTURES, type ClimateFuture, type ClimateRequest } from '../climate.ts'
 import { invalidField } from '../errors.ts'
 import { CONFIDENCE_MAX, CONFIDENCE_MIN, type StandInput } from '../input-rules.ts'
+import type { AppliedTreatments } from '../treatment-types.ts'
 import {
-  type AppliedTreatments,
   TREATMENT_NAMES,
   TREATMENT_VALUES,
-  TREATMENTS,
   type TreatmentName,
   type TreatmentsRequest,
-} from '../treatments.ts'
+} from '../treatment-values.ts'
+import { TREATMENTS } from '../treatments.ts'
 import { COSTS, type CostsRequest, type ResolvedCosts } from './costs.ts'
 import { type CheckedShare, checkedMix, locationOf, type PlanLocation } from './plan-request.ts'
 import { MAX_REQUIRED_TREES_PER_ACRE } from './stocking-math.ts'

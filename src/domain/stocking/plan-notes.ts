@@ -1,5 +1,5 @@
 import { CLIMATE_DATA_NOTE, type ClimateFuture } from '../climate.ts'
-import type { AppliedTreatments } from '../treatments.ts'
+import type { AppliedTreatments } from '../treatment-types.ts'
 import type { CheckedShare } from './plan-request.ts'
 import { STOCKING_STANDARDS, type StockingRule } from './standards.ts'
 import { MAX_REQUIRED_TREES_PER_ACRE, round } from './stocking-math.ts'

@@ -9,7 +9,8 @@ import {
   TREES_PER_HECTARE_PER_ACRE,
 } from '../input-rules.ts'
 import { SITE_CLASSES, type SiteClass } from '../site-class.ts'
-import { type AppliedTreatments, TREATMENTS } from '../treatments.ts'
+import type { AppliedTreatments } from '../treatment-types.ts'
+import { TREATMENTS } from '../treatments.ts'
 import { COSTS, type ResolvedCosts } from './costs.ts'
 import { checkedStand, type Stand } from './stand.ts'
 import { RULE_SET_IDS, type RuleSetId, STOCKING_STANDARDS } from './standards.ts'

@@ -1,5 +1,5 @@
 import type { PlantingMethod, Species } from '../../types.ts'
-import type { TreatmentName } from '../treatments.ts'
+import type { TreatmentName } from '../treatment-values.ts'
 import { type CostFigure, type CostPart, leastCertain, type PlanCost, type ResolvedCosts } from './costs.ts'
 import { round } from './stocking-math.ts'
 

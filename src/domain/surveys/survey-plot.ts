@@ -1,6 +1,6 @@
 import { type ApiError, apiError } from '../errors.ts'
 import type { SurveyPlot } from '../ports/surveys.ts'
-import type { TreatmentsRequest } from '../treatments.ts'
+import type { TreatmentsRequest } from '../treatment-values.ts'
 import { ageInYears } from './survival-at-age.ts'
 
 export type { SurveyPlot }

@@ -1,6 +1,6 @@
 import type { PlotTreatments } from '../../domain/ports/surveys.ts'
 import { fieldsOfTreatments } from '../../domain/treatment-fields.ts'
-import type { TreatmentsRequest } from '../../domain/treatments.ts'
+import type { TreatmentsRequest } from '../../domain/treatment-values.ts'
 import { builder } from './builder.ts'
 import { AnimalProtectionEnum, ShadeEnum, StockTypeEnum, VegetationControlEnum } from './treatments.ts'
 

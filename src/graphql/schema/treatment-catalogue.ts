@@ -1,4 +1,5 @@
-import { TREATMENT_NAMES, TREATMENT_VALUES, type TreatmentCatalogueEffect } from '../../domain/treatments.ts'
+import type { TreatmentCatalogueEffect } from '../../domain/treatment-types.ts'
+import { TREATMENT_NAMES, TREATMENT_VALUES } from '../../domain/treatment-values.ts'
 import { builder } from './builder.ts'
 import { EvidenceStatusEnum, TreatmentSourceRef } from './treatments.ts'
 

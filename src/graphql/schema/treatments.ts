@@ -1,4 +1,4 @@
-import type { AppliedEffect, AppliedTreatments, TreatmentSource } from '../../domain/treatments.ts'
+import type { AppliedEffect, AppliedTreatments, TreatmentSource } from '../../domain/treatment-types.ts'
 import type { HorizonTreatment, TreatedFactor } from '../../types.ts'
 import { builder } from './builder.ts'
 

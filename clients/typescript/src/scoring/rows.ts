@@ -40,7 +40,7 @@ export const NDJSON_COLUMNS = [
 ]
 /**
  * The establishment treatments a row may name (CSV columns, NDJSON fields or a `treatments` object),
- * each with the values it takes: the server's lists (src/domain/treatments.ts; a test keeps them equal).
+ * each with the values it takes: the server's lists (src/domain/treatment-values.ts; a test keeps them equal).
  */
 export const TREATMENT_VALUES = {
   vegetation_control: [
