@@ -170,10 +170,8 @@ export function createSurvivalModel(
         weights: plan.weights,
         manualWeights: manual.weights,
         referencePenalties: plan.referencePenalties,
-        horizon: (h) => {
-          const { intercept, scale, baselineLogOdds } = plan.horizons[h]
-          return { intercept, scale, baselineLogOdds, manualScale: manual.horizons[h].scale }
-        },
+        horizons: plan.horizons,
+        manualHorizons: manual.horizons,
         uncertainty,
       },
       compileTreatments(treatments, factors),

@@ -39,6 +39,13 @@ export interface CompiledTreatments {
   remaining: Float64Array
   /** Per factor: the treatments acting on it, by name (shared, frozen). */
   names: readonly (readonly string[])[]
+  /** The factors some effect acts on, in model order. */
+  treatedFactors: readonly number[]
+  /**
+   * Per factor, per effect in `actingOn`: Π (1 − reduction) over the other effects acting on it, the
+   * factor's part in ∂gain/∂r of that effect (before hand planting's penalty).
+   */
+  othersLeft: readonly (readonly number[])[]
 }
 
 /** Per model's factor list (versions may order their factors differently), per set of effects. */
@@ -76,14 +83,25 @@ export function compileTreatments(
   const remaining = Float64Array.from(acting, (ks) =>
     ks.reduce((left, k) => left * (1 - (effects[k] as TreatmentEffect).reduction), 1),
   )
+  const share = (k: number) => (effects[k] as TreatmentEffect).reduction
   const compiled: CompiledTreatments = {
     effects,
     actingOn: acting,
     remaining,
     names: acting.map((ks) => Object.freeze(ks.map((k) => (effects[k] as TreatmentEffect).treatment))),
+    treatedFactors: acting.flatMap((ks, i) => (ks.length > 0 ? [i] : [])),
+    othersLeft: acting.map((ks) =>
+      ks.map((k) => ks.reduce((left, j) => (j === k ? left : left * (1 - share(j))), 1)),
+    ),
   }
   compiledBySet.set(effects, compiled)
   return compiled
+}
+
+interface HorizonTerms {
+  intercept: number
+  scale: number
+  baselineLogOdds: number
 }
 
 /** What the treated prediction of one site, species and method needs of the evaluator. */
@@ -96,8 +114,9 @@ export interface TreatedInputs {
   manualWeights: Float64Array
   /** The method's penalties at the reference site. */
   referencePenalties: Float64Array
-  /** Per horizon: the method's intercept, scale and baseline, and hand planting's scale. */
-  horizon: (h: Horizon) => { intercept: number; scale: number; baselineLogOdds: number; manualScale: number }
+  /** Per horizon: the method's intercept, scale and baseline, and hand planting's. */
+  horizons: Readonly<Record<Horizon, HorizonTerms>>
+  manualHorizons: Readonly<Record<Horizon, HorizonTerms>>
   uncertainty: UncertaintyTerms
 }
 
@@ -180,7 +199,11 @@ function contributionOf(label: FactorLabel, raw: number, untreated?: number): Fa
   return out
 }
 
-/** The predictions at `horizons` of one site, species and method with the compiled treatments applied. */
+/**
+ * The predictions at `horizons` of one site, species and method with the compiled treatments applied.
+ * What does not change with the horizon (each factor's weighted severity, its untreated penalty against
+ * the reference) is worked out once; a horizon only scales it.
+ */
 export function treatedPredictions(
   inputs: TreatedInputs,
   compiled: CompiledTreatments,
@@ -188,61 +211,67 @@ export function treatedPredictions(
 ): HorizonPrediction[] {
   const { factors, severities, weights, manualWeights, referencePenalties } = inputs
   const n = factors.length
+  const weighted = new Array<number>(n)
+  const againstReference = new Array<number>(n)
   let penaltyTotal = 0
-  for (let i = 0; i < n; i++) penaltyTotal -= (weights[i] as number) * (severities[i] as number)
-  return horizons.map((h) => {
-    const { intercept, scale, baselineLogOdds, manualScale } = inputs.horizon(h)
+  for (let i = 0; i < n; i++) {
+    const w = (weights[i] as number) * (severities[i] as number)
+    weighted[i] = w
+    againstReference[i] = -w - (referencePenalties[i] as number)
+    penaltyTotal -= w
+  }
+  const { treatedFactors, actingOn, othersLeft, remaining, names, effects } = compiled
+  const predictions = new Array<HorizonPrediction>(horizons.length)
+  for (let at = 0; at < horizons.length; at++) {
+    const h = horizons[at] as Horizon
+    const { intercept, scale, baselineLogOdds } = inputs.horizons[h]
+    const manualScale = inputs.manualHorizons[h].scale
     const untreatedLogOdds = intercept + scale * penaltyTotal
     const values = new Array<number>(n)
     const untreatedValues = new Array<number>(n).fill(Number.NaN)
-    const treated: TreatedFactor[] = []
+    for (let i = 0; i < n; i++) values[i] = scale * (againstReference[i] as number)
+    const treated = new Array<TreatedFactor>(treatedFactors.length)
     // ∂gain/∂r_k, for the SD of the gain.
-    const slopes = new Array<number>(compiled.effects.length).fill(0)
+    const slopes = new Array<number>(effects.length).fill(0)
     let gainTotal = 0
-    for (let i = 0; i < n; i++) {
-      const severity = severities[i] as number
-      const penalty = -(weights[i] as number) * severity
-      const untreated = scale * (penalty - (referencePenalties[i] as number))
-      const acting = compiled.actingOn[i] as readonly number[]
-      if (acting.length === 0) {
-        values[i] = untreated
-        continue
-      }
+    for (let t = 0; t < treatedFactors.length; t++) {
+      const i = treatedFactors[t] as number
       // Penalties as magnitudes on the logit scale at this horizon: the method's and hand planting's.
-      const own = scale * (weights[i] as number) * severity
-      const manual = manualScale * (manualWeights[i] as number) * severity
-      const wanted = (1 - (compiled.remaining[i] as number)) * manual
+      const own = scale * (weighted[i] as number)
+      const manual = manualScale * (manualWeights[i] as number) * (severities[i] as number)
+      const wanted = (1 - (remaining[i] as number)) * manual
       const gain = Math.min(own, wanted)
       if (wanted <= own) {
-        for (const k of acting) {
-          let others = 1
-          for (const j of acting)
-            if (j !== k) others *= 1 - (compiled.effects[j] as TreatmentEffect).reduction
-          slopes[k] = (slopes[k] as number) + manual * others
+        const acting = actingOn[i] as readonly number[]
+        const left = othersLeft[i] as readonly number[]
+        for (let a = 0; a < acting.length; a++) {
+          const k = acting[a] as number
+          slopes[k] = (slopes[k] as number) + manual * (left[a] as number)
         }
       }
       gainTotal += gain
+      const untreated = values[i] as number
       const treatedValue = untreated + gain
       values[i] = treatedValue
       untreatedValues[i] = untreated
       const label = factors[i] as FactorLabel
-      treated.push({
+      treated[t] = {
         key: label.key,
         factor: label.name,
         contribution: treatedValue === 0 ? 0 : treatedValue,
         untreatedContribution: untreated === 0 ? 0 : untreated,
-        treatments: compiled.names[i] as readonly string[],
-      })
+        treatments: names[i] as readonly string[],
+      }
     }
     let variance = 0
-    compiled.effects.forEach((effect, k) => {
-      variance += (effect.reductionSd * (slopes[k] as number)) ** 2
-    })
+    for (let k = 0; k < effects.length; k++) {
+      variance += ((effects[k] as TreatmentEffect).reductionSd * (slopes[k] as number)) ** 2
+    }
     const effectSd = Math.sqrt(variance)
     const base = inputs.uncertainty
     const uncertainty: UncertaintyTerms =
       effectSd === 0 ? base : { ...base, plantingYearSd: Math.hypot(base.plantingYearSd, effectSd) }
-    return new TreatedHorizon(
+    predictions[at] = new TreatedHorizon(
       h,
       baselineLogOdds,
       untreatedLogOdds + gainTotal,
@@ -259,5 +288,6 @@ export function treatedPredictions(
         effectSlopes: slopes,
       },
     )
-  })
+  }
+  return predictions
 }
