@@ -34,12 +34,18 @@ function pointOf(o: Option | Failing): OptionPoint {
   }
 }
 
-/** What an option's least certain status rests on: each cost part's and each effect's status. */
-function statusDetail(o: Option): string {
+/**
+ * What an option's least certain status rests on: each cost part's and each effect's status, and
+ * whether an effect's share came from the surveys behind a calibrated version.
+ */
+export function statusDetail(o: Pick<Option, 'cost' | 'treatmentEffects'>): string {
   const parts = o.cost.parts.map(
     (p) => `${p.item}${p.speciesCode ? ` ${p.speciesCode}` : ''}: ${statusWord(p.status)}`,
   )
-  const effects = o.treatmentEffects.map((e) => `${e.value} effect: ${statusWord(e.status)}`)
+  const effects = o.treatmentEffects.map(
+    (e) =>
+      `${e.value} effect: ${statusWord(e.status)}${e.shareFrom === 'calibration' ? ', its share from your surveys' : ''}`,
+  )
   return [...parts, ...effects].join('; ')
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { StockingPlanInput } from './generated/operations.ts'
+import { statusDetail } from './options-view.ts'
 import { optionsInput } from './plan-options.ts'
 import { treatmentsText, treatmentWords } from './plan-treatments.ts'
 
@@ -52,5 +53,43 @@ describe('treatments in words', () => {
     expect(treatmentsText({ vegetationControl: 'none', stockType: null })).toBe('no treatment')
     expect(treatmentWords('stock_type', 'container')).toBe('container')
     expect(treatmentWords('shade', null)).toBeNull()
+  })
+})
+
+describe('what an option’s status rests on', () => {
+  const part = {
+    item: 'seedlings',
+    speciesCode: 'PSME',
+    unit: 'tree',
+    unitCost: 0.9,
+    quantity: 300,
+    perAcre: 270,
+    status: 'PUBLISHED' as const,
+    priceYear: 2024,
+  }
+  const cost = { parts: [part] } as unknown as Parameters<typeof statusDetail>[0]['cost']
+
+  it('names each cost part’s and each effect’s status, and an effect whose share the surveys gave', () => {
+    expect(
+      statusDetail({
+        cost,
+        treatmentEffects: [
+          {
+            treatment: 'vegetation_control',
+            value: 'release_2yr',
+            shareFrom: 'calibration',
+            status: 'SYNTHESIS',
+          },
+          {
+            treatment: 'animal_protection',
+            value: 'mesh_tubes',
+            shareFrom: 'reference',
+            status: 'SYNTHESIS',
+          },
+        ],
+      }),
+    ).toBe(
+      'seedlings PSME: published; release_2yr effect: synthesis, its share from your surveys; mesh_tubes effect: synthesis',
+    )
   })
 })
