@@ -6,11 +6,11 @@
  * (an NDJSON input's period and scenario after those) — the same file whichever way it went: small
  * files through `POST /v1/predict/batch` (in the tier's batch size, written in input order as results
  * come), large ones through a job (upload, wait, download). `--period`/`--scenario` give a climate to
- * the rows that name none. A GeoJSON FeatureCollection (`.geojson`: points are predicted, polygons
- * planned) always goes through a job, as the file is, with `--default name=value` (and `--period`,
- * `--scenario`) as query parameters; `--out` by its extension: `.geojson` the results as GeoJSON, `.csv`
- * or `.ndjson` by the features' centres. Ctrl-C leaves `<out>.score-state.json`; rerunning the same
- * command resumes.
+ * the rows that name none, `--default vegetation_control=…` (any of the four treatments) a treatment.
+ * A GeoJSON FeatureCollection (`.geojson`: points are predicted, polygons planned) always goes through
+ * a job, as the file is, with `--default name=value` (and `--period`, `--scenario`) as query
+ * parameters; `--out` by its extension: `.geojson` the results as GeoJSON, `.csv` or `.ndjson` by the
+ * features' centres. Ctrl-C leaves `<out>.score-state.json`; rerunning the same command resumes.
  *
  * `score surveys upload plots.csv [--skip-invalid]` is another mode: it stores survey plots
  * (./scoring/survey-upload-command.ts).
