@@ -101,24 +101,39 @@ function factorOpening(f: FactorContribution, first: boolean): Uint8Array {
 }
 
 /**
- * `,"model":…,"generated_at":…}` for the model and timestamp last written (a batch's items share both),
- * with the closing `]` of the predictions before it or not, and the closing `}` of a batch item after it or not.
+ * `,"model":…` per model (one frozen object each: calibrated versions have their own), after the
+ * predictions' closing `]` or not.
  */
-let lastEnding: { model: ModelInfo; at: number; text: string; endings: Uint8Array[] } | undefined
+const modelTexts = new WeakMap<ModelInfo, [Uint8Array, Uint8Array]>()
 
-function ending(p: Prediction, afterPredictions: boolean, inBatch: boolean): Uint8Array {
-  const at = p.generatedAt.getTime()
-  if (lastEnding?.model !== p.model || lastEnding.at !== at) {
-    const { version, codename, series } = p.model
-    const text = `,"model":${JSON.stringify({ version, codename, series })},"generated_at":${quoted(p.generatedAt.toISOString())}}`
-    lastEnding = { model: p.model, at, text, endings: [] }
+function modelText(model: ModelInfo, afterPredictions: boolean): Uint8Array {
+  let pair = modelTexts.get(model)
+  if (pair === undefined) {
+    const { version, codename, series } = model
+    const text = `,"model":${JSON.stringify({ version, codename, series })}`
+    pair = [bytesOf(`]${text}`), bytesOf(text)]
+    modelTexts.set(model, pair)
   }
-  // A single answer wants one of the four, a batch another: each is encoded when first wanted.
-  const variant = (afterPredictions ? 0 : 2) + (inBatch ? 1 : 0)
-  lastEnding.endings[variant] ??= bytesOf(
-    `${afterPredictions ? ']' : ''}${lastEnding.text}${inBatch ? '}' : ''}`,
-  )
-  return lastEnding.endings[variant]
+  return pair[afterPredictions ? 0 : 1]
+}
+
+/**
+ * `,"generated_at":…}` for the timestamp last written (the answers of one millisecond, a batch's items,
+ * share it), closing a batch item after it or not: each encoded when first wanted.
+ */
+let lastStamp: { at: number; text: string; endings: (Uint8Array | undefined)[] } | undefined
+
+function stampText(generatedAt: Date, inBatch: boolean): Uint8Array {
+  const at = generatedAt.getTime()
+  if (lastStamp?.at !== at)
+    lastStamp = { at, text: `,"generated_at":${quoted(generatedAt.toISOString())}}`, endings: [] }
+  const variant = inBatch ? 1 : 0
+  let bytes = lastStamp.endings[variant]
+  if (bytes === undefined) {
+    bytes = bytesOf(inBatch ? `${lastStamp.text}}` : lastStamp.text)
+    lastStamp.endings[variant] = bytes
+  }
+  return bytes
 }
 
 /** `,"calibration":{…}` per calibrated species × method (its shift object is made once per version). */
@@ -220,7 +235,8 @@ function writePrediction(out: JsonEncoder, p: Prediction, inBatch: boolean): voi
     if (!p.climate && !shift) out.writeBytes(PREDICTIONS_END)
     writeTreatments(out, p.treatments, p.predictions)
   }
-  out.writeBytes(ending(p, !p.climate && !shift && !p.treatments, inBatch))
+  out.writeBytes(modelText(p.model, !p.climate && !shift && !p.treatments))
+  out.writeBytes(stampText(p.generatedAt, inBatch))
 }
 
 /** The /v1/predict answer as text. */
