@@ -164,7 +164,7 @@ export interface HorizonTreatment {
   effectSd: number
   /** The horizon's uncertainty terms without the treatments' (a plan averages effectSd over its sites). */
   untreatedUncertainty: UncertaintyTerms
-  /** The factors a treatment acted on, in the model's factor order. */
+  /** The factors the treatments changed at this horizon, in the model's factor order (none where no factor they act on is a risk). */
   factors: readonly TreatedFactor[]
   /**
    * Per effect, in the order the effects were given: ∂logOdds/∂r, how far this horizon's logit moves

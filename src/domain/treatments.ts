@@ -99,7 +99,8 @@ export class Treatments {
   /** Every effect with its figure, statuses, sources and note, in the file's order. */
   readonly catalogue: readonly TreatmentCatalogueEffect[]
   private readonly byValue = new Map<string, PreparedEffect>()
-  private readonly resolved = new Map<string, AppliedTreatments | null>()
+  /** By combination number (see resolve): the few hundred combinations there are. */
+  private readonly resolved = new Map<number, AppliedTreatments | null>()
 
   constructor(file: TreatmentsFile, fileText: string) {
     this.dataVersion = `treatments-${createHash('sha256').update(fileText).digest('hex').slice(0, 12)}`
@@ -237,13 +238,16 @@ export class Treatments {
     comparing = false,
   ): AppliedTreatments | null {
     if (!request) return null
+    // The combination's number: the method, then each treatment's value by its place in its list (0: unnamed).
+    let key = method === 'manual' ? 0 : 1
     for (const name of TREATMENT_NAMES) {
       const value = request[REQUEST_FIELD[name]] ?? null
-      if (value !== null && !(TREATMENT_VALUES[name] as readonly string[]).includes(value))
+      const known: readonly string[] = TREATMENT_VALUES[name]
+      const at = value === null ? -1 : known.indexOf(value)
+      if (value !== null && at < 0)
         throw invalidField(`treatments.${name}`, `must be one of ${TREATMENT_VALUES[name].join(', ')}`)
+      key = key * (known.length + 1) + at + 1
     }
-    // Every value is a known one by now (none holds '|'), so the key names one combination.
-    const key = `${method}|${request.vegetationControl ?? ''}|${request.animalProtection ?? ''}|${request.stockType ?? ''}|${request.shade ?? ''}`
     const known = this.resolved.get(key)
     if (known !== undefined) return known
     const values = {} as Record<TreatmentName, string | null>

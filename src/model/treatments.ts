@@ -230,7 +230,7 @@ export function treatedPredictions(
     const values = new Array<number>(n)
     const untreatedValues = new Array<number>(n).fill(Number.NaN)
     for (let i = 0; i < n; i++) values[i] = scale * (againstReference[i] as number)
-    const treated = new Array<TreatedFactor>(treatedFactors.length)
+    const treated: TreatedFactor[] = []
     // ∂gain/∂r_k, for the SD of the gain.
     const slopes = new Array<number>(effects.length).fill(0)
     let gainTotal = 0
@@ -249,19 +249,21 @@ export function treatedPredictions(
           slopes[k] = (slopes[k] as number) + manual * (left[a] as number)
         }
       }
+      // A factor that is no risk here (or an effect with no share) is left as it was, and unlisted.
+      if (gain === 0) continue
       gainTotal += gain
       const untreated = values[i] as number
       const treatedValue = untreated + gain
       values[i] = treatedValue
       untreatedValues[i] = untreated
       const label = factors[i] as FactorLabel
-      treated[t] = {
+      treated.push({
         key: label.key,
         factor: label.name,
         contribution: treatedValue === 0 ? 0 : treatedValue,
         untreatedContribution: untreated === 0 ? 0 : untreated,
         treatments: names[i] as readonly string[],
-      }
+      })
     }
     let variance = 0
     for (let k = 0; k < effects.length; k++) {

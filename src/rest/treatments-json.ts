@@ -6,8 +6,9 @@ import type { HorizonPrediction } from '../types.ts'
 /*
  * The `treatments` block of /v1 answers (docs/treatments.md; schema/openapi.yaml AppliedTreatments):
  * the values asked for, each effect as the model applies it (its odds ratio, share and status), and,
- * for a prediction, what the treatments changed at each horizon: the treated factors' contributions
- * beside the untreated ones. What an effect rests on (the reference's figure, basis, sources and note)
+ * for a prediction, what the treatments changed at each horizon: the untreated survival, and the
+ * changed factors' contributions beside the untreated ones. The treated survival is the horizon's own
+ * in `predictions`, and which treatments act on a factor the effects' `factors` say: neither is repeated. What an effect rests on (the reference's figure, basis, sources and note)
  * is listed once, by `GET /v1/treatments` under the effect's id, rather than in every answer.
  */
 
@@ -44,7 +45,6 @@ function horizonTreatmentJson(h: HorizonPrediction) {
   if (!t) throw new Error('a treated prediction has a horizon without its treatment')
   return {
     horizon_years: h.horizonYears,
-    survival_probability: h.survivalProbability,
     untreated_survival_probability: t.untreatedSurvivalProbability,
     effect_sd: t.effectSd,
     factors: t.factors.map((f) => ({
@@ -52,7 +52,6 @@ function horizonTreatmentJson(h: HorizonPrediction) {
       factor: f.factor,
       contribution: f.contribution,
       untreated_contribution: f.untreatedContribution,
-      treatments: f.treatments,
     })),
   }
 }

@@ -24,13 +24,13 @@ function opening(t: AppliedTreatments): Uint8Array {
   return bytes
 }
 
-/** `{"horizon_years":…,"survival_probability":`, first and following. */
+/** `{"horizon_years":…,"untreated_survival_probability":`, first and following. */
 const horizonOpenings = new Map<number, [Uint8Array, Uint8Array]>()
 
 function horizonOpening(horizonYears: number, first: boolean): Uint8Array {
   let pair = horizonOpenings.get(horizonYears)
   if (pair === undefined) {
-    const text = `{"horizon_years":${JSON.stringify(horizonYears)},"survival_probability":`
+    const text = `{"horizon_years":${JSON.stringify(horizonYears)},"untreated_survival_probability":`
     pair = [bytesOf(text), bytesOf(`,${text}`)]
     // Horizons are the model's few (1, 3, 5): nothing from a request reaches this key.
     horizonOpenings.set(horizonYears, pair)
@@ -38,11 +38,11 @@ function horizonOpening(horizonYears: number, first: boolean): Uint8Array {
   return pair[first ? 0 : 1]
 }
 
-const UNTREATED_SURVIVAL = bytesOf(',"untreated_survival_probability":')
 const EFFECT_SD = bytesOf(',"effect_sd":')
 const NO_FACTORS = bytesOf(',"factors":[]}')
 const UNTREATED_CONTRIBUTION = bytesOf(',"untreated_contribution":')
 const BLOCK_END = bytesOf(']}')
+const FACTOR_END = bytesOf('}')
 
 /** `{"key":…,"factor":…,"contribution":` per model factor, opening the list or following another. */
 const factorOpenings = new Map<string, { name: string; pair: [Uint8Array, Uint8Array] }>()
@@ -60,18 +60,6 @@ function factorOpening(f: TreatedFactor, first: boolean): Uint8Array {
   return entry.pair[first ? 0 : 1]
 }
 
-/** `,"treatments":[…]}` per factor's list of treatment names (shared, frozen, per set of effects). */
-const namesClosings = new WeakMap<readonly string[], Uint8Array>()
-
-function namesClosing(names: readonly string[]): Uint8Array {
-  let bytes = namesClosings.get(names)
-  if (bytes === undefined) {
-    bytes = bytesOf(`,"treatments":${JSON.stringify(names)}}`)
-    namesClosings.set(names, bytes)
-  }
-  return bytes
-}
-
 function treatmentOf(h: HorizonPrediction): HorizonTreatment {
   if (!h.treatment) throw new Error('a treated prediction has a horizon without its treatment')
   return h.treatment
@@ -81,7 +69,7 @@ function treatmentOf(h: HorizonPrediction): HorizonTreatment {
 export function pushTreatmentNumbers(pending: number[], horizons: readonly HorizonPrediction[]): void {
   for (const h of horizons) {
     const t = treatmentOf(h)
-    pending.push(h.survivalProbability, t.untreatedSurvivalProbability, t.effectSd)
+    pending.push(t.untreatedSurvivalProbability, t.effectSd)
     for (const f of t.factors) pending.push(f.contribution, f.untreatedContribution)
   }
 }
@@ -98,8 +86,6 @@ export function writeTreatments(
     const t = treatmentOf(h)
     out.writeBytes(horizonOpening(h.horizonYears, i === 0))
     out.writeNumber()
-    out.writeBytes(UNTREATED_SURVIVAL)
-    out.writeNumber()
     out.writeBytes(EFFECT_SD)
     out.writeNumber()
     if (t.factors.length === 0) {
@@ -112,7 +98,7 @@ export function writeTreatments(
       out.writeNumber()
       out.writeBytes(UNTREATED_CONTRIBUTION)
       out.writeNumber()
-      out.writeBytes(namesClosing(f.treatments))
+      out.writeBytes(FACTOR_END)
     }
     out.writeBytes(BLOCK_END)
   }

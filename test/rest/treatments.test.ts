@@ -92,12 +92,16 @@ describe('POST /v1/predict with treatments', () => {
       const before = plain.body.predictions[i].survival_probability
       expect(h.survival_probability).toBeGreaterThanOrEqual(before)
       expect(t.horizons[i].untreated_survival_probability).toBe(before)
-      expect(t.horizons[i].survival_probability).toBe(h.survival_probability)
+      // The treated survival is the horizon's own, not repeated.
+      expect(t.horizons[i]).not.toHaveProperty('survival_probability')
     })
-    // The treated factors, beside their untreated contributions.
+    // The changed factors, beside their untreated contributions, named as risk_factors name them.
     const veg = t.horizons[0].factors.find((f: { key: string }) => f.key === 'competing_vegetation')
-    expect(veg.treatments).toEqual(['vegetation_control'])
-    expect(veg.contribution).toBeGreaterThanOrEqual(veg.untreated_contribution)
+    expect(veg.factor).toBe('Competing vegetation')
+    expect(veg.contribution).toBeGreaterThan(veg.untreated_contribution)
+    // Bareroot stock has a mean share of 0: it changes no factor, so none is listed for it alone.
+    for (const h of t.horizons)
+      for (const f of h.factors) expect(f.contribution).not.toBe(f.untreated_contribution)
   })
 
   it('answers byte for byte the untreated prediction for null, {} and only none values', async () => {

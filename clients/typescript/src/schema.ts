@@ -1882,9 +1882,11 @@ export interface components {
             effects: components["schemas"]["TreatmentEffect"][];
         };
         /**
-         * @description The applied treatments (as AppliedTreatments) and, per horizon, what they changed: survival without them, the SD their
-         *     ranges add to the logit (within any interval), and each factor they acted on with its
-         *     contribution beside the untreated one. Absent when untreated.
+         * @description The applied treatments (as AppliedTreatments) and, per horizon, what they changed: survival without them (the
+         *     treated survival is the horizon's `survival_probability` in `predictions`), the SD their ranges add to the logit
+         *     (within any interval), and each factor they changed with its contribution beside the untreated one. A factor a
+         *     treatment acts on but that is no risk at the site is left as it was and not listed; which treatments act on a
+         *     factor, the effects' `factors` say. Absent when untreated.
          */
         PredictionTreatments: {
             vegetation_control: string | null;
@@ -1895,17 +1897,17 @@ export interface components {
             effects: components["schemas"]["TreatmentEffect"][];
             horizons: {
                 horizon_years: components["schemas"]["HorizonYears"];
-                survival_probability: components["schemas"]["Probability"];
                 untreated_survival_probability: components["schemas"]["Probability"];
                 effect_sd: number;
                 factors: {
+                    /** @description The factor's key, as the effects' `factors` name it. */
                     key: string;
+                    /** @description Its name, as `risk_factors` give it. */
                     factor: string;
                     /** @description With the treatments, log-odds. */
                     contribution: number;
                     /** @description Without them. */
                     untreated_contribution: number;
-                    treatments: string[];
                 }[];
             }[];
         };

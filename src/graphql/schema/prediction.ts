@@ -41,7 +41,7 @@ export const RiskFactorRef = builder.objectRef<FactorContribution>('RiskFactor')
     untreatedContribution: t.float({
       nullable: true,
       description:
-        'With treatments, on a factor one acted on: its contribution without them; null otherwise (see HorizonPrediction.treatment)',
+        'With treatments, on a factor they changed: its contribution without them; null otherwise (see HorizonPrediction.treatment)',
       resolve: (f) => f.untreatedContribution ?? null,
     }),
   }),

@@ -176,7 +176,7 @@ export const AppliedTreatmentsRef = builder.objectRef<AppliedTreatments>('Applie
 })
 
 const TreatedFactorRef = builder.objectRef<TreatedFactor>('TreatedFactor').implement({
-  description: 'A factor a treatment acted on: its contribution with and without the treatments, log-odds',
+  description: 'A factor the treatments changed: its contribution with and without them, log-odds',
   fields: (t) => ({
     key: t.exposeString('key', { description: 'Factor key, as in RiskFactor.key' }),
     factor: t.exposeString('factor', { description: 'Factor name' }),
@@ -199,7 +199,8 @@ export const HorizonTreatmentRef = builder.objectRef<HorizonTreatment>('HorizonT
     }),
     factors: t.field({
       type: [TreatedFactorRef],
-      description: 'The factors they acted on, in the model’s order',
+      description:
+        'The factors they changed, in the model’s order (a factor they act on that is no risk here is left as it was, and not listed)',
       resolve: (h) => [...h.factors],
     }),
   }),
