@@ -162,6 +162,17 @@ describe('JsonEncoder numbers', () => {
     expect(() => out.writeNumber()).toThrow(RangeError)
     expect(out.finish().text).toBe('1.545')
   })
+
+  it('shares one buffer of numbers between encoders, refusing numbers another was given since', () => {
+    const first = new JsonEncoder()
+    const second = new JsonEncoder()
+    first.useNumbers('[1,2]')
+    first.writeNumber()
+    second.useNumbers(JSON.stringify(Array.from({ length: 3000 }, (_, i) => i + 0.5)))
+    second.writeNumber()
+    expect(() => first.writeNumber()).toThrow(/another encoder/)
+    expect(second.finish().text).toBe('0.5')
+  })
 })
 
 describe('encodedText', () => {

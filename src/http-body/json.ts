@@ -32,7 +32,12 @@ const MAX_NUMBER_CHARS = 32
 const COMMA = 0x2c
 const CLOSING_BRACKET = 0x5d
 const DIGIT_ZERO = 0x30
-const NO_NUMBERS = Buffer.alloc(0)
+/**
+ * The bytes of the numbers list, shared by every encoder: a list is read to its end before the next is
+ * given (each answer is written synchronously), so one buffer serves, grown when a list outgrows it.
+ */
+let numbersScratch = Buffer.allocUnsafeSlow(4096)
+let numbersOwner: JsonEncoder | undefined
 
 /**
  * Writes JSON, piece by piece, into buffers of `chunkBytes` (or of a piece's size, if larger): texts as
@@ -44,7 +49,6 @@ export class JsonEncoder {
   private chunk: Buffer | undefined
   private offset = 0
   private closedBytes = 0
-  private numbers: Buffer = NO_NUMBERS
   private numbersEnd = 0
   private numberAt = 0
 
@@ -73,16 +77,18 @@ export class JsonEncoder {
    * reading a string's characters one by one costs several times as much.
    */
   useNumbers(list: string): void {
-    if (list.length > this.numbers.length) this.numbers = Buffer.allocUnsafe(Math.max(2 * list.length, 512))
-    this.numbersEnd = this.numbers.write(list, 0, 'latin1')
+    if (list.length > numbersScratch.length) numbersScratch = Buffer.allocUnsafeSlow(2 * list.length)
+    numbersOwner = this
+    this.numbersEnd = numbersScratch.write(list, 0, 'latin1')
     this.numberAt = 1
   }
 
   writeNumber(): void {
-    const numbers = this.numbers
+    const numbers = numbersScratch
     const end = this.numbersEnd
     let at = this.numberAt
     if (at >= end) throw new RangeError('no number left in the list given to useNumbers')
+    if (numbersOwner !== this) throw new Error('another encoder was given numbers before these were written')
     const buffer = this.room(MAX_NUMBER_CHARS)
     let offset = this.offset
     for (
