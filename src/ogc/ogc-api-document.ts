@@ -147,6 +147,20 @@ function collectionPaths(collection: CollectionDescription) {
   const featureFilters = featureParameters(collection).map(filterOf)
   const featureSchemaRef = { $ref: `#/components/schemas/${collection.id}-feature` }
   return {
+    [`/collections/${collection.id}`]: {
+      get: {
+        operationId: `${collection.id}Collection`,
+        summary: `${collection.title}: the collection`,
+        description:
+          'Takes the filters of its items, checked and otherwise not read, so that a collection URL opened by a GIS can carry them to every page.',
+        security: [],
+        parameters: filters,
+        responses: {
+          '200': { description: 'The collection', ...json({ type: 'object' }) },
+          '400': ERRORS['400'],
+        },
+      },
+    },
     [`/collections/${collection.id}/items`]: {
       get: {
         operationId: `${collection.id}Items`,

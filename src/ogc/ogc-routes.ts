@@ -60,9 +60,17 @@ export const OGC_ROUTES: readonly OgcRoute[] = [
   {
     path: '/ogc/collections/{collectionId}',
     keyed: false,
+    // The collection's filters are taken (and checked) here too: GDAL's OAPIF driver reads the query of
+    // a collection URL it opens (`OAPIF:…/collections/survival?vegetation_control=…`) here first, and
+    // then sends it with every items page; the document is the same whatever they are.
     check: (context) => {
-      collectionOf(context)
-      noParameters(context)
+      const collection = collectionOf(context)
+      const params = context.url.searchParams
+      checkParameters(
+        params,
+        collection.filters.map((f) => f.name),
+      )
+      COLLECTION_READS[collection.id].checkFilters(params)
     },
     handle: async (context) => ({
       body: collectionDocument(collectionOf(context), context.base),

@@ -118,6 +118,8 @@ describe('the documents (free, no key)', () => {
       'stock_type',
       'shade',
     ])
+    // A collection's own document takes its filters too (checked): a GIS opens the collection's URL with them.
+    expect(names('/collections/survival')).toEqual(names('/collections/survival/items').slice(6))
     expect(names('/collections/sites/items')).toEqual([
       'limit',
       'bbox',
@@ -457,6 +459,22 @@ describe('bad parameters answer 400 with the OGC exception body (/req/core/query
       expect(typeof answer.body.description).toBe('string')
     })
   }
+
+  it('a collection’s document takes its items’ filters, checked: a GIS opens its URL with them', async () => {
+    const plain = await ogc('/ogc/collections/survival', {})
+    const filtered = await ogc('/ogc/collections/survival?species=PSME&vegetation_control=release_2yr', {})
+    expect(filtered.status, JSON.stringify(filtered.body)).toBe(200)
+    expect(filtered.body).toEqual(plain.body)
+    // A bad filter is refused as its items refuse it; a paging parameter is no filter.
+    for (const query of ['vegetation_control=weeding', 'species=XXXX', 'species=PSME&species=TSHE']) {
+      const answer = await ogc(`/ogc/collections/survival?${query}`, {})
+      const items = await ogc(`/ogc/collections/survival/items?${query}`)
+      expect(answer.status, query).toBe(400)
+      expect(answer.body, query).toEqual(items.body)
+    }
+    expect((await ogc('/ogc/collections/survival?limit=5', {})).body.code).toBe('InvalidParameterValue')
+    expect((await ogc('/ogc/collections/sites?species=PSME', {})).status).toBe(400)
+  })
 
   it('the sites collection takes no survival parameter', async () => {
     expect((await ogc('/ogc/collections/sites/items?species=PSME')).status).toBe(400)

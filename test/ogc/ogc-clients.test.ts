@@ -262,6 +262,57 @@ os._exit(0)  # QGIS 3.22 may crash in its own teardown, after the work is done
     expect(featureCount(await ogrinfo('-so', '-al', gpkg))).toBe(values.length)
   })
 
+  it('the R recipe takes treatments as name=value, through the collection’s URL, and refuses a bad one', async () => {
+    const env = { ...process.env, SURVIVAL_API_URL: server.url, SURVIVAL_API_KEY: key }
+    const { stdout } = await run(
+      RSCRIPT,
+      [
+        'clients/r/survival.R',
+        'PSME',
+        'manual',
+        'vegetation_control=release_2yr',
+        'animal_protection=mesh_tubes',
+      ],
+      { env, timeout: 180_000 },
+    )
+    const printed = Object.fromEntries(
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split(' ') as [string, string]),
+    )
+    const query = 'species=PSME&method=manual&vegetation_control=release_2yr&animal_protection=mesh_tubes'
+    const values: number[] = []
+    let next: string | undefined = `/ogc/collections/survival/items?limit=10000&${query}`
+    let dataVersion: string | undefined
+    while (next) {
+      const page = await ogc(next)
+      for (const f of page.features) values.push(f.properties.survival_5y)
+      dataVersion ??= page.features[0]?.properties.treatments_data_version
+      next = page.links.find((l: { rel: string }) => l.rel === 'next')?.href.slice(server.url.length)
+    }
+    expect(Number(printed.sites)).toBe(values.length)
+    expect(Number(printed.mean_survival_5y)).toBeCloseTo(values.reduce((a, b) => a + b, 0) / values.length, 5)
+    expect(printed.treatments_data_version).toBe(dataVersion)
+    // Treated survival is above the untreated mean the recipe printed without treatments.
+    const untreated = await run(RSCRIPT, ['clients/r/survival.R', 'PSME', 'manual'], {
+      env,
+      timeout: 180_000,
+    })
+    expect(Number(printed.mean_survival_5y)).toBeGreaterThan(
+      Number(/mean_survival_5y (\S+)/.exec(untreated.stdout)?.[1]),
+    )
+    const refused = await run(
+      RSCRIPT,
+      ['clients/r/survival.R', 'PSME', 'manual', 'vegetation_control=weeding'],
+      {
+        env,
+        timeout: 180_000,
+      },
+    ).catch((error: { stderr: string }) => error)
+    expect('stderr' in refused ? refused.stderr : '').toMatch(/vegetation_control/)
+  })
+
   it('R’s sf reads the survival collection through OAPIF', async () => {
     expect(existsSync(RSCRIPT), 'Rscript (Debian r-base-core) is installed by .ci/run').toBe(true)
     const { stdout } = await run(
