@@ -7,9 +7,10 @@ import type { HorizonPrediction } from '../types.ts'
  * The `treatments` block of /v1 answers (docs/treatments.md; schema/openapi.yaml AppliedTreatments):
  * the values asked for, each effect as the model applies it (its odds ratio, share and status), and,
  * for a prediction, what the treatments changed at each horizon: the untreated survival, and the
- * changed factors' contributions beside the untreated ones. The treated survival is the horizon's own
- * in `predictions`, and which treatments act on a factor the effects' `factors` say: neither is repeated. What an effect rests on (the reference's figure, basis, sources and note)
- * is listed once, by `GET /v1/treatments` under the effect's id, rather than in every answer.
+ * changed factors' contributions beside the untreated ones. Neither the treated survival (the
+ * horizon's own, in `predictions`) nor the treatments acting on a factor (the effects' `factors`) is
+ * repeated. What an effect rests on (the reference's figure, basis, sources and note) is listed once,
+ * by `GET /v1/treatments` under the effect's id, rather than in every answer.
  */
 
 function effectJson(e: AppliedEffect) {
