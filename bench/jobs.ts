@@ -140,7 +140,7 @@ const perMinute = (rows: number, ms: number) => Math.round((rows / ms) * 60_000)
  * so the figure that matters is the split, not the speed.
  */
 async function replicaSplit(sites: readonly Site[]): Promise<string[]> {
-  const { startPostgresWithReplica } = await import('../scripts/engines.ts')
+  const { startPostgresWithReplica } = await import('../scripts/engines/postgres-replica.ts')
   const engines = await startPostgresWithReplica()
   log(`primary + replica started in ${engines.startupMs} ms`)
   const file = join(tmpdir(), `portfolio-${SCALE_ROWS}-${randomSuffix()}.csv`)

@@ -28,7 +28,7 @@
  * reads the CPU, report.ts prints and writes the results, targets.ts holds the thresholds.
  */
 import postgres from 'postgres'
-import { startRedisCluster } from '../scripts/engines.ts'
+import { startRedisCluster } from '../scripts/engines/redis-cluster.ts'
 import { benchCalibrations } from './calibrations.ts'
 import {
   installReference,

@@ -3,13 +3,9 @@ import { existsSync } from 'node:fs'
 import { Cluster } from 'ioredis'
 import postgres from 'postgres'
 import { afterAll, describe, expect, it } from 'vitest'
-import {
-  isAlive,
-  type PostgresWithReplica,
-  type RedisCluster,
-  startPostgresWithReplica,
-  startRedisCluster,
-} from '../../scripts/engines.ts'
+import { type PostgresWithReplica, startPostgresWithReplica } from '../../scripts/engines/postgres-replica.ts'
+import { isAlive } from '../../scripts/engines/processes.ts'
+import { type RedisCluster, startRedisCluster } from '../../scripts/engines/redis-cluster.ts'
 import { eventually } from '../support/waiting.ts'
 
 // The engines are started and stopped by the tests themselves; afterAll only cleans up after a failure.

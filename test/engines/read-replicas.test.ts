@@ -7,7 +7,7 @@ import {
   startPostgresWithReplica,
   startReplica,
   stopReplica,
-} from '../../scripts/engines.ts'
+} from '../../scripts/engines/postgres-replica.ts'
 import { type Database, openDatabase } from '../../src/db/connect.ts'
 import { createKey } from '../../src/db/keys.ts'
 import { migrate } from '../../src/db/migrate.ts'

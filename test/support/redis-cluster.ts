@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis'
-import type { RedisCluster } from '../../scripts/engines.ts'
+import type { RedisCluster } from '../../scripts/engines/redis-cluster.ts'
 import { eventually } from './waiting.ts'
 
 /**
