@@ -1,6 +1,7 @@
 import { ITEMS_LIMIT_DEFAULT, ITEMS_LIMIT_MAX } from '../domain/features/feature-collections.ts'
 import { API_VERSION } from '../version.ts'
 import {
+  ANY_COLLECTION_FILTERS,
   COLLECTIONS,
   type CollectionDescription,
   featureParameters,
@@ -205,8 +206,24 @@ function collectionPaths(collection: CollectionDescription) {
   }
 }
 
+/** Every collection's filters, each by the parameter of the first collection declaring it. */
+const ANY_FILTERS = [...ANY_COLLECTION_FILTERS].map(([name, collection]) =>
+  parameter(`${collection.id}-${name}`),
+)
+
+/** A document of the service itself: it takes any collection's filters (see ogc-routes.ts). */
 const document = (summary: string, schema: unknown = { type: 'object' }, type = 'application/json') => ({
-  get: { summary, security: [], responses: { '200': { description: summary, ...json(schema, type) } } },
+  get: {
+    summary,
+    description:
+      'Takes any collection’s filters, checked and otherwise not read, so that a GIS that sends the query of the URL it opens with every request (QGIS) can open a filtered layer from the landing page’s URL.',
+    security: [],
+    parameters: ANY_FILTERS,
+    responses: {
+      '200': { description: summary, ...json(schema, type) },
+      '400': ERRORS['400'],
+    },
+  },
 })
 
 /** The document, its server the service's address (`base`). */

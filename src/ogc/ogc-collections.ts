@@ -282,6 +282,16 @@ export const HEXAGONS: CollectionDescription = {
 
 export const COLLECTIONS: readonly CollectionDescription[] = [SITES, SURVIVAL, HEXAGONS]
 
+/** Each filter name some collection takes, with the first collection that declares it. */
+export const ANY_COLLECTION_FILTERS: ReadonlyMap<string, CollectionDescription> = firstDeclaring(COLLECTIONS)
+
+function firstDeclaring(collections: readonly CollectionDescription[]): Map<string, CollectionDescription> {
+  const byName = new Map<string, CollectionDescription>()
+  for (const collection of collections)
+    for (const filter of collection.filters) if (!byName.has(filter.name)) byName.set(filter.name, collection)
+  return byName
+}
+
 /** How a collection's items are paged: a map's cells by offset alone, the others by cursor or offset. */
 export function pagingParameters(collection: CollectionDescription): readonly string[] {
   return collection.id === 'survival-hexagons'

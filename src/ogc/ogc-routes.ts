@@ -2,6 +2,8 @@ import type { Caller } from '../access/caller.ts'
 import { ogcApiDocument } from './ogc-api-document.ts'
 import { COLLECTION_READS } from './ogc-collection-reads.ts'
 import {
+  ANY_COLLECTION_FILTERS,
+  COLLECTIONS,
   type CollectionDescription,
   collectionById,
   collectionDocument,
@@ -27,25 +29,36 @@ function collectionOf(context: OgcContext): CollectionDescription {
   return collection
 }
 
-const noParameters = (context: OgcContext) => checkParameters(context.url.searchParams, [])
+const FILTER_NAMES = [...ANY_COLLECTION_FILTERS.keys()]
+
+/**
+ * The service's own documents take any collection's filters, each checked as its collection checks it and
+ * otherwise not read: QGIS's OAPIF provider sends the query of the URL it opens (`…/ogc?species=…&
+ * vegetation_control=…`) with every request, the landing page and the API document included.
+ */
+function anyCollectionsFilters(context: OgcContext): void {
+  const params = context.url.searchParams
+  checkParameters(params, FILTER_NAMES)
+  for (const collection of COLLECTIONS) COLLECTION_READS[collection.id].checkFilters(params)
+}
 
 export const OGC_ROUTES: readonly OgcRoute[] = [
   {
     path: '/ogc',
     keyed: false,
-    check: noParameters,
+    check: anyCollectionsFilters,
     handle: async ({ base }) => ({ body: landingPage(base), contentType: JSON_TYPE }),
   },
   {
     path: '/ogc/conformance',
     keyed: false,
-    check: noParameters,
+    check: anyCollectionsFilters,
     handle: async () => ({ body: conformanceDocument(), contentType: JSON_TYPE }),
   },
   {
     path: '/ogc/api',
     keyed: false,
-    check: noParameters,
+    check: anyCollectionsFilters,
     handle: async ({ base }) => ({
       body: ogcApiDocument(base),
       contentType: `${OPENAPI_MEDIA_TYPE}; charset=utf-8`,
@@ -54,7 +67,7 @@ export const OGC_ROUTES: readonly OgcRoute[] = [
   {
     path: '/ogc/collections',
     keyed: false,
-    check: noParameters,
+    check: anyCollectionsFilters,
     handle: async ({ base }) => ({ body: collectionsDocument(base), contentType: JSON_TYPE }),
   },
   {

@@ -476,6 +476,38 @@ describe('bad parameters answer 400 with the OGC exception body (/req/core/query
     expect((await ogc('/ogc/collections/sites?species=PSME', {})).status).toBe(400)
   })
 
+  it('the service’s documents take any collection’s filters, checked: QGIS sends its URL’s query to each', async () => {
+    for (const path of ['/ogc', '/ogc/conformance', '/ogc/api', '/ogc/collections']) {
+      const plain = await ogc(path, {})
+      const query = 'species=PSME&method=manual&vegetation_control=release_2yr&horizon=5&cell_km=10'
+      const filtered = await ogc(`${path}?${query}`, {})
+      expect(filtered.status, `${path} ${JSON.stringify(filtered.body)}`).toBe(200)
+      expect(filtered.body, path).toEqual(plain.body)
+      // A bad value is refused as the collection that takes it refuses it; a paging parameter is no filter.
+      for (const [bad, collection] of [
+        ['vegetation_control=weeding', 'survival'],
+        ['species=XXXX', 'survival'],
+        ['horizon=2', 'survival-hexagons'],
+        ['cell_km=1000', 'survival-hexagons'],
+      ]) {
+        const answer = await ogc(`${path}?${bad}`, {})
+        const items = await ogc(`/ogc/collections/${collection}/items?${bad}`)
+        expect(answer.status, `${path}?${bad}`).toBe(400)
+        expect(answer.body, `${path}?${bad}`).toEqual(items.body)
+      }
+      expect((await ogc(`${path}?limit=5`, {})).body.code, path).toBe('InvalidParameterValue')
+      expect((await ogc(`${path}?colour=red`, {})).status, path).toBe(400)
+    }
+    // The API document declares them on each of those paths.
+    const api = (await ogc('/ogc/api', {})).body
+    for (const path of ['/', '/conformance', '/api', '/collections']) {
+      const declared = api.paths[path].get.parameters.map((p: { $ref: string }) => p.$ref.split('/').at(-1))
+      expect(declared, path).toEqual(
+        expect.arrayContaining(['survival-vegetation_control', 'survival-hexagons-horizon']),
+      )
+    }
+  })
+
   it('the sites collection takes no survival parameter', async () => {
     expect((await ogc('/ogc/collections/sites/items?species=PSME')).status).toBe(400)
   })

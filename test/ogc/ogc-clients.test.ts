@@ -236,6 +236,51 @@ os._exit(0)  # QGIS 3.22 may crash in its own teardown, after the work is done
     if (process.env.OGC_QGIS_PNG) await copyFile(png, process.env.OGC_QGIS_PNG)
   })
 
+  it('a headless QGIS opens a treated layer from the landing page’s URL with filters, and refuses a bad one', async () => {
+    const query = 'species=PSME&method=manual&vegetation_control=release_2yr&animal_protection=mesh_tubes'
+    const out = await python(
+      `import json, os
+from qgis.core import QgsApplication, QgsVectorLayer
+app = QgsApplication([], False)
+app.initQgis()
+def layer(query):
+    return QgsVectorLayer("url='${server.url}/ogc?%s' typename='survival' username='gis' password='${key}'" % query, "survival", "OAPIF")
+treated = layer(${JSON.stringify(query)})
+values = {str(f["site_id"]): f["survival_5y"] for f in treated.getFeatures()} if treated.isValid() else {}
+bad = layer("species=PSME&method=manual&vegetation_control=weeding")
+print(json.dumps({"valid": treated.isValid(), "count": treated.featureCount(), "values": values,
+                  "fields": [f.name() for f in treated.fields()], "bad_valid": bad.isValid()}), flush=True)
+os._exit(0)  # QGIS 3.22 may crash in its own teardown, after the work is done
+`,
+    )
+    const result = JSON.parse(out.trim().split('\n').at(-1) as string)
+    expect(result.valid).toBe(true)
+    expect(result.fields).toContain('treatments_data_version')
+    const expected = new Map<string, number>()
+    const untreated = new Map<string, number>()
+    for (const [into, filters] of [
+      [expected, query],
+      [untreated, 'species=PSME&method=manual'],
+    ] as const) {
+      let next: string | undefined = `/ogc/collections/survival/items?limit=10000&${filters}`
+      while (next) {
+        const page = await ogc(next)
+        for (const f of page.features) into.set(String(f.properties.site_id), f.properties.survival_5y)
+        next = page.links.find((l: { rel: string }) => l.rel === 'next')?.href.slice(server.url.length)
+      }
+    }
+    expect(result.count).toBe(expected.size)
+    expect(Object.keys(result.values)).toHaveLength(expected.size)
+    let above = 0
+    for (const [site, value] of Object.entries(result.values)) {
+      expect(value, site).toBe(expected.get(site))
+      if ((value as number) > (untreated.get(site) as number)) above++
+    }
+    // Tubes and vegetation control raise survival wherever browse or competing vegetation is a risk.
+    expect(above).toBeGreaterThan(expected.size / 2)
+    expect(result.bad_valid).toBe(false)
+  })
+
   it('the R recipe (clients/r/survival.R) reads a species and method and writes them to a GeoPackage', async () => {
     const gpkg = join(workdir, 'from-r.gpkg')
     const { stdout } = await run(RSCRIPT, ['clients/r/survival.R', 'PSME', 'manual', gpkg], {
