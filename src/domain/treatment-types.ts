@@ -12,12 +12,8 @@ export interface TreatmentSource {
   url: string | null
 }
 
-/** One treatment of a request with an effect, as the answer describes it. */
-export interface AppliedEffect {
-  treatment: TreatmentName
-  value: string
-  /** The effect's id in data/treatments.json. */
-  effectId: string
+/** How the model reads an effect, and what it rests on: the same in an answer and in the catalogue. */
+export interface EffectReading {
   /** Model factor keys it acts on. */
   factors: readonly string[]
   /** The reference's figure: an odds ratio or percentage points of 5-year survival, with its range. */
@@ -29,6 +25,18 @@ export interface AppliedEffect {
   reduction: number
   reductionRange: readonly [number, number]
   reductionSd: number
+  /** The reference entries it rests on, and their sources. */
+  basis: readonly string[]
+  sources: readonly TreatmentSource[]
+  note: string
+}
+
+/** One treatment of a request with an effect, as the answer describes it. */
+export interface AppliedEffect extends EffectReading {
+  treatment: TreatmentName
+  value: string
+  /** The effect's id in data/treatments.json. */
+  effectId: string
   /**
    * Where the share comes from: the reference's figure, or the posterior of the model version's
    * calibration where its surveys informed the effect (`reduction`, its range and SD are then those).
@@ -36,30 +44,17 @@ export interface AppliedEffect {
   shareFrom: 'reference' | 'calibration'
   /** The status of the effect for this planting method (drone seeding: an assumption). */
   status: EvidenceStatus
-  /** The reference entries it rests on, and their sources. */
-  basis: readonly string[]
-  sources: readonly TreatmentSource[]
-  note: string
 }
 
 /** One effect of data/treatments.json as `GET /v1/treatments` lists it: what it is, rests on and cites. */
-export interface TreatmentCatalogueEffect {
+export interface TreatmentCatalogueEffect extends EffectReading {
   id: string
   treatment: TreatmentName
   values: readonly string[]
-  factors: readonly string[]
-  figure: AppliedEffect['figure'] & { horizonYears: number }
-  oddsRatio: number
-  oddsRatioRange: readonly [number, number]
-  reduction: number
-  reductionRange: readonly [number, number]
-  reductionSd: number
+  figure: EffectReading['figure'] & { horizonYears: number }
   /** For hand planting; drone seeding's is `droneSeeding.status` where it applies. */
   status: EvidenceStatus
   droneSeeding: { applies: true; status: EvidenceStatus; note: string } | { applies: false; reason: string }
-  basis: readonly string[]
-  sources: readonly TreatmentSource[]
-  note: string
 }
 
 /** A request's treatments resolved for one planting method. */

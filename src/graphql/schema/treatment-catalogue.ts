@@ -1,7 +1,7 @@
 import type { TreatmentCatalogueEffect } from '../../domain/treatment-types.ts'
 import { TREATMENT_NAMES, TREATMENT_VALUES } from '../../domain/treatment-values.ts'
 import { builder } from './builder.ts'
-import { EvidenceStatusEnum, TreatmentSourceRef } from './treatments.ts'
+import { EffectReadingRef, EvidenceStatusEnum } from './treatments.ts'
 
 /* Every treatment and effect, as GET /v1/treatments lists them (docs/treatments.md#the-catalogue). */
 
@@ -47,40 +47,14 @@ const DroneSeedingEffectRef = builder.objectRef<DroneSeeding>('DroneSeedingEffec
 
 const CatalogueEffectRef = builder.objectRef<TreatmentCatalogueEffect>('TreatmentCatalogueEffect').implement({
   description: 'One effect of the treatments data: what it is, how the model reads it, and what it rests on',
+  interfaces: [EffectReadingRef],
   fields: (t) => ({
     id: t.exposeString('id', { description: 'Its id, as answers name it (TreatmentEffect.effectId)' }),
     treatment: t.exposeString('treatment', { description: 'The treatment it belongs to' }),
     values: t.exposeStringList('values', { description: 'The treatment’s values it covers' }),
-    factors: t.exposeStringList('factors', { description: 'Keys of the model factors it acts on' }),
-    figureKind: t.string({
-      description: 'The reference figure’s kind: odds_ratio or percentage_points (of survival)',
-      resolve: (e) => e.figure.kind,
-    }),
-    figureValue: t.float({ description: 'The reference’s central value', resolve: (e) => e.figure.value }),
-    figureRange: t.floatList({
-      description: 'The reference’s range [low, high]',
-      resolve: (e) => [...e.figure.range],
-    }),
     figureHorizonYears: t.int({
       description: 'The survival horizon the figure was measured at',
       resolve: (e) => e.figure.horizonYears,
-    }),
-    oddsRatio: t.exposeFloat('oddsRatio', {
-      description: 'The figure as an odds ratio where its factor weighs its anchor',
-    }),
-    oddsRatioRange: t.floatList({
-      description: 'The same for the range',
-      resolve: (e) => [...e.oddsRatioRange],
-    }),
-    reduction: t.exposeFloat('reduction', {
-      description: 'Share of its factors’ hand-planting penalty it removes',
-    }),
-    reductionRange: t.floatList({
-      description: 'The share at the range’s ends',
-      resolve: (e) => [...e.reductionRange],
-    }),
-    reductionSd: t.exposeFloat('reductionSd', {
-      description: 'SD of the share (the range as its central 90 %)',
     }),
     status: t.field({
       type: EvidenceStatusEnum,
@@ -92,13 +66,6 @@ const CatalogueEffectRef = builder.objectRef<TreatmentCatalogueEffect>('Treatmen
       description: 'Whether it applies to drone seeding',
       resolve: (e) => e.droneSeeding,
     }),
-    basis: t.exposeStringList('basis', { description: 'The reference entries it rests on' }),
-    sources: t.field({
-      type: [TreatmentSourceRef],
-      description: 'Their sources, each once',
-      resolve: (e) => [...e.sources],
-    }),
-    note: t.exposeString('note', { description: 'How the figure was read' }),
   }),
 })
 

@@ -1,4 +1,9 @@
-import type { AppliedEffect, AppliedTreatments, TreatmentSource } from '../../domain/treatment-types.ts'
+import type {
+  AppliedEffect,
+  AppliedTreatments,
+  EffectReading,
+  TreatmentSource,
+} from '../../domain/treatment-types.ts'
 import type { HorizonTreatment, TreatedFactor } from '../../types.ts'
 import { builder } from './builder.ts'
 
@@ -95,17 +100,13 @@ export const EvidenceStatusEnum = builder.enumType('EvidenceStatus', {
   } as const,
 })
 
-const TreatmentEffectRef = builder.objectRef<AppliedEffect>('TreatmentEffect').implement({
-  description: 'One treatment of a request and the effect the model gives it',
+/** What an answer's effects and the catalogue's say alike: how the model reads an effect, and its sources. */
+export const EffectReadingRef = builder.interfaceRef<EffectReading>('TreatmentEffectReading').implement({
+  description: 'How the model reads a treatment effect, and what it rests on (docs/treatments.md)',
   fields: (t) => ({
-    treatment: t.exposeString('treatment', {
-      description: 'vegetation_control, animal_protection, stock_type or shade',
-    }),
-    value: t.exposeString('value', { description: 'Its value, e.g. release_2yr' }),
-    effectId: t.exposeString('effectId', { description: 'The effect’s id in data/treatments.json' }),
     factors: t.exposeStringList('factors', { description: 'Keys of the model factors it acts on' }),
     figureKind: t.string({
-      description: 'The reference figure’s kind: odds_ratio or percentage_points (of 5-year survival)',
+      description: 'The reference figure’s kind: odds_ratio or percentage_points (of survival)',
       resolve: (e) => e.figure.kind,
     }),
     figureValue: t.float({ description: 'The reference’s central value', resolve: (e) => e.figure.value }),
@@ -114,7 +115,7 @@ const TreatmentEffectRef = builder.objectRef<AppliedEffect>('TreatmentEffect').i
       resolve: (e) => [...e.figure.range],
     }),
     oddsRatio: t.exposeFloat('oddsRatio', {
-      description: 'The figure as an odds ratio where its factor weighs its anchor (docs/treatments.md)',
+      description: 'The figure as an odds ratio where its factor weighs its anchor',
     }),
     oddsRatioRange: t.floatList({
       description: 'The same for the range',
@@ -130,6 +131,25 @@ const TreatmentEffectRef = builder.objectRef<AppliedEffect>('TreatmentEffect').i
     reductionSd: t.exposeFloat('reductionSd', {
       description: 'SD of the share: the range read as its central 90 %; it widens the intervals',
     }),
+    basis: t.exposeStringList('basis', { description: 'The reference entries it rests on' }),
+    sources: t.field({
+      type: [TreatmentSourceRef],
+      description: 'Their sources, each once',
+      resolve: (e) => [...e.sources],
+    }),
+    note: t.exposeString('note', { description: 'How the figure was read' }),
+  }),
+})
+
+const TreatmentEffectRef = builder.objectRef<AppliedEffect>('TreatmentEffect').implement({
+  description: 'One treatment of a request and the effect the model gives it',
+  interfaces: [EffectReadingRef],
+  fields: (t) => ({
+    treatment: t.exposeString('treatment', {
+      description: 'vegetation_control, animal_protection, stock_type or shade',
+    }),
+    value: t.exposeString('value', { description: 'Its value, e.g. release_2yr' }),
+    effectId: t.exposeString('effectId', { description: 'The effect’s id in data/treatments.json' }),
     shareFrom: t.exposeString('shareFrom', {
       description:
         'reference (the figure), or calibration: the answering version’s surveys informed the share, and reduction, its range and SD are that posterior',
@@ -139,13 +159,6 @@ const TreatmentEffectRef = builder.objectRef<AppliedEffect>('TreatmentEffect').i
       description: 'Its status for this planting method',
       resolve: (e) => e.status,
     }),
-    basis: t.exposeStringList('basis', { description: 'The reference entries it rests on' }),
-    sources: t.field({
-      type: [TreatmentSourceRef],
-      description: 'Their sources',
-      resolve: (e) => [...e.sources],
-    }),
-    note: t.exposeString('note', { description: 'How the figure was read' }),
   }),
 })
 
