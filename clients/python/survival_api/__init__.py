@@ -7,7 +7,7 @@
 """
 
 from ._version import __version__
-from .client import Client
+from .client import Client, RasterSource
 from .errors import (
     ApiConnectionError,
     ApiError,
@@ -47,6 +47,7 @@ __all__ = [
     "Client",
     "RetryPolicy",
     "JobProgressPrinter",
+    "RasterSource",
     # errors
     "SurvivalApiError",
     "ApiError",

@@ -5,11 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Mapping, TextIO
 
-import requests
-
 from ._common import _segment
 from ._core import ClientCore, _media_type
-from .errors import ApiConnectionError, ApiError
+from ._downloads import stream_to_file
 from .progress import JobProgressPrinter
 from .results import Job, JobResults, ResponseMeta
 from .uploads import FORMATS, upload_body
@@ -117,34 +115,14 @@ class JobCalls(ClientCore):
         ever holds whole results. With ``resume`` (default) a ``.part`` left by a cut download is
         continued with a ``Range`` request. Returns ``path``.
         """
-        target = Path(path)
-        partial = target.with_name(target.name + ".part")
-        offset = partial.stat().st_size if resume and partial.exists() else 0
-        headers = _accept(format)
-        if offset:
-            headers["Range"] = f"bytes={offset}-"
-        url_path = f"/v1/jobs/{_segment(_job_id(job))}/results"
-        try:
-            response = self._transport.request("GET", url_path, headers=headers, stream=True)
-        except ApiError as error:
-            if offset and error.code == "range_not_satisfiable" and _complete_length(error) == offset:
-                partial.replace(target)  # the cut download had in fact finished
-                return target
-            raise
-        announced = response.headers.get("Content-Length")
-        received = 0
-        try:
-            with response, partial.open("ab" if response.status_code == 206 else "wb") as out:
-                for chunk in response.iter_content(chunk_size):
-                    out.write(chunk)
-                    received += len(chunk)
-        except requests.RequestException as exc:
-            raise _cut_download(url_path, partial, str(exc)) from exc
-        # urllib3 1.x does not check Content-Length: a stream that ends early must not pass as whole.
-        if announced is not None and announced.isdigit() and received < int(announced):
-            raise _cut_download(url_path, partial, f"{received} of {announced} bytes received")
-        partial.replace(target)
-        return target
+        return stream_to_file(
+            self._transport,
+            f"/v1/jobs/{_segment(_job_id(job))}/results",
+            path,
+            headers=_accept(format),
+            resume=resume,
+            chunk_size=chunk_size,
+        )
 
     def cancel_job(self, job: JobRef) -> Job | None:
         """``DELETE /v1/jobs/{id}``: cancels a running job (returned, ``cancelled``), or deletes a
@@ -172,15 +150,3 @@ def _accept(format: str | None) -> dict[str, str]:
         return {"Accept": FORMATS[format.lower()]}
     except KeyError:
         raise ValueError(f"format is one of {', '.join(FORMATS)}, not {format!r}") from None
-
-
-def _cut_download(url_path: str, partial: Path, reason: str) -> ApiConnectionError:
-    return ApiConnectionError(
-        f"the download of {url_path} was cut ({reason}); {partial.name} is kept: call again to resume"
-    )
-
-
-def _complete_length(error: ApiError) -> int | None:
-    content_range = error.headers.get("Content-Range", "")  # "bytes */<length>"
-    length = content_range.rpartition("/")[2]
-    return int(length) if length.isdigit() else None

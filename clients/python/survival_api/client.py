@@ -9,6 +9,7 @@ from ._keys import KeyCalls
 from ._models import ModelCalls
 from ._plans import PlanCalls
 from ._predictions import PredictionCalls
+from ._rasters import RasterCalls, RasterSource
 from ._reference import ReferenceCalls
 from ._surveys import SurveyCalls
 
@@ -21,10 +22,13 @@ __all__ = [
     "JobRef",
     "Treatments",
     "BBox",
+    "RasterSource",
 ]
 
 
-class Client(PredictionCalls, PlanCalls, ReferenceCalls, KeyCalls, SurveyCalls, ModelCalls, JobCalls):
+class Client(
+    PredictionCalls, PlanCalls, RasterCalls, ReferenceCalls, KeyCalls, SurveyCalls, ModelCalls, JobCalls
+):
     """A client of the Survival Prediction API.
 
     Args:

@@ -274,3 +274,34 @@ def test_a_small_job_end_to_end(server, tmp_path):
     assert list(table["id"]) == ["stand-1", "stand-2", "stand-3"]
     assert table.loc[2, "error_code"] == "outside_coverage"
     assert 0 < table.loc[0, "survival_5y"] < 1
+
+
+def test_a_survival_raster_downloaded_and_read_in_place_end_to_end(server, tmp_path):
+    import numpy
+    import rasterio  # Debian's python3-rasterio: GDAL reads what the client fetched
+
+    with server.client("hypha") as client:
+        saved = client.download_survival_raster(
+            "PSME", "manual", 5, tmp_path / "psme.tif", treatments={"animal_protection": "mesh_tubes"}, resolution=0.05
+        )
+        source = client.survival_raster_source(
+            "PSME", "manual", 5, treatments={"animal_protection": "mesh_tubes"}, resolution=0.05
+        )
+        with rasterio.open(saved) as downloaded:
+            assert downloaded.crs.to_epsg() == 4326
+            assert downloaded.nodata == -9999
+            assert "mesh_tubes" in downloaded.tags()["treatments"]
+            row, col = downloaded.index(-123.6, 44.6)
+            lon, lat = downloaded.xy(row, col)
+            pixel = downloaded.read(1)[row, col]
+            with rasterio.Env(**source.gdal_options), rasterio.open(source.path) as in_place:
+                assert numpy.array_equal(in_place.read(1), downloaded.read(1))
+        # A pixel is what predict answers at its centre, as Float32.
+        at_centre = client.predict(lat, lon, "PSME", "manual", treatments={"animal_protection": "mesh_tubes"})
+        assert pixel == numpy.float32(at_centre.survival(5))
+
+        with pytest.raises(ValidationError) as refused:
+            client.download_survival_raster("PSME", "drone_seeded", 5, tmp_path / "x.tif",
+                                            treatments={"animal_protection": "mesh_tubes"})
+        assert refused.value.code == "invalid_treatment"
+        assert not (tmp_path / "x.tif").exists()
