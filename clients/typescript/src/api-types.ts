@@ -1,4 +1,4 @@
-import type { components, paths } from './schema.ts'
+import type { components, operations, paths } from './schema.ts'
 
 /* The API's bodies under the names the client's methods take and return (from ./schema.ts). */
 
@@ -131,3 +131,6 @@ export const GEOJSON_JOB_DEFAULTS = [
 type UnlistedDefault = Exclude<keyof GeoJsonJobDefaults, (typeof GEOJSON_JOB_DEFAULTS)[number]>
 const allDefaultsListed: [UnlistedDefault] extends [never] ? true : never = true
 void allDefaultsListed
+
+/** `GET /v1/rasters/survival.tif`'s query: species, method and horizon; a climate, treatments, a model version and a resolution optional. */
+export type SurvivalRasterQuery = NonNullable<operations['getSurvivalRaster']['parameters']['query']>

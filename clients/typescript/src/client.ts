@@ -66,6 +66,7 @@ import {
   type RankRequest,
   type SpeciesQuery,
   type StockingPlanRequest,
+  type SurvivalRasterQuery,
   type TreatmentJobDefaults,
 } from './api-types.ts'
 
@@ -371,6 +372,30 @@ export function createSurvivalClient(options: SurvivalClientOptions) {
     /** The PDF report of a stocking plan (the bytes): `stockingPlan`'s request, in `language` on `paper`. */
     stockingPlanPdf: (plan: StockingPlanRequest, options?: ReportOptions) =>
       report('/v1/plans/stocking', plan, options),
+
+    /**
+     * The survival raster (`GET /v1/rasters/survival.tif`, docs/rasters.md): survival at every pixel
+     * of Oregon and Washington for one species, method and horizon, a Float32 Cloud-Optimized GeoTIFF
+     * in EPSG:4326 with nodata -9999 (its bytes, a few MB at the default 0.01°). One request.
+     */
+    async survivalRaster(query: SurvivalRasterQuery, options: CallOptions = {}): Promise<Uint8Array> {
+      const send = () =>
+        api.GET('/v1/rasters/survival.tif', {
+          params: { query },
+          parseAs: 'arrayBuffer',
+          ...init(options),
+        }) as Promise<Outcome<ArrayBuffer>>
+      const { data, response } = await call(send, options.signal)
+      const type = response.headers.get('content-type')?.split(';')[0]?.trim()
+      if (type !== 'image/tiff')
+        throw new SurvivalApiError({
+          status: response.status,
+          code: 'not_a_raster',
+          message: `Asked for a GeoTIFF, the server answered ${type ?? 'no content type'}`,
+          requestId: response.headers.get('request-id'),
+        })
+      return new Uint8Array(data)
+    },
 
     /**
      * Up to the tier's batch size of sites in one request; results in request order. `modelVersion`
