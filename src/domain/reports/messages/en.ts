@@ -395,7 +395,7 @@ export const EN = {
   'costItem.seed_pods': 'Seed pods',
   'treatments.noEffect': 'None of the treatments asked for has an effect here.',
   'caption.treatedSurvival':
-    'Survival with and without the treatments at each horizon, the SD of their effect (logit), and each treated factor’s contribution with and without them (log-odds).',
+    'Survival with and without the treatments at each horizon, the SD of their effect (logit), and the contribution of each factor they changed, with and without them (log-odds).',
   'column.treated': 'Treated',
   'column.untreated': 'Untreated',
   'column.effectSd': 'Effect SD',

@@ -397,7 +397,7 @@ export const ES: Record<MessageKey, string> = {
   'costItem.seed_pods': 'Cápsulas de semillas',
   'treatments.noEffect': 'Ninguno de los tratamientos pedidos tiene efecto aquí.',
   'caption.treatedSurvival':
-    'Supervivencia con y sin los tratamientos en cada horizonte, la desviación típica de su efecto (logit) y la contribución de cada factor tratado con y sin ellos (log-odds).',
+    'Supervivencia con y sin los tratamientos en cada horizonte, la desviación típica de su efecto (logit) y la contribución de cada factor que cambiaron, con y sin ellos (log-odds).',
   'column.treated': 'Tratada',
   'column.untreated': 'Sin tratar',
   'column.effectSd': 'DT del efecto',
