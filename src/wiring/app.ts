@@ -1,15 +1,10 @@
 import type { Server } from 'node:http'
-import { AccessControl } from '../access/auth/access-control.ts'
-import { Authenticator } from '../access/auth/authenticator.ts'
-import { UsageRecorder } from '../access/auth/usage-recorder.ts'
-import { QuotaGuard } from '../access/quota/quota-guard.ts'
 import type { QuotaStore } from '../access/quota/quota-store.ts'
-import { openCounterConnection } from '../access/quota/redis-quota-store.ts'
 import { type Config, JOB_DEFAULTS, type ServerConfig } from '../config/config.ts'
 import type { Database } from '../db/connect.ts'
-import { keyAccounts, keyDirectory } from '../db/key-ports.ts'
+import { keyAccounts } from '../db/key-ports.ts'
 import { siteCache, siteIndexFollower, siteLookup, sitesInArea, siteTable } from '../db/site-ports.ts'
-import { auditLog, databaseProbe, modelVersionStore, siteDataProbe, usageLedger } from '../db/store-ports.ts'
+import { auditLog, databaseProbe, modelVersionStore, siteDataProbe } from '../db/store-ports.ts'
 import { surveyStore } from '../db/survey-ports.ts'
 import { AuditService } from '../domain/audit-service.ts'
 import { CalibrationService } from '../domain/calibration/calibration-service.ts'
@@ -35,15 +30,14 @@ import { Metrics } from '../observability/metrics.ts'
 import { redisTarget } from '../redis/connection.ts'
 import { createRestHandler, streamsBody } from '../rest/router.ts'
 import type { SurvivalModel } from '../types.ts'
+import { wireAccess } from './access.ts'
 import { fitInThread } from './calibration-thread.ts'
 import { explorerRoute } from './explorer-route.ts'
 import { wireGis } from './gis.ts'
 import { createJobRuntime, type JobConfig } from './job-runtime.ts'
-import { followKeyChanges } from './key-changes.ts'
 import { wireKeyMail } from './key-mail.ts'
 import { modelRegistry } from './model-versions.ts'
 import { wireReports } from './reports.ts'
-import { createIssuanceLimiter, createQuotaStore } from './request-counters.ts'
 import { siteIndexLog } from './site-index-log.ts'
 import { wireSurveyUploads } from './survey-uploads.ts'
 
@@ -124,18 +118,22 @@ export function createApp(options: AppOptions): App {
   const versionStore = modelVersionStore(database.sql, config, metrics)
   const models = modelRegistry(options.model, versionStore)
   const model = models.current
-  // One connection for the request counters: the daily quota and the issuance counters beside it.
-  const redis = redisTarget(config)
-  const counters =
-    redis && (!options.quotaStore || !options.issuanceLimiter) ? openCounterConnection(redis) : null
-  const quota = createQuotaStore(options, metrics, counters)
-  const issuanceLimiter = createIssuanceLimiter(options, counters)
+  const callers = wireAccess({
+    config,
+    database,
+    logger,
+    metrics,
+    now,
+    quotaStore: options.quotaStore,
+    issuanceLimiter: options.issuanceLimiter,
+    keyCacheMs: options.keyCacheMs,
+  })
   const catalogue = new Catalogue(model, config.SEARCH_RADIUS_KM)
   const health = new HealthMonitor({
     databaseAnswers: databaseProbe(database.sql),
     siteData: siteDataProbe(database.sql),
     model: catalogue.model,
-    quotaStoreState: quota.state,
+    quotaStoreState: callers.quotaState,
     replicas: () =>
       database.reads.replicas().map(({ name, state, lagMs }) => ({ name, state, lag_ms: lagMs })),
     now,
@@ -145,21 +143,9 @@ export function createApp(options: AppOptions): App {
       () => database.reads.replicas(),
       () => database.reads.primaryReads(),
     )
-  const usage = new UsageRecorder(usageLedger(database.sql, config, metrics), {
-    flushMs: config.USAGE_FLUSH_MS,
-    onFlushError: (error) =>
-      logger.warn({ err: error }, 'usage counts not written yet: kept for the next flush'),
-  })
-  usage.start()
-  const authenticator = new Authenticator(keyDirectory(database.sql, config, metrics), {
-    keyCacheMs: options.keyCacheMs ?? config.KEY_CACHE_MS,
-    now: () => now().getTime(),
-  })
-  const keyChanges = followKeyChanges(database, authenticator, logger, metrics)
-  const access = new AccessControl(authenticator, new QuotaGuard(quota.store, now), metrics, usage)
   const keys = new KeyService(
-    keyAccounts(database.sql, config, metrics, (keyId) => authenticator.forget(keyId)),
-    usage,
+    keyAccounts(database.sql, config, metrics, (keyId) => callers.authenticator.forget(keyId)),
+    callers.usage,
     config.ADDRESS_HASH_KEY,
     now,
   )
@@ -168,7 +154,7 @@ export function createApp(options: AppOptions): App {
     database,
     metrics,
     logger,
-    limiter: issuanceLimiter,
+    limiter: callers.issuanceLimiter,
     sender: options.mailSender,
     mailer: options.keyMailer,
   })
@@ -238,7 +224,7 @@ export function createApp(options: AppOptions): App {
     plans,
     maps,
     catalogue,
-    access,
+    access: callers.access,
     keys,
     surveys,
     surveyUploads: surveyUploads.uploads,
@@ -253,7 +239,7 @@ export function createApp(options: AppOptions): App {
     demoKey: options.demoKey,
     survivalMapPerMinute: config.SURVIVAL_MAP_PER_MINUTE ?? 10,
   })
-  const gis = wireGis({ config, database, metrics, logger, access, models, maps, now })
+  const gis = wireGis({ config, database, metrics, logger, access: callers.access, models, maps, now })
   const server = createHttpServer({
     rest: createRestHandler(
       {
@@ -261,7 +247,7 @@ export function createApp(options: AppOptions): App {
         plans,
         catalogue,
         health,
-        access,
+        access: callers.access,
         keys,
         surveys,
         surveyUploads: surveyUploads.uploads,
@@ -317,11 +303,8 @@ export function createApp(options: AppOptions): App {
       clearTimeout(grace)
       siteIndex?.stop()
       await Promise.all([
-        quota.store.close(),
-        issuanceLimiter.close(),
-        usage.close(),
+        callers.close(),
         jobRuntime.close(),
-        keyChanges?.close(),
         keyMail.close(),
         surveyUploads.close(),
         calibrations.settle(),
