@@ -217,14 +217,8 @@ export function createSurvivalClient(options: SurvivalClientOptions) {
         signal: options.signal,
       }) as Promise<Outcome<ArrayBuffer>>
     const { data, response } = await call(send, options.signal)
-    const type = response.headers.get('content-type')?.split(';')[0]?.trim()
-    if (type !== 'application/pdf')
-      throw new SurvivalApiError({
-        status: response.status,
-        code: 'not_a_report',
-        message: `Asked for a PDF report, the server answered ${type ?? 'no content type'}`,
-        requestId: response.headers.get('request-id'),
-      })
+    if (mediaTypeOf(response) !== 'application/pdf')
+      throw SurvivalApiError.wrongMedia(response, 'not_a_report', 'a PDF report')
     return new Uint8Array(data)
   }
 
@@ -327,7 +321,7 @@ export function createSurvivalClient(options: SurvivalClientOptions) {
         }
       }
     }
-    const contentType = first?.response.headers.get('content-type')?.split(';')[0]?.trim() ?? null
+    const contentType = (first && mediaTypeOf(first.response)) ?? null
     return Object.assign(Readable.from(chunks(), { objectMode: false }), {
       etag,
       totalBytes,
@@ -386,14 +380,8 @@ export function createSurvivalClient(options: SurvivalClientOptions) {
           ...init(options),
         }) as Promise<Outcome<ArrayBuffer>>
       const { data, response } = await call(send, options.signal)
-      const type = response.headers.get('content-type')?.split(';')[0]?.trim()
-      if (type !== 'image/tiff')
-        throw new SurvivalApiError({
-          status: response.status,
-          code: 'not_a_raster',
-          message: `Asked for a GeoTIFF, the server answered ${type ?? 'no content type'}`,
-          requestId: response.headers.get('request-id'),
-        })
+      if (mediaTypeOf(response) !== 'image/tiff')
+        throw SurvivalApiError.wrongMedia(response, 'not_a_raster', 'a GeoTIFF')
       return new Uint8Array(data)
     },
 
@@ -521,6 +509,11 @@ export function createSurvivalClient(options: SurvivalClientOptions) {
 }
 
 export type SurvivalClient = ReturnType<typeof createSurvivalClient>
+
+/** The answer's media type, without its parameters. */
+function mediaTypeOf(response: Response): string | undefined {
+  return response.headers.get('content-type')?.split(';')[0]?.trim()
+}
 
 /** The whole body's size: from `Content-Range: bytes a-b/total`, else `Content-Length` of a 200. */
 function totalOf(response: Response): number | null {

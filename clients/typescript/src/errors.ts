@@ -59,6 +59,20 @@ export class SurvivalApiError extends Error {
     })
   }
 
+  /**
+   * A successful answer of another media type than the call asked for (`asked`: a PDF report, a
+   * GeoTIFF): a proxy's page or a misrouted path must not pass for the bytes wanted.
+   */
+  static wrongMedia(response: Response, code: string, asked: string): SurvivalApiError {
+    const type = response.headers.get('content-type')?.split(';')[0]?.trim()
+    return new SurvivalApiError({
+      status: response.status,
+      code,
+      message: `Asked for ${asked}, the server answered ${type ?? 'no content type'}`,
+      requestId: response.headers.get('request-id'),
+    })
+  }
+
   /** When no response arrived at all. */
   static network(error: unknown): SurvivalApiError {
     const reason =
